@@ -1,0 +1,15 @@
+import type { AppCaller } from '../server/root.js';
+
+/**
+ * What server/main.ts hands every loader and action. Routes reach server code only through this typed caller
+ * (never by importing server modules, which would bundle a second copy of them).
+ */
+declare module '@remix-run/node' {
+  interface AppLoadContext {
+    trpc: AppCaller;
+    sessionCookie(token: string): string;
+    blankSessionCookie(): string;
+  }
+}
+
+export {};

@@ -1,0 +1,51 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type DialectName = 'sqlite' | 'mysql';
+
+export interface DatabaseHandle {
+  db: Db;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+/** `sqlite:<file>` (or `sqlite::memory:`) selects embedded SQLite; `mysql://…` selects MySQL/MariaDB through a pool. */
+export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+  if (url.startsWith('mysql://')) {
+    const pool = createPool({
+      uri: url,
+      connectionLimit: options.poolSize ?? 10,
+      timezone: 'Z',
+      charset: 'utf8mb4',
+      // Same JS shapes as SQLite: BIGINT, COUNT and SUM come back as numbers.
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: true,
+    });
+    const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+    return { db, dialect: 'mysql', close: () => db.destroy() };
+  }
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    const inMemory = file === ':memory:';
+    if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
+    const sqlite = new SqliteDatabase(inMemory ? ':memory:' : resolve(file));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got "${url}")`);
+}
+
+/** Works on a Kysely instance and on a transaction alike. */
+export function isMysql(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof MysqlAdapter;
+}

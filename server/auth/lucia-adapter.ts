@@ -1,0 +1,49 @@
+import type { Adapter, DatabaseSession, DatabaseUser } from 'lucia';
+import type { Db } from '../../db/client.js';
+
+/** Lucia v3 is deprecated upstream (a learning resource now), so this adapter stays deliberately thin. */
+export class KyselyLuciaAdapter implements Adapter {
+  constructor(private readonly db: Db) {}
+
+  async getSessionAndUser(sessionId: string): Promise<[session: DatabaseSession | null, user: DatabaseUser | null]> {
+    const row = await this.db
+      .selectFrom('sessions')
+      .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+      .select(['sessions.id', 'sessions.account_id', 'sessions.expires_at', 'accounts.email', 'accounts.created_at'])
+      .where('sessions.id', '=', sessionId)
+      .executeTakeFirst();
+    if (!row) return [null, null];
+    return [
+      { id: row.id, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} },
+      { id: row.account_id, attributes: { email: row.email, created_at: row.created_at } },
+    ];
+  }
+
+  async getUserSessions(userId: string): Promise<DatabaseSession[]> {
+    const rows = await this.db.selectFrom('sessions').selectAll().where('account_id', '=', userId).execute();
+    return rows.map((row) => ({ id: row.id, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} }));
+  }
+
+  async setSession(session: DatabaseSession): Promise<void> {
+    await this.db
+      .insertInto('sessions')
+      .values({ id: session.id, account_id: session.userId, expires_at: session.expiresAt.getTime() })
+      .execute();
+  }
+
+  async updateSessionExpiration(sessionId: string, expiresAt: Date): Promise<void> {
+    await this.db.updateTable('sessions').set({ expires_at: expiresAt.getTime() }).where('id', '=', sessionId).execute();
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id', '=', sessionId).execute();
+  }
+
+  async deleteUserSessions(userId: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('account_id', '=', userId).execute();
+  }
+
+  async deleteExpiredSessions(): Promise<void> {
+    await this.db.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute();
+  }
+}

@@ -1,0 +1,24 @@
+import { Lucia, TimeSpan } from 'lucia';
+import type { Db } from '../../db/client.js';
+import { KyselyLuciaAdapter } from './lucia-adapter.js';
+
+export const SESSION_COOKIE_NAME = 'roomstage_session';
+
+/** The session id is the identity token: the dashboard carries it in a cookie, API clients as a Bearer token. */
+export function createLucia(db: Db, options: { secureCookies: boolean }) {
+  return new Lucia(new KyselyLuciaAdapter(db), {
+    // Lucia extends a session when half its life has passed, so 30 days of idleness ends it.
+    sessionExpiresIn: new TimeSpan(30, 'd'),
+    sessionCookie: { name: SESSION_COOKIE_NAME, attributes: { secure: options.secureCookies, sameSite: 'lax' } },
+    getUserAttributes: (attributes) => ({ email: attributes.email, createdAt: attributes.created_at }),
+  });
+}
+
+export type Auth = ReturnType<typeof createLucia>;
+
+declare module 'lucia' {
+  interface Register {
+    Lucia: Auth;
+    DatabaseUserAttributes: { email: string; created_at: number };
+  }
+}

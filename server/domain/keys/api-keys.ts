@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../../db/client.js';
+import type { ApiKey, KeyMode } from '../../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { randomBase62 } from '../../ids.js';
+import { grantFirstKeyBonus } from '../credits/ledger.js';
+
+export const KEY_BODY_LENGTH = 32;
+export const KEY_PREFIX_LENGTH = 12;
+const KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
+
+export function hashApiKey(plaintext: string): string {
+  return createHash('sha256').update(plaintext).digest('hex');
+}
+
+/** Looks like one of our keys; anything else is not an API key credential at all. */
+export function isApiKeyShaped(credential: string): boolean {
+  return KEY_PATTERN.test(credential);
+}
+
+export function generateApiKey(mode: KeyMode) {
+  const plaintext = `sk_${mode}_${randomBase62(KEY_BODY_LENGTH)}`;
+  return { plaintext, hash: hashApiKey(plaintext), prefix: plaintext.slice(0, KEY_PREFIX_LENGTH) };
+}
+
+export interface CreatedKey {
+  key: ApiKey;
+  plaintext: string;
+  bonusCreditsGranted: number;
+}
+
+/** The key row and the first-key bonus commit together; the plaintext leaves this function once and is never stored. */
+export async function createApiKey(db: Db, input: { accountId: string; name: string; mode: KeyMode; now: number }): Promise<CreatedKey> {
+  const generated = generateApiKey(input.mode);
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('api_keys')
+      .values({
+        account_id: input.accountId,
+        name: input.name,
+        mode: input.mode,
+        key_hash: generated.hash,
+        prefix: generated.prefix,
+        created_at: input.now,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .executeTakeFirstOrThrow();
+    const bonusCreditsGranted = await grantFirstKeyBonus(trx, input.accountId, input.now);
+    const key = await trx.selectFrom('api_keys').selectAll().where('id', '=', Number(inserted.insertId)).executeTakeFirstOrThrow();
+    return { key, plaintext: generated.plaintext, bonusCreditsGranted };
+  });
+}
+
+export async function listApiKeys(db: Db, accountId: string): Promise<ApiKey[]> {
+  return db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').execute();
+}
+
+/** Another account's key is reported as missing, never as forbidden. */
+export async function getOwnApiKey(db: Db, accountId: string, keyId: number): Promise<ApiKey> {
+  const key = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+  if (!key) throw new AppError('not_found', `No API key ${keyId} in this account.`);
+  return key;
+}
+
+/** Idempotent: revoking a revoked key keeps its first revocation time. */
+export async function revokeApiKey(db: Db, input: { accountId: string; keyId: number; now: number }): Promise<ApiKey> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: input.now })
+    .where('id', '=', input.keyId)
+    .where('account_id', '=', input.accountId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return getOwnApiKey(db, input.accountId, input.keyId);
+}
+
+export interface AuthenticatedKey {
+  id: number;
+  accountId: string;
+  mode: KeyMode;
+}
+
+/**
+ * Checked against the database on every request, so a revocation on any process takes effect on the next one.
+ * `last_used_at` is written on every use, as the spec asks.
+ */
+export async function authenticateApiKey(db: Db, plaintext: string, now: number): Promise<AuthenticatedKey | null> {
+  if (!isApiKeyShaped(plaintext)) return null;
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'mode'])
+    .where('key_hash', '=', hashApiKey(plaintext))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return null;
+  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
+  return { id: row.id, accountId: row.account_id, mode: row.mode };
+}

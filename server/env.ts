@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((value) => value === 'true' || value === '1');
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const durationList = z
+  .string()
+  .default('10s,1m,5m,30m,2h,6h,12h,24h')
+  .transform((value, ctx) => {
+    const delays: number[] = [];
+    for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const ms = parseDuration(part);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: `"${part}" is not a duration like 500ms, 10s, 5m, 2h or 1d` });
+        return z.NEVER;
+      }
+      delays.push(ms);
+    }
+    return delays;
+  });
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z
+    .string()
+    .default('sqlite:./data/roomstage.db')
+    .refine((url) => url.startsWith('sqlite:') || url.startsWith('mysql://'), {
+      message: 'must be sqlite:<file> or mysql://user:pass@host:3306/db',
+    }),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ALLOW_PRIVATE_NETWORK: booleanFlag,
+  RATE_LIMIT_PER_MINUTE: positiveInt(60),
+  RATE_LIMIT_CONCURRENT: positiveInt(10),
+  WEBHOOK_RETRY_DELAYS: durationList,
+  WEBHOOK_WORKER: z.enum(['inline', 'off']).default('inline'),
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_API_URL: z.url().optional(),
+});
+
+export type Config = {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  databaseUrl: string;
+  dataDir: string;
+  publicBaseUrl: string;
+  allowPrivateNetwork: boolean;
+  rateLimitPerMinute: number;
+  rateLimitConcurrent: number;
+  webhookRetryDelaysMs: number[];
+  /** `inline` runs the webhook delivery worker inside the server process; `off` leaves it to `npm run worker`. */
+  webhookWorker: 'inline' | 'off';
+  stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
+};
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once at boot; every bad variable is named in one error. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const blanksRemoved = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(blanksRemoved);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  return {
+    nodeEnv: env.NODE_ENV,
+    port: env.PORT,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    rateLimitConcurrent: env.RATE_LIMIT_CONCURRENT,
+    webhookRetryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
+    webhookWorker: env.WEBHOOK_WORKER,
+    stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
+  };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export function parseDuration(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text);
+  if (!match) return null;
+  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
+}

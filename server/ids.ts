@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform random base62 text (rejection sampling keeps every character equally likely). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Every opaque id in Roomstage comes from here, prefixed by what it names. */
+export const ID_PREFIXES = {
+  account: 'acc',
+  event: 'evt',
+  delivery: 'whd',
+  image: 'img',
+  claim: 'clm',
+  ledger: 'txn',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${randomBase62(22)}`;
+}

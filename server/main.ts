@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequestHandler } from '@remix-run/express';
+import type { ServerBuild } from '@remix-run/node';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import express from 'express';
+import type { Clock } from './clock.js';
+import { type Config, ConfigError, loadConfig } from './env.js';
+import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
+import { docsRouter } from './http/docs.js';
+import { BufferedResponse, DirectResponse } from './http/response-control.js';
+import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor, rewriteBridgeErrors } from './openapi.js';
+import { appRouter, createCaller } from './root.js';
+import { createServices } from './services.js';
+import type { Services } from './trpc.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REMIX_BUILD = path.join(ROOT, 'build', 'index.js');
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  server: Server;
+  close(): Promise<void>;
+}
+
+async function loadRemixBuild(): Promise<ServerBuild | null> {
+  if (!existsSync(REMIX_BUILD)) return null;
+  return (await import(pathToFileURL(REMIX_BUILD).href)) as ServerBuild;
+}
+
+/** Composes the one HTTP server: /api/v1 (bridge), /api/health, /trpc, /docs, static assets and the dashboard. */
+export async function createApp(services: Services) {
+  const app = express();
+  app.disable('x-powered-by');
+  const createContext = createContextFactory(services);
+
+  const openApiDocument = buildOpenApiDocument(services.config.publicBaseUrl);
+  app.get('/api/v1/openapi.json', (_req, res) => res.json(openApiDocument));
+
+  app.use(
+    '/trpc',
+    createExpressMiddleware({
+      router: appRouter,
+      createContext: ({ req }) => createContext({ req, response: new BufferedResponse() }),
+      responseMeta: responseMetaFor as never,
+      onError: logServerFaults,
+    }),
+  );
+
+  app.use('/api', emptyBodyIsJson, jsonBody('1mb'));
+  app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
+  app.use('/api', apiNotFound, apiErrorHandler);
+
+  app.use('/docs', docsRouter());
+
+  const build = await loadRemixBuild();
+  app.use('/build', express.static(path.join(ROOT, 'public', 'build'), { immutable: true, maxAge: '1y' }));
+  app.use(express.static(path.join(ROOT, 'public'), { maxAge: '1h' }));
+  if (build) {
+    app.all(
+      '*',
+      createRequestHandler({
+        build,
+        mode: services.config.nodeEnv === 'production' ? 'production' : 'development',
+        getLoadContext: (req, res) => ({
+          trpc: createCaller(createContext({ req, response: new DirectResponse(res) })),
+          sessionCookie: (token: string) => services.auth.createSessionCookie(token).serialize(),
+          blankSessionCookie: () => services.auth.createBlankSessionCookie().serialize(),
+        }),
+      }),
+    );
+  } else {
+    app.all('*', (_req, res) => res.status(503).type('text').send('The dashboard is not built yet: run `npm run build` (npm start does it for you).'));
+  }
+  return app;
+}
+
+export async function startServer(config: Config, options: { clock?: Clock } = {}): Promise<RunningServer> {
+  const handle = await createServices(config, options);
+  const app = await createApp(handle.services);
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    services: handle.services,
+    server,
+    close: () =>
+      (closing ??= (async () => {
+        // Finish in-flight requests, drop idle keep-alive sockets, then close the pool.
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await handle.close();
+      })()),
+  };
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const running = await startServer(config);
+  console.log(`Roomstage listening on ${config.publicBaseUrl} (port ${running.port}, ${running.services.dialect} database)`);
+  const shutdown = (signal: string) => {
+    console.log(`${signal} received: finishing in-flight requests…`);
+    const force = setTimeout(() => running.server.closeAllConnections(), 10_000);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (error) => {
+        console.error('Shutdown failed:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,112 @@
+import type { RequestHandler } from 'express';
+import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { errorResponse, isServerFault, toErrorResponse } from './errors.js';
+import { BufferedResponse } from './http/response-control.js';
+import { appRouter } from './root.js';
+import type { AuthKind, Context, Meta, Services } from './trpc.js';
+import { APP_VERSION } from './version.js';
+
+const SECURITY_SCHEME_BY_AUTH: Record<Exclude<AuthKind, 'none'>, string> = {
+  apiKey: 'apiKey',
+  session: 'identityToken',
+};
+
+const SECURITY_SCHEMES = {
+  apiKey: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    bearerFormat: 'sk_live_… / sk_test_…',
+    description: 'API key of a staging company: Authorization: Bearer sk_live_… Create keys in the dashboard (Settings → API).',
+  },
+  identityToken: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    bearerFormat: 'session token',
+    description: 'Identity token of a signed-in dashboard user, from POST /api/v1/auth/login or signup. The dashboard sends it as a cookie.',
+  },
+};
+
+/**
+ * trpc-to-openapi puts every scheme on every protected operation; each procedure builder tags its credential kind
+ * in `meta.auth`, so the document is corrected here to name exactly the one scheme an operation accepts.
+ */
+export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
+  const document = generateOpenApiDocument(appRouter, {
+    title: 'Roomstage API',
+    description:
+      'Virtual staging for property photos. Staging companies call the Key endpoints with an API key; the dashboard and ' +
+      'agents use the Token endpoints with an identity token. Errors are JSON: {error, code, message, …}.',
+    version: APP_VERSION,
+    baseUrl,
+    securitySchemes: SECURITY_SCHEMES,
+  });
+  for (const [, procedure] of Object.entries(appRouter._def.procedures)) {
+    const meta = (procedure as unknown as { _def: { meta?: Meta } })._def.meta;
+    if (!meta?.openapi) continue;
+    const operation = document.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
+    if (!operation) continue;
+    const auth = meta.auth ?? 'none';
+    if (auth === 'none') delete operation.security;
+    else operation.security = [{ [SECURITY_SCHEME_BY_AUTH[auth]]: [] }];
+  }
+  return document;
+}
+
+export function createContextFactory(services: Services) {
+  return ({ req, response }: { req: { headers: Context['headers'] }; response: Context['response'] }): Context => ({
+    services,
+    headers: req.headers,
+    response,
+  });
+}
+
+type MetaArgs = { ctx?: Context; errors: readonly unknown[] };
+
+/** Shared by the REST bridge and /trpc: status and headers from the procedure's ResponseControl or the error. */
+export function responseMetaFor({ ctx, errors }: MetaArgs) {
+  const buffered = ctx?.response instanceof BufferedResponse ? ctx.response : undefined;
+  const headers: Record<string, string | string[]> = { ...(buffered?.headers ?? {}) };
+  if (buffered?.cookies.length) headers['Set-Cookie'] = buffered.cookies;
+  if (errors.length > 0) {
+    const error = toErrorResponse(errors[0]);
+    return { status: error.status, headers: { ...headers, ...error.headers } };
+  }
+  return { status: buffered?.status ?? 200, headers };
+}
+
+export function logServerFaults({ error, path }: { error: unknown; path?: string }) {
+  if (isServerFault(toErrorResponse(error))) console.error(`[api] ${path ?? 'request'} failed:`, (error as Error).cause ?? error);
+}
+
+/**
+ * The bridge writes `{message, code: <tRPC code>, issues, data}` and nothing can change `code`
+ * (mcampa/trpc-to-openapi#168); the formatter already put the CONTRACT §1 body in `data.contract`, so the
+ * response is rewritten to exactly that body on its way out.
+ */
+export const rewriteBridgeErrors: RequestHandler = (_req, res, next) => {
+  const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (res.statusCode >= 400 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
+      let body: string;
+      try {
+        const parsed = JSON.parse(String(chunk)) as { data?: { contract?: { body: unknown } } };
+        body = JSON.stringify(parsed.data?.contract?.body ?? errorResponse('internal_error', 'Unexpected error.').body);
+      } catch {
+        body = JSON.stringify(errorResponse('internal_error', 'Unexpected error.').body);
+      }
+      return end(body, ...rest);
+    }
+    return end(chunk, ...rest);
+  }) as typeof res.end;
+  next();
+};
+
+export function createRestBridge(services: Services): RequestHandler {
+  const createContext = createContextFactory(services);
+  return createOpenApiExpressMiddleware({
+    router: appRouter,
+    createContext: ({ req }) => createContext({ req, response: new BufferedResponse() }),
+    responseMeta: responseMetaFor as never,
+    onError: logServerFaults,
+  }) as RequestHandler;
+}

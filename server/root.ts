@@ -1,0 +1,17 @@
+import { authRouter } from './routers/auth.js';
+import { creditsRouter } from './routers/credits.js';
+import { healthRouter } from './routers/health.js';
+import { keysRouter } from './routers/keys.js';
+import { createCallerFactory, router } from './trpc.js';
+
+/** One router per domain; REST paths come from each procedure's `meta.openapi`. */
+export const appRouter = router({
+  health: healthRouter,
+  auth: authRouter,
+  keys: keysRouter,
+  credits: creditsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);
+export type AppCaller = ReturnType<typeof createCaller>;

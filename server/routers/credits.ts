@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { getBalance } from '../domain/credits/ledger.js';
+import { apiKeyProcedure, router } from '../trpc.js';
+import { noInput } from './schemas.js';
+
+export const balanceSchema = z.object({
+  credits: z.number().int().meta({ description: 'Current balance' }),
+  has_payment_method: z.boolean(),
+  total_purchased: z.number().int(),
+  total_used: z.number().int(),
+  auto_topup: z.object({ enabled: z.boolean(), amount: z.number().int(), threshold: z.number().int() }),
+});
+
+export const creditsRouter = router({
+  balance: apiKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/credits', tags: ['Credits'], summary: 'Credit balance of the API key’s account' } })
+    .input(noInput)
+    .output(balanceSchema)
+    .query(({ ctx }) => getBalance(ctx.services.db, ctx.apiKey.accountId)),
+});

@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { publicProcedure, router } from '../trpc.js';
+import { APP_VERSION } from '../version.js';
+
+const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  version: z.string(),
+  database: z.enum(['ok', 'unavailable']),
+  uptime_s: z.number().int(),
+});
+
+export const healthRouter = router({
+  check: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/health', tags: ['Operations'], summary: 'Health of the service and its database', protect: false } })
+    .input(z.object({}).optional())
+    .output(healthSchema)
+    .query(async ({ ctx }) => {
+      const { db, clock, startedAt } = ctx.services;
+      let databaseOk = true;
+      try {
+        await sql`select 1`.execute(db);
+      } catch {
+        databaseOk = false;
+      }
+      if (!databaseOk) ctx.response.setStatus(503);
+      return {
+        status: databaseOk ? 'ok' : 'degraded',
+        version: APP_VERSION,
+        database: databaseOk ? 'ok' : 'unavailable',
+        uptime_s: Math.floor((clock.now() - startedAt) / 1000),
+      } as const;
+    }),
+});

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { ApiKey } from '../../db/schema.js';
+import { iso } from '../clock.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../domain/keys/api-keys.js';
+import { router, sessionProcedure } from '../trpc.js';
+import { isoTimestamp, keyIdParam, noInput, nullableTimestamp } from './schemas.js';
+
+const keyMode = z.enum(['live', 'test']);
+const keyStatus = z.enum(['active', 'revoked']);
+
+const keySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  mode: keyMode,
+  prefix: z.string().meta({ description: 'First 12 characters of the key, for recognising it' }),
+  status: keyStatus,
+  created_at: isoTimestamp,
+  last_used_at: nullableTimestamp,
+  revoked_at: nullableTimestamp,
+});
+
+export function presentKey(key: ApiKey): z.infer<typeof keySchema> {
+  return {
+    id: key.id,
+    name: key.name,
+    mode: key.mode,
+    prefix: key.prefix,
+    status: key.revoked_at === null ? 'active' : 'revoked',
+    created_at: iso(key.created_at),
+    last_used_at: iso(key.last_used_at),
+    revoked_at: iso(key.revoked_at),
+  };
+}
+
+export const keysRouter = router({
+  create: sessionProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/keys', tags: ['API keys'], summary: 'Create an API key (shown once); the first key of an account grants 10 credits' } })
+    .input(
+      z
+        .object({
+          name: z.string().trim().min(1).max(64).default('Default'),
+          mode: keyMode.default('live'),
+        })
+        .default({ name: 'Default', mode: 'live' }),
+    )
+    .output(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        mode: keyMode,
+        key: z.string().meta({ description: 'The plaintext key. Shown only in this response.' }),
+        prefix: z.string(),
+        status: z.literal('active'),
+        created_at: isoTimestamp,
+        bonus_credits_granted: z.number().int(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { db, clock } = ctx.services;
+      const created = await createApiKey(db, { accountId: ctx.account.id, name: input.name, mode: input.mode, now: clock.now() });
+      ctx.response.setStatus(201);
+      const { id, name, mode, prefix, created_at } = presentKey(created.key);
+      return { id, name, mode, key: created.plaintext, prefix, status: 'active' as const, created_at, bonus_credits_granted: created.bonusCreditsGranted };
+    }),
+
+  list: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/keys', tags: ['API keys'], summary: "The account's API keys, newest first" } })
+    .input(noInput)
+    .output(z.object({ keys: z.array(keySchema) }))
+    .query(async ({ ctx }) => ({ keys: (await listApiKeys(ctx.services.db, ctx.account.id)).map(presentKey) })),
+
+  revoke: sessionProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/v1/keys/{id}', tags: ['API keys'], summary: 'Revoke an API key; it is rejected from the next request on' } })
+    .input(z.object({ id: keyIdParam }))
+    .output(z.object({ id: z.number().int(), status: z.literal('revoked'), revoked_at: isoTimestamp }))
+    .mutation(async ({ ctx, input }) => {
+      const key = await revokeApiKey(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, now: ctx.services.clock.now() });
+      return { id: key.id, status: 'revoked' as const, revoked_at: iso(key.revoked_at!) };
+    }),
+});

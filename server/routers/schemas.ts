@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+/** Shapes shared by several routers' inputs and outputs. */
+export const isoTimestamp = z.string().meta({ description: 'ISO 8601 UTC time', example: '2026-11-21T19:40:00.000Z' });
+export const nullableTimestamp = isoTimestamp.nullable();
+
+export const userSchema = z.object({ id: z.string(), email: z.string(), created_at: isoTimestamp });
+
+export const successSchema = z.object({ success: z.literal(true) });
+
+export const noInput = z.object({}).optional();
+
+export const keyIdParam = z.coerce.number().int().positive().meta({ description: 'API key id' });

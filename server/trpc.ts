@@ -1,0 +1,107 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Db, DialectName } from '../db/client.js';
+import type { Auth } from './auth/lucia.js';
+import type { Clock } from './clock.js';
+import type { Config } from './env.js';
+import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
+import type { ResponseControl } from './http/response-control.js';
+import { type AuthenticatedKey, authenticateApiKey, isApiKeyShaped } from './domain/keys/api-keys.js';
+
+/** Long-lived things every request may use; built once per process in server/services.ts. */
+export interface Services {
+  config: Config;
+  db: Db;
+  dialect: DialectName;
+  auth: Auth;
+  clock: Clock;
+  startedAt: number;
+}
+
+export interface Context {
+  services: Services;
+  headers: IncomingHttpHeaders;
+  response: ResponseControl;
+}
+
+export type AuthKind = 'none' | 'session' | 'apiKey';
+export type Meta = OpenApiMeta<{ auth?: AuthKind }>;
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  410: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
+  return TRPC_CODE_BY_STATUS[ERROR_CATALOG[code].status] ?? 'INTERNAL_SERVER_ERROR';
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    // Every client (REST bridge, /trpc, dashboard) gets the CONTRACT §1 body under data.contract; no stack traces.
+    errorFormatter({ shape, error }) {
+      const contract = toErrorResponse(error);
+      return { ...shape, message: contract.body.message, data: { code: shape.data.code, httpStatus: contract.status, path: shape.data.path, contract } };
+    },
+  });
+
+/** Domain errors become TRPCErrors with the matching code, keeping the AppError as the cause. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: trpcCodeFor(cause.code), message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(domainErrors).meta({ auth: 'none' });
+
+function bearerToken(headers: IncomingHttpHeaders): string | null {
+  const header = headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/** Identity token: a dashboard session id, as a Bearer token or the session cookie. An API key here is no credential. */
+export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(async ({ ctx, next }) => {
+  const { auth } = ctx.services;
+  const bearer = bearerToken(ctx.headers);
+  const sessionId = bearer ?? auth.readSessionCookie(ctx.headers.cookie ?? '');
+  if (!sessionId || isApiKeyShaped(sessionId) || sessionId.startsWith('sk_')) {
+    throw new AppError('authentication_required', AUTH_MESSAGES.session);
+  }
+  const { session, user } = await auth.validateSession(sessionId);
+  if (!session) {
+    if (!bearer) ctx.response.appendCookie(auth.createBlankSessionCookie().serialize());
+    throw new AppError('authentication_required', AUTH_MESSAGES.session);
+  }
+  if (session.fresh && !bearer) ctx.response.appendCookie(auth.createSessionCookie(session.id).serialize());
+  return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
+});
+
+/** API key: `Authorization: Bearer sk_live_…|sk_test_…`. Cookies and identity tokens are no credential here. */
+export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(async ({ ctx, next }) => {
+  const bearer = bearerToken(ctx.headers);
+  const { db, clock } = ctx.services;
+  const apiKey: AuthenticatedKey | null = bearer ? await authenticateApiKey(db, bearer, clock.now()) : null;
+  if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
+  return next({ ctx: { apiKey } });
+});
