@@ -9,6 +9,8 @@ declare module '@remix-run/node' {
     trpc: AppCaller;
     sessionCookie(token: string): string;
     blankSessionCookie(): string;
+    /** The CONTRACT §1 view of anything a procedure threw: status, code, message, details… */
+    describeError(error: unknown): { status: number; error: string; code: string; message: string; details?: { path: string; message: string }[] } & Record<string, unknown>;
   }
 }
 

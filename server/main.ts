@@ -9,6 +9,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import type { Clock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './env.js';
+import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
 import { BufferedResponse, DirectResponse } from './http/response-control.js';
@@ -71,6 +72,10 @@ export async function createApp(services: Services) {
           trpc: createCaller(createContext({ req, response: new DirectResponse(res) })),
           sessionCookie: (token: string) => services.auth.createSessionCookie(token).serialize(),
           blankSessionCookie: () => services.auth.createBlankSessionCookie().serialize(),
+          describeError: (error: unknown) => {
+            const { status, body } = toErrorResponse(error);
+            return { status, ...body };
+          },
         }),
       }),
     );
@@ -85,6 +90,12 @@ export async function startServer(config: Config, options: { clock?: Clock } = {
   const app = await createApp(handle.services);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  // Requests Node cannot even parse still get a JSON body, never an empty reply.
+  server.on('clientError', (_error, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const body = JSON.stringify(errorResponse('invalid_request', 'The HTTP request is malformed.').body);
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);
