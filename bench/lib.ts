@@ -1,0 +1,192 @@
+/** Shared helpers for the benchmarks: child servers, health waiting, MySQL setup and autocannon runs. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createConnection } from 'mysql2/promise';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+export interface LoadResult {
+  target: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+export function loadOptionsFromEnv(): LoadOptions {
+  return {
+    connections: positiveIntEnv('BENCH_CONNECTIONS', 50),
+    seconds: positiveIntEnv('BENCH_SECONDS', 15),
+    warmupSeconds: positiveIntEnv('BENCH_WARMUP_SECONDS', 3),
+  };
+}
+
+function positiveIntEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return value;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface ChildServer {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** Last lines of the child's output, for error messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node --import tsx <script>` in its own process so the load generator never shares its event loop. */
+export async function startChildServer(name: string, script: string, env: Record<string, string>): Promise<ChildServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags(name), script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = once(child, 'exit');
+  const server: ChildServer = {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => lines.join('\n'),
+    stop: () => stopChild(child, exited),
+  };
+  return server;
+}
+
+/** `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of every child server into that directory. */
+function nodeFlags(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`];
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<unknown[]>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Polls `path` until it answers 200; fails early if the child exits. */
+export async function waitForHealthy(server: ChildServer, healthPath: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) throw new Error(`${server.name} exited with ${server.child.exitCode}:\n${server.output()}`);
+    try {
+      const response = await fetch(server.url + healthPath);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${server.name} did not become healthy within ${timeoutMs} ms:\n${server.output()}`);
+}
+
+/** Runs `fn` with a started, healthy child server and always stops it afterwards. */
+export async function withChildServer<T>(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  healthPath: string,
+  fn: (server: ChildServer) => Promise<T>,
+): Promise<T> {
+  const server = await startChildServer(name, script, env);
+  try {
+    await waitForHealthy(server, healthPath);
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function postJson<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Drops and recreates `name` on the MySQL/MariaDB server at `baseUrl`; returns the URL of the new database. */
+export async function freshMysqlDatabase(baseUrl: string, name: string): Promise<string> {
+  const connection = await createConnection({ uri: baseUrl });
+  try {
+    await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+  } finally {
+    await connection.end();
+  }
+  return `${baseUrl.replace(/\/+$/, '')}/${name}`;
+}
+
+/** Warms up, then measures GET `url` with the given headers. */
+export async function measure(target: string, url: string, headers: Record<string, string>, options: LoadOptions): Promise<LoadResult> {
+  const base = { url, headers, connections: options.connections };
+  await autocannon({ ...base, duration: options.warmupSeconds });
+  const result = await autocannon({ ...base, duration: options.seconds });
+  return {
+    target,
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+export function formatTable(results: LoadResult[]): string {
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'];
+  const rows = results.map((r) => [
+    r.target,
+    r.requestsPerSecond.toFixed(0),
+    r.p50Ms.toFixed(0),
+    r.p99Ms.toFixed(0),
+    String(r.total),
+    String(r.non2xx),
+    String(r.errors + r.timeouts),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
