@@ -87,19 +87,22 @@ export const rewriteBridgeErrors: RequestHandler = (_req, res, next) => {
   const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
     if (res.statusCode >= 400 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
-      let body: string;
-      try {
-        const parsed = JSON.parse(String(chunk)) as { data?: { contract?: { body: unknown } } };
-        body = JSON.stringify(parsed.data?.contract?.body ?? errorResponse('internal_error', 'Unexpected error.').body);
-      } catch {
-        body = JSON.stringify(errorResponse('internal_error', 'Unexpected error.').body);
-      }
-      return end(body, ...rest);
+      const contractBody = contractBodyOf(String(chunk));
+      // A successful procedure may answer >= 400 on purpose (health's 503); only error shapes are rewritten.
+      if (contractBody) return end(JSON.stringify(contractBody), ...rest);
     }
     return end(chunk, ...rest);
   }) as typeof res.end;
   next();
 };
+
+function contractBodyOf(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { data?: { contract?: { body?: unknown } } }).data?.contract?.body;
+  } catch {
+    return errorResponse('internal_error', 'Unexpected error.').body;
+  }
+}
 
 export function createRestBridge(services: Services): RequestHandler {
   const createContext = createContextFactory(services);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../../db/client.js';
+import { inTransaction } from '../../../db/transaction.js';
 import type { ApiKey, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
@@ -29,10 +30,15 @@ export interface CreatedKey {
   bonusCreditsGranted: number;
 }
 
-/** The key row and the first-key bonus commit together; the plaintext leaves this function once and is never stored. */
+/**
+ * The key row and the first-key bonus commit together; the plaintext leaves this function once and is never stored.
+ * The bonus update comes first so the account row is locked exclusively before the key's foreign key would take a
+ * shared lock on it (the other order deadlocks concurrent first keys on InnoDB).
+ */
 export async function createApiKey(db: Db, input: { accountId: string; name: string; mode: KeyMode; now: number }): Promise<CreatedKey> {
   const generated = generateApiKey(input.mode);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
+    const bonusCreditsGranted = await grantFirstKeyBonus(trx, input.accountId, input.now);
     const inserted = await trx
       .insertInto('api_keys')
       .values({
@@ -46,7 +52,6 @@ export async function createApiKey(db: Db, input: { accountId: string; name: str
         revoked_at: null,
       })
       .executeTakeFirstOrThrow();
-    const bonusCreditsGranted = await grantFirstKeyBonus(trx, input.accountId, input.now);
     const key = await trx.selectFrom('api_keys').selectAll().where('id', '=', Number(inserted.insertId)).executeTakeFirstOrThrow();
     return { key, plaintext: generated.plaintext, bonusCreditsGranted };
   });

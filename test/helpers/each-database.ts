@@ -1,0 +1,19 @@
+import { describe, it } from 'vitest';
+import { mysqlSkipReason, type TestDialect, TEST_DIALECTS } from './databases.js';
+
+/**
+ * Runs a suite once per database. SQLite always runs; MySQL runs when TEST_MYSQL_URL is set, is mandatory under
+ * CI=true (failing, never skipping, when it is missing) and is skipped locally with the reason in the title.
+ */
+export function describeEachDatabase(title: string, body: (dialect: TestDialect) => void) {
+  for (const dialect of TEST_DIALECTS) {
+    const skipReason = dialect === 'mysql' ? mysqlSkipReason() : null;
+    if (skipReason) {
+      describe.skip(`${title} [${dialect}: skipped, ${skipReason}]`, () => {
+        it('runs against MySQL', () => {});
+      });
+      continue;
+    }
+    describe(`${title} [${dialect}]`, () => body(dialect));
+  }
+}

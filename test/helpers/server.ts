@@ -1,0 +1,55 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../server/clock.js';
+import { loadConfig } from '../../server/env.js';
+import { type RunningServer, startServer } from '../../server/main.js';
+import { ApiClient } from './api-client.js';
+import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
+
+/** Real time plus an offset the test can move forward (expiry without sleeping). */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now() {
+    return Date.now() + this.offsetMs;
+  }
+  advance(ms: number) {
+    this.offsetMs += ms;
+  }
+}
+
+export interface TestServer extends RunningServer {
+  api: ApiClient;
+  clock: TestClock;
+  databaseUrl: string;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  /** Reuse another server's database (several processes on one database). */
+  database?: TestDatabase;
+}
+
+/** A real server on a random port over a fresh database of the given dialect. */
+export async function startTestServer(dialect: TestDialect, options: TestServerOptions = {}): Promise<TestServer & { dropDatabase(): Promise<void> }> {
+  const database = options.database ?? (await createTestDatabase(dialect));
+  const clock = new TestClock();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: database.url,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-data-')),
+    PUBLIC_BASE_URL: 'http://127.0.0.1:1',
+    ALLOW_PRIVATE_NETWORK: 'true',
+    WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
+    ...options.env,
+  });
+  const running = await startServer(config, { clock });
+  return {
+    ...running,
+    api: new ApiClient(running.url),
+    clock,
+    databaseUrl: database.url,
+    dropDatabase: () => (options.database ? Promise.resolve() : database.drop()),
+  };
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ledgerSum } from '../../server/domain/credits/ledger.js';
+import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { startTestServer } from '../helpers/server.js';
+
+describeEachDatabase('API keys', (dialect) => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  it('creates a live key shown once, with 10 bonus credits for the first key only', async () => {
+    const { token } = await signUp(server.api);
+    const first = await server.api.post('/api/v1/keys', { token, json: { name: 'Production' } });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({
+      id: expect.any(Number),
+      name: 'Production',
+      mode: 'live',
+      key: expect.stringMatching(/^sk_live_[0-9A-Za-z]{32}$/),
+      prefix: first.body.key.slice(0, 12),
+      status: 'active',
+      created_at: expect.any(String),
+      bonus_credits_granted: 10,
+    });
+    const second = await createKey(server.api, token, { mode: 'test' });
+    expect(second.key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(second.name).toBe('Default');
+    expect(second.bonus_credits_granted).toBe(0);
+    const credits = await server.api.get('/api/v1/credits', { token: second.key });
+    expect(credits.body.credits).toBe(10);
+  });
+
+  it('keeps only the SHA-256 hash and the display prefix of a key', async () => {
+    const { token } = await signUp(server.api);
+    const created = await createKey(server.api, token);
+    const row = await server.services.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.prefix).toBe(created.key.slice(0, 12));
+    expect(JSON.stringify(row)).not.toContain(created.key);
+  });
+
+  it('lists keys newest first without their plaintext', async () => {
+    const { token } = await signUp(server.api);
+    const a = await createKey(server.api, token, { name: 'a' });
+    const b = await createKey(server.api, token, { name: 'b', mode: 'test' });
+    const response = await server.api.get('/api/v1/keys', { token });
+    expect(response.status).toBe(200);
+    expect(response.body.keys.map((k: { id: number }) => k.id)).toEqual([b.id, a.id]);
+    expect(response.body.keys[0]).toEqual({
+      id: b.id,
+      name: 'b',
+      mode: 'test',
+      prefix: b.prefix,
+      status: 'active',
+      created_at: expect.any(String),
+      last_used_at: null,
+      revoked_at: null,
+    });
+    expect(response.text).not.toContain(a.key);
+  });
+
+  it('sets last_used_at on every use of the key', async () => {
+    const { token, key, keyId } = await signUpWithKey(server.api);
+    const lastUsed = async () => (await server.api.get('/api/v1/keys', { token })).body.keys.find((k: { id: number }) => k.id === keyId).last_used_at;
+    expect(await lastUsed()).toBeNull();
+    await server.api.get('/api/v1/credits', { token: key });
+    const first = await lastUsed();
+    expect(first).not.toBeNull();
+    server.clock.advance(5_000);
+    await server.api.get('/api/v1/credits', { token: key });
+    expect(Date.parse(await lastUsed())).toBeGreaterThanOrEqual(Date.parse(first) + 5_000);
+  });
+
+  it('rejects a revoked key on the very next request; revoking again is 200', async () => {
+    const { token, key, keyId } = await signUpWithKey(server.api);
+    expect((await server.api.get('/api/v1/credits', { token: key })).status).toBe(200);
+    const revoked = await server.api.delete(`/api/v1/keys/${keyId}`, { token });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ id: keyId, status: 'revoked', revoked_at: expect.any(String) });
+    const next = await server.api.get('/api/v1/credits', { token: key });
+    expect(next.status).toBe(401);
+    const again = await server.api.delete(`/api/v1/keys/${keyId}`, { token });
+    expect(again.status).toBe(200);
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
+    const listed = (await server.api.get('/api/v1/keys', { token })).body.keys[0];
+    expect(listed).toMatchObject({ status: 'revoked', revoked_at: revoked.body.revoked_at });
+  });
+
+  it("answers 404 for another account's key and leaves it working", async () => {
+    const owner = await signUpWithKey(server.api);
+    const stranger = await signUp(server.api);
+    const response = await server.api.delete(`/api/v1/keys/${owner.keyId}`, { token: stranger.token });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ error: 'not found', code: 'not_found' });
+    expect((await server.api.get('/api/v1/credits', { token: owner.key })).status).toBe(200);
+    expect((await server.api.delete('/api/v1/keys/999999', { token: stranger.token })).status).toBe(404);
+  });
+
+  it('validates key creation input', async () => {
+    const { token } = await signUp(server.api);
+    const tooLong = await server.api.post('/api/v1/keys', { token, json: { name: 'x'.repeat(65) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details[0].path).toBe('name');
+    const badMode = await server.api.post('/api/v1/keys', { token, json: { mode: 'prod' } });
+    expect(badMode.status).toBe(400);
+    expect((await server.api.get('/api/v1/keys', { token })).body.keys).toHaveLength(0);
+  });
+
+  it('grants the first-key bonus exactly once when first keys are created at the same instant', async () => {
+    const { token, userId } = await signUp(server.api);
+    const results = await Promise.all(Array.from({ length: 8 }, () => server.api.post('/api/v1/keys', { token, json: {} })));
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    expect(results.map((r) => r.body.bonus_credits_granted).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 10]);
+    const credits = await server.api.get('/api/v1/credits', { token: results[0]!.body.key });
+    expect(credits.body.credits).toBe(10);
+    const bonusRows = await server.services.db.selectFrom('credit_ledger').selectAll().where('account_id', '=', userId).execute();
+    expect(bonusRows).toHaveLength(1);
+    expect(bonusRows[0]).toMatchObject({ delta: 10, reason: 'signup_bonus', balance_after: 10 });
+    expect(await ledgerSum(server.services.db, userId)).toBe(10);
+  });
+
+  it('rejects a revoked key on every server process sharing the database', async () => {
+    const other = await startTestServer(dialect, { database: { url: server.databaseUrl, drop: async () => {} } });
+    try {
+      const { token, key, keyId } = await signUpWithKey(server.api);
+      expect((await other.api.get('/api/v1/credits', { token: key })).status).toBe(200);
+      await server.api.delete(`/api/v1/keys/${keyId}`, { token });
+      expect((await other.api.get('/api/v1/credits', { token: key })).status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+});
