@@ -58,14 +58,56 @@ export interface CreditLedgerTable {
   created_at: EpochMs;
 }
 
+export interface WebhooksTable {
+  key_id: number;
+  account_id: string;
+  url: string | null;
+  enabled: Flag;
+  secret: string | null;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  account_id: string;
+  key_id: number | null;
+  event: string;
+  /** The exact JSON bytes that are signed and sent on every attempt. */
+  payload: string;
+  created_at: EpochMs;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  key_id: number;
+  status: DeliveryStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: EpochMs | null;
+  /** Lease held by the worker attempting it; an expired lease means the attempt died with its process. */
+  locked_until: EpochMs | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: EpochMs | null;
+  created_at: EpochMs;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   credit_ledger: CreditLedgerTable;
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type LedgerEntry = Selectable<CreditLedgerTable>;
+export type Webhook = Selectable<WebhooksTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

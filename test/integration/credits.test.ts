@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { type RequestOptions, signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -35,7 +35,7 @@ describeEachDatabase('Credits', (dialect) => {
 
   it('asks for an API key as a Bearer token when none, a bad one or an identity token is sent', async () => {
     const { token } = await signUp(server.api);
-    const attempts = [
+    const attempts: RequestOptions[] = [
       {},
       { token: 'sk_live_' + 'x'.repeat(32) },
       { token: 'not-a-key' },

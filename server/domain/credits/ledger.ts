@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
+import { emitEvent } from '../events/outbox.js';
 
 type Executor = Kysely<Database>;
 
@@ -37,9 +38,9 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
     .where('id', '=', accountId);
   if (delta < 0) update = update.where('credits', '>=', -delta);
   const result = await update.executeTakeFirst();
-  const balance = await trx.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return { ok: false, available: balance?.credits ?? 0 };
-  const balanceAfter = balance!.credits;
+  const account = await trx.selectFrom('accounts').select(['credits', 'low_balance_threshold']).where('id', '=', accountId).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return { ok: false, available: account?.credits ?? 0 };
+  const balanceAfter = account!.credits;
   const inserted = await trx
     .insertInto('credit_ledger')
     .values({
@@ -52,6 +53,11 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
       created_at: change.now,
     })
     .executeTakeFirstOrThrow();
+  const threshold = account!.low_balance_threshold;
+  if (balanceAfter - delta >= threshold && balanceAfter < threshold) {
+    // Once each time the balance falls below the threshold, not on every charge below it.
+    await emitEvent(trx, { accountId, keyId: null, event: 'credits.low', data: { current_balance: balanceAfter, threshold }, now: change.now });
+  }
   return { ok: true, balanceAfter, entryId: Number(inserted.insertId) };
 }
 
