@@ -105,3 +105,9 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
   return next({ ctx: { apiKey } });
 });
+
+/**
+ * The three image endpoints (stage, enhance, place-products): an API key, plus the per-key limit on image
+ * operations in flight and Idempotency-Key replay (server/limits/).
+ */
+export const imageProcedure = apiKeyProcedure;
