@@ -1,20 +1,46 @@
-import type { LinksFunction } from '@remix-run/node';
-import { Links, Meta, Outlet, Scripts, ScrollRestoration } from '@remix-run/react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteError, useRouteLoaderData } from '@remix-run/react';
+import type { ReactNode } from 'react';
 import './load-context';
+import { describeRouteError, ErrorCard } from './components/error-card.js';
+import { SiteHeader } from './components/site-header.js';
 import styles from './styles.css?url';
+import { getAccount } from './utils/session.server.js';
 
-export const links: LinksFunction = () => [{ rel: 'stylesheet', href: styles }];
+const FAVICON = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b5bdb"/><path d="M8 24V13l8-6 8 6v11h-6v-6h-4v6z" fill="#fff"/></svg>'
+)}`;
 
-export function Layout({ children }: { children: React.ReactNode }) {
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: styles },
+  { rel: 'icon', href: FAVICON, type: 'image/svg+xml' },
+];
+
+export const meta: MetaFunction = ({ error }) => [
+  { title: error ? `${describeRouteError(error).title} · Roomstage` : 'Roomstage' },
+  { name: 'description', content: 'Roomstage: virtual staging for room photos, through a REST API and a dashboard.' },
+];
+
+/** Every page shows who is signed in; a missing or expired session simply reads as a visitor. */
+export async function loader({ context }: LoaderFunctionArgs) {
+  const account = await getAccount(context);
+  return { account: account ? { email: account.email } : null };
+}
+
+export function Layout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
         <Meta />
         <Links />
       </head>
       <body>
+        <a href="#content" className="skip-link">
+          Skip to content
+        </a>
         {children}
         <ScrollRestoration />
         <Scripts />
@@ -23,6 +49,38 @@ export function Layout({ children }: { children: React.ReactNode }) {
   );
 }
 
+function Page({ account, children }: { account: { email: string } | null; children: ReactNode }) {
+  return (
+    <>
+      <SiteHeader account={account} />
+      <main id="content" className="page" tabIndex={-1}>
+        {children}
+      </main>
+      <footer className="site-footer">
+        <p>
+          Roomstage · <a href="/docs">API reference</a> · <a href="/api/v1/openapi.json">OpenAPI document</a>
+        </p>
+      </footer>
+    </>
+  );
+}
+
 export default function App() {
-  return <Outlet />;
+  const { account } = useLoaderData<typeof loader>();
+  return (
+    <Page account={account}>
+      <Outlet />
+    </Page>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  // The root loader may be the part that failed, so the header falls back to the visitor view.
+  const account = useRouteLoaderData<typeof loader>('root')?.account ?? null;
+  return (
+    <Page account={account}>
+      <ErrorCard error={error} signedIn={account !== null} />
+    </Page>
+  );
 }

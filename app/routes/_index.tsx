@@ -1,7 +1,84 @@
+import type { MetaFunction } from '@remix-run/node';
+import { Link, useRouteLoaderData } from '@remix-run/react';
+import type { loader as rootLoader } from '../root.js';
+
+export const meta: MetaFunction = () => [{ title: 'Roomstage · Virtual staging API for room photos' }];
+
 export default function Index() {
+  // The root loader already knows whether someone is signed in.
+  const account = useRouteLoaderData<typeof rootLoader>('root')?.account ?? null;
   return (
-    <main>
-      <h1>Roomstage</h1>
-    </main>
+    <>
+      <section className="hero" aria-labelledby="hero-title">
+        <p className="eyebrow">Virtual staging</p>
+        <h1 id="hero-title">Empty rooms, furnished in seconds.</h1>
+        <p className="lead">
+          Roomstage stages photos of empty rooms in ten interior styles, enhances them to 4K and hands the results to estate agents with a
+          simple claim code.
+        </p>
+        <div className="actions">
+          {account ? (
+            <>
+              <Link to="/keys" className="button button--primary button--large">
+                Go to your dashboard
+              </Link>
+              <a href="/docs" className="button button--ghost button--large">
+                Read the API reference
+              </a>
+            </>
+          ) : (
+            <>
+              <Link to="/signup" className="button button--primary button--large">
+                Create an account
+              </Link>
+              <Link to="/login" className="button button--ghost button--large">
+                Sign in
+              </Link>
+            </>
+          )}
+        </div>
+        {account ? (
+          <p className="muted">
+            Signed in as <strong>{account.email}</strong>.
+          </p>
+        ) : null}
+      </section>
+
+      <div className="grid grid--two">
+        <section className="card" aria-labelledby="for-stagers">
+          <h2 id="for-stagers">For staging companies</h2>
+          <p>
+            Call the REST API with an API key: send room photos, get staged images and a claim code back. Every account’s first key comes
+            with 10 free credits.
+          </p>
+          <ol className="steps">
+            <li>Create an account and an API key.</li>
+            <li>
+              <code>POST /api/v1/stage</code> with <code>Authorization: Bearer sk_live_…</code>
+            </li>
+            <li>Give the claim code to the estate agent.</li>
+          </ol>
+          <p>
+            <a href="/docs">API reference</a> · <a href="/api/v1/openapi.json">OpenAPI document</a>
+          </p>
+        </section>
+        <section className="card" aria-labelledby="for-agents">
+          <h2 id="for-agents">For estate agents</h2>
+          <p>
+            Received a code like <code>RS-7K3M9Q2X</code>? Sign in to this dashboard and redeem it to collect the staged photos of your
+            listing. Redeeming is free.
+          </p>
+          <p>
+            {account ? (
+              <Link to="/keys">Open your dashboard</Link>
+            ) : (
+              <>
+                <Link to="/signup">Sign up</Link> or <Link to="/login">sign in</Link> to get started.
+              </>
+            )}
+          </p>
+        </section>
+      </div>
+    </>
   );
 }

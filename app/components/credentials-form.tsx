@@ -1,0 +1,71 @@
+import { Form, Link, useNavigation } from '@remix-run/react';
+import { Alert } from './alert.js';
+import { Field } from './field.js';
+
+export interface CredentialsFormState {
+  formError?: string;
+  fieldErrors?: Record<string, string>;
+  code?: string;
+  email?: string;
+}
+
+interface Props {
+  kind: 'signup' | 'login';
+  redirectTo: string | null;
+  state: CredentialsFormState | undefined;
+}
+
+/** The e-mail + password form shared by sign-up and sign-in; the server is the one that validates. */
+export function CredentialsForm({ kind, redirectTo, state }: Props) {
+  const navigation = useNavigation();
+  const submitting = navigation.state !== 'idle' && navigation.formMethod === 'POST' && navigation.formAction?.startsWith(`/${kind}`);
+  const otherKind = kind === 'signup' ? 'login' : 'signup';
+  const otherHref = redirectTo ? `/${otherKind}?${new URLSearchParams({ redirectTo })}` : `/${otherKind}`;
+  const isSignup = kind === 'signup';
+
+  return (
+    <Form method="post" className="stack">
+      {state?.formError ? (
+        <Alert tone="error">
+          <p>{state.formError}</p>
+          {isSignup && state.code === 'conflict' ? (
+            <p>
+              <Link to={otherHref}>Sign in to your account</Link>
+            </p>
+          ) : null}
+        </Alert>
+      ) : null}
+      {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
+      <Field
+        label="E-mail"
+        name="email"
+        type="email"
+        autoComplete={isSignup ? 'email' : 'username'}
+        inputMode="email"
+        required
+        maxLength={254}
+        defaultValue={state?.email}
+        error={state?.fieldErrors?.email}
+        autoFocus={!state?.email}
+      />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete={isSignup ? 'new-password' : 'current-password'}
+        required
+        minLength={isSignup ? 10 : undefined}
+        maxLength={1024}
+        hint={isSignup ? 'At least 10 characters.' : undefined}
+        error={state?.fieldErrors?.password}
+      />
+      <button type="submit" className="button button--primary button--block" disabled={submitting}>
+        {isSignup ? (submitting ? 'Creating account…' : 'Create account') : submitting ? 'Signing in…' : 'Sign in'}
+      </button>
+      <p className="form-footer">
+        {isSignup ? 'Already have an account? ' : 'New to Roomstage? '}
+        <Link to={otherHref}>{isSignup ? 'Sign in' : 'Create an account'}</Link>
+      </p>
+    </Form>
+  );
+}

@@ -1,0 +1,24 @@
+import type { MetaFunction } from '@remix-run/node';
+import { useRouteError, useRouteLoaderData } from '@remix-run/react';
+import { ErrorCard } from '../components/error-card.js';
+import type { loader as rootLoader } from '../root.js';
+
+/**
+ * Any address no other route claims. Answering it here (rather than letting Remix find no match) keeps the root
+ * loader running, so the 404 page still shows the header of whoever is signed in.
+ */
+export function loader() {
+  throw new Response('Not found', { status: 404 });
+}
+
+export const meta: MetaFunction = () => [{ title: 'Page not found · Roomstage' }];
+
+export default function NotFound() {
+  return null;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>('root')?.account);
+  return <ErrorCard error={error} signedIn={signedIn} />;
+}

@@ -1,0 +1,32 @@
+import { type AppLoadContext, redirect } from '@remix-run/node';
+import { safeRedirect } from './safe-redirect.js';
+
+export type Account = Awaited<ReturnType<AppLoadContext['trpc']['auth']['me']>>;
+
+/** The signed-in account, or null when the request carries no valid session. Other failures propagate. */
+export async function getAccount(context: AppLoadContext): Promise<Account | null> {
+  try {
+    return await context.trpc.auth.me();
+  } catch (error) {
+    if (context.describeError(error).status === 401) return null;
+    throw error;
+  }
+}
+
+/** For pages behind sign-in: sends anonymous visitors to /login and brings them back afterwards. */
+export async function requireAccount(context: AppLoadContext, request: Request): Promise<Account> {
+  const account = await getAccount(context);
+  if (account) return account;
+  const { pathname, search } = new URL(request.url);
+  throw redirect(`/login?${new URLSearchParams({ redirectTo: pathname + search })}`);
+}
+
+/** For the sign-in and sign-up pages: someone already signed in goes straight to the dashboard. */
+export async function requireAnonymous(context: AppLoadContext): Promise<void> {
+  if (await getAccount(context)) throw redirect('/keys');
+}
+
+/** Finishes sign-in or sign-up: stores the session in the cookie and continues where the visitor wanted to go. */
+export function startSession(context: AppLoadContext, token: string, redirectTo: unknown) {
+  return redirect(safeRedirect(redirectTo), { headers: { 'Set-Cookie': context.sessionCookie(token) } });
+}
