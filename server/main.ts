@@ -17,6 +17,7 @@ import { buildOpenApiDocument, createContextFactory, createRestBridge, logServer
 import { appRouter, createCaller } from './root.js';
 import { createServices } from './services.js';
 import type { Services } from './trpc.js';
+import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REMIX_BUILD = path.join(ROOT, 'build', 'index.js');
@@ -85,8 +86,18 @@ export async function createApp(services: Services) {
   return app;
 }
 
-export async function startServer(config: Config, options: { clock?: Clock } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: { clock?: Clock; webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>> } = {},
+): Promise<RunningServer> {
   const handle = await createServices(config, options);
+  // WEBHOOK_WORKER=inline (the default) delivers webhooks from this process; `off` leaves it to `npm run worker`.
+  let worker: WebhookWorker | null = null;
+  if (config.webhookWorker === 'inline') {
+    const { db, clock } = handle.services;
+    worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, ...options.webhookWorker, db, clock });
+    worker.start();
+  }
   const app = await createApp(handle.services);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -114,6 +125,7 @@ export async function startServer(config: Config, options: { clock?: Clock } = {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await worker?.stop();
         await handle.close();
       })()),
   };

@@ -2,6 +2,7 @@ import { authRouter } from './routers/auth.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
 import { keysRouter } from './routers/keys.js';
+import { webhooksRouter } from './routers/webhooks.js';
 import { createCallerFactory, router } from './trpc.js';
 
 /** One router per domain; REST paths come from each procedure's `meta.openapi`. */
@@ -10,6 +11,7 @@ export const appRouter = router({
   auth: authRouter,
   keys: keysRouter,
   credits: creditsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import type { Webhook } from '../../db/schema.js';
+import { iso } from '../clock.js';
+import { sendTestPing } from '../domain/webhooks/test-ping.js';
+import {
+  type DeliveryView,
+  getWebhook,
+  listDeliveries,
+  retryDelivery,
+  rotateWebhookSecret,
+  upsertWebhook,
+} from '../domain/webhooks/webhooks.js';
+import { router, sessionProcedure } from '../trpc.js';
+import { isoTimestamp, keyIdParam, nullableTimestamp } from './schemas.js';
+
+const TAGS = ['Webhooks'];
+
+const webhookSchema = z.object({
+  key_id: z.number().int(),
+  url: z.string().nullable(),
+  enabled: z.boolean(),
+  secret: z.string().nullable().meta({ description: 'whsec_… signing secret: X-Webhook-Signature = sha256=<hex HMAC-SHA256 of the raw body>' }),
+  created_at: nullableTimestamp,
+  updated_at: nullableTimestamp,
+});
+
+const deliverySchema = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  event: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: nullableTimestamp,
+  delivered_at: nullableTimestamp,
+  created_at: isoTimestamp,
+});
+
+function presentWebhook(keyId: number, webhook: Webhook | null): z.infer<typeof webhookSchema> {
+  if (!webhook) return { key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null };
+  return {
+    key_id: webhook.key_id,
+    url: webhook.url,
+    enabled: webhook.enabled === 1,
+    secret: webhook.secret,
+    created_at: iso(webhook.created_at),
+    updated_at: iso(webhook.updated_at),
+  };
+}
+
+function presentDelivery(delivery: DeliveryView): z.infer<typeof deliverySchema> {
+  return {
+    ...delivery,
+    next_attempt_at: iso(delivery.next_attempt_at),
+    delivered_at: iso(delivery.delivered_at),
+    created_at: iso(delivery.created_at),
+  };
+}
+
+const httpUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), { message: 'Must be an absolute http:// or https:// URL' })
+  .meta({ description: 'Where events are POSTed; http or https, public hosts only unless the operator allows private networks' });
+
+const keyInput = z.object({ id: keyIdParam });
+
+export const webhooksRouter = router({
+  get: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/keys/{id}/webhook', tags: TAGS, summary: 'The webhook of an API key (url, enabled, signing secret)' } })
+    .input(keyInput)
+    .output(webhookSchema)
+    .query(async ({ ctx, input }) => {
+      const { keyId, webhook } = await getWebhook(ctx.services.db, ctx.account.id, input.id);
+      return presentWebhook(keyId, webhook);
+    }),
+
+  put: sessionProcedure
+    .meta({ openapi: { method: 'PUT', path: '/api/v1/keys/{id}/webhook', tags: TAGS, summary: 'Set the webhook url and switch it on or off; the secret is created the first time and kept after' } })
+    .input(keyInput.extend({ url: httpUrl, enabled: z.boolean() }))
+    .output(webhookSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { db, clock, config } = ctx.services;
+      const webhook = await upsertWebhook(db, {
+        accountId: ctx.account.id,
+        keyId: input.id,
+        url: input.url,
+        enabled: input.enabled,
+        now: clock.now(),
+        policy: { allowPrivateNetwork: config.allowPrivateNetwork },
+      });
+      return presentWebhook(input.id, webhook);
+    }),
+
+  test: sessionProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/keys/{id}/webhook/test', tags: TAGS, summary: 'Send one signed test.ping now (also while disabled) and report the result' } })
+    .input(keyInput)
+    .output(
+      z.object({
+        delivered: z.boolean(),
+        status_code: z.number().int().nullable(),
+        duration_ms: z.number().int(),
+        event_id: z.string(),
+        error: z.string().optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => {
+      const { db, clock, config } = ctx.services;
+      return sendTestPing(db, { accountId: ctx.account.id, keyId: input.id, now: () => clock.now(), policy: { allowPrivateNetwork: config.allowPrivateNetwork } });
+    }),
+
+  rotateSecret: sessionProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/keys/{id}/webhook/rotate-secret', tags: TAGS, summary: 'Replace the signing secret; every attempt from now on is signed with the new one' } })
+    .input(keyInput)
+    .output(webhookSchema)
+    .mutation(async ({ ctx, input }) => {
+      const webhook = await rotateWebhookSecret(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, now: ctx.services.clock.now() });
+      return presentWebhook(input.id, webhook);
+    }),
+
+  deliveries: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/keys/{id}/webhook/deliveries', tags: TAGS, summary: 'Recent deliveries of the webhook, newest first' } })
+    .input(keyInput.extend({ limit: z.coerce.number().int().min(1).max(200).default(50) }))
+    .output(z.object({ deliveries: z.array(deliverySchema) }))
+    .query(async ({ ctx, input }) => {
+      const deliveries = await listDeliveries(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, limit: input.limit });
+      return { deliveries: deliveries.map(presentDelivery) };
+    }),
+
+  retryDelivery: sessionProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry', tags: TAGS, summary: 'Queue a delivery again for one more attempt now' },
+    })
+    .input(keyInput.extend({ delivery_id: z.string().min(1).max(40) }))
+    .output(deliverySchema)
+    .mutation(async ({ ctx, input }) => {
+      const delivery = await retryDelivery(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, deliveryId: input.delivery_id, now: ctx.services.clock.now() });
+      return presentDelivery(delivery);
+    }),
+});

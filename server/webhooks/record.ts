@@ -1,0 +1,85 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.js';
+import type { AttemptResult } from './deliver.js';
+import { nextAfterFailure } from './schedule.js';
+
+/** A delivery leased by one attempt: `leaseUntil` proves the lease is still ours when the result is written. */
+export interface LeasedDelivery {
+  id: string;
+  keyId: number;
+  /** Attempts made before this one. */
+  attempts: number;
+  leaseUntil: number;
+}
+
+export interface FailurePolicy {
+  retryDelaysMs: readonly number[];
+  random?: () => number;
+  /** Record `failed` now, whatever the schedule says (a test ping is not retried by itself). */
+  final?: boolean;
+}
+
+export type RecordedOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number } | { status: 'failed' };
+
+/**
+ * Writes one attempt's result, only while the lease is still ours: if it expired and another worker took the
+ * delivery over, that worker's result is the one that counts (the receiver dedupes on the event id).
+ */
+export async function recordAttempt(db: Db, delivery: LeasedDelivery, result: AttemptResult, now: number, policy: FailurePolicy): Promise<RecordedOutcome> {
+  const attemptsMade = delivery.attempts + 1;
+  let outcome: RecordedOutcome;
+  if (result.delivered) outcome = { status: 'delivered' };
+  else {
+    const next = policy.final ? ({ retry: false } as const) : nextAfterFailure(attemptsMade, policy.retryDelaysMs, policy.random);
+    outcome = next.retry ? { status: 'pending', nextAttemptAt: now + next.delayMs } : { status: 'failed' };
+  }
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.status,
+      attempts: sql<number>`attempts + 1`,
+      locked_until: null,
+      next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+      last_status_code: result.statusCode,
+      last_error: result.error === null ? null : result.error.slice(0, 500),
+      delivered_at: outcome.status === 'delivered' ? now : null,
+    })
+    .where('id', '=', delivery.id)
+    .where('locked_until', '=', delivery.leaseUntil)
+    .execute();
+  return outcome;
+}
+
+export interface DeliveredItem {
+  delivery: LeasedDelivery;
+  statusCode: number;
+  deliveredAt: number;
+}
+
+/** Many successes in one statement: at a thousand deliveries a second, one commit each would be the bottleneck. */
+export async function recordDeliveredBatch(db: Db, items: readonly DeliveredItem[]): Promise<void> {
+  const byLease = new Map<number, DeliveredItem[]>();
+  for (const item of items) {
+    const group = byLease.get(item.delivery.leaseUntil) ?? [];
+    group.push(item);
+    byLease.set(item.delivery.leaseUntil, group);
+  }
+  for (const [leaseUntil, group] of byLease) {
+    const caseOf = (value: (item: DeliveredItem) => number) =>
+      sql<number>`CASE id ${sql.join(group.map((item) => sql`WHEN ${item.delivery.id} THEN ${value(item)}`), sql` `)} END`;
+    await db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'delivered',
+        attempts: sql<number>`attempts + 1`,
+        locked_until: null,
+        next_attempt_at: null,
+        last_status_code: caseOf((item) => item.statusCode),
+        last_error: null,
+        delivered_at: caseOf((item) => item.deliveredAt),
+      })
+      .where('id', 'in', group.map((item) => item.delivery.id))
+      .where('locked_until', '=', leaseUntil)
+      .execute();
+  }
+}

@@ -1,0 +1,277 @@
+import { type Db, isMysql } from '../../db/client.js';
+import { type Clock, systemClock } from '../clock.js';
+import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
+import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
+import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
+
+export interface WorkerOptions {
+  db: Db;
+  retryDelaysMs: readonly number[];
+  allowPrivateNetwork: boolean;
+  clock?: Clock;
+  /** Per attempt; CONTRACT §7 says 10 s. Tests shorten it. */
+  timeoutMs?: number;
+  /** Fallback when no in-process wake-up arrives (another process emitted, a retry fell due elsewhere). */
+  pollIntervalMs?: number;
+  /** How long a claimed delivery stays ours; past it, a crashed attempt is due again. Must exceed timeoutMs. */
+  leaseMs?: number;
+  /** Attempts in flight in this worker, all targets together. */
+  concurrency?: number;
+  /** Attempts in flight to one webhook, so one slow receiver cannot take every slot. */
+  perTargetConcurrency?: number;
+  /** Rows claimed per locking transaction. */
+  batchSize?: number;
+  random?: () => number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface WebhookWorker {
+  start(): void;
+  /** Stops claiming, waits for attempts in flight and their results to be written. */
+  stop(): Promise<void>;
+  /** Claim now rather than at the next poll. */
+  wake(): void;
+}
+
+interface ClaimedDelivery extends LeasedDelivery {
+  eventId: string;
+  event: string;
+  payload: string;
+  url: string | null;
+  secret: string | null;
+  enabled: boolean;
+}
+
+const DELIVERED_FLUSH_SIZE = 200;
+const DELIVERED_FLUSH_DELAY_MS = 5;
+
+export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
+  const db = options.db;
+  const clock = options.clock ?? systemClock;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const leaseMs = options.leaseMs ?? timeoutMs + 5_000;
+  const concurrency = options.concurrency ?? 256;
+  const perTarget = options.perTargetConcurrency ?? 32;
+  const batchSize = options.batchSize ?? 200;
+  const log = options.log ?? ((message, error) => console.error(`[webhooks] ${message}`, error ?? ''));
+  const mysql = isMysql(db);
+
+  let running = false;
+  let loopDone: Promise<void> = Promise.resolve();
+  let wakePending = false;
+  let wakeWaiter: (() => void) | null = null;
+  let limitedByCapacity = false;
+  let total = 0;
+  const perKey = new Map<number, number>();
+  const work = new Set<Promise<unknown>>();
+  const retryTimers = new Set<NodeJS.Timeout>();
+
+  // Successful results are written in batches; failures (rare, each with its own next time) one by one.
+  let delivered: Array<DeliveredItem & { done: () => void; fail: (error: unknown) => void }> = [];
+  let flushTimer: NodeJS.Timeout | null = null;
+
+  function wake() {
+    wakePending = true;
+    wakeWaiter?.();
+  }
+
+  function track<T>(promise: Promise<T>): Promise<T> {
+    work.add(promise);
+    void promise.finally(() => work.delete(promise)).catch(() => {});
+    return promise;
+  }
+
+  function flushDelivered(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    const batch = delivered;
+    delivered = [];
+    if (batch.length === 0) return Promise.resolve();
+    return track(
+      recordDeliveredBatch(db, batch).then(
+        () => batch.forEach((item) => item.done()),
+        (error) => batch.forEach((item) => item.fail(error)),
+      ),
+    );
+  }
+
+  function recordDelivered(delivery: LeasedDelivery, result: AttemptResult, at: number): Promise<void> {
+    return new Promise((done, fail) => {
+      delivered.push({ delivery, statusCode: result.statusCode!, deliveredAt: at, done, fail });
+      if (delivered.length >= DELIVERED_FLUSH_SIZE) void flushDelivered();
+      else flushTimer ??= setTimeout(() => void flushDelivered(), DELIVERED_FLUSH_DELAY_MS);
+    });
+  }
+
+  async function claim(limit: number, saturatedKeys: number[]): Promise<{ rows: ClaimedDelivery[]; more: boolean }> {
+    const now = clock.now();
+    const leaseUntil = now + leaseMs;
+    const lockAndLease = async (trx: Db) => {
+      let query = trx
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'key_id', 'attempts'])
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      if (saturatedKeys.length > 0) query = query.where('key_id', 'not in', saturatedKeys);
+      // Rows another worker is claiming right now are skipped, not waited for (SQLite has one writer anyway).
+      if (mysql) query = query.forUpdate().skipLocked();
+      const candidates = await query.execute();
+      // Take no more per webhook than it has free slots; the rest stay due for the next round or another worker.
+      const taken = new Map<number, number>();
+      const chosen = candidates.filter((row) => {
+        const used = (perKey.get(row.key_id) ?? 0) + (taken.get(row.key_id) ?? 0);
+        if (used >= perTarget) return false;
+        taken.set(row.key_id, (taken.get(row.key_id) ?? 0) + 1);
+        return true;
+      });
+      if (chosen.length > 0) {
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: leaseUntil })
+          .where('id', 'in', chosen.map((row) => row.id))
+          .execute();
+      }
+      return { chosen, more: candidates.length === limit };
+    };
+    // READ COMMITTED keeps InnoDB from taking gap locks that would make concurrent emitEvent inserts wait.
+    const { chosen, more } = mysql
+      ? await db.transaction().setIsolationLevel('read committed').execute((trx) => lockAndLease(trx))
+      : await db.transaction().execute((trx) => lockAndLease(trx));
+    if (chosen.length === 0) return { rows: [], more };
+
+    const details = await db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhooks as w', 'w.key_id', 'd.key_id')
+      .select(['d.id', 'd.event_id', 'e.event', 'e.payload', 'w.url', 'w.secret', 'w.enabled'])
+      .where('d.id', 'in', chosen.map((row) => row.id))
+      .execute();
+    const byId = new Map(details.map((row) => [row.id, row]));
+    const rows = chosen.flatMap((row) => {
+      const detail = byId.get(row.id);
+      if (!detail) return [];
+      return [
+        {
+          id: row.id,
+          keyId: row.key_id,
+          attempts: row.attempts,
+          leaseUntil,
+          eventId: detail.event_id,
+          event: detail.event,
+          payload: detail.payload,
+          url: detail.url,
+          secret: detail.secret,
+          enabled: detail.enabled === 1,
+        },
+      ];
+    });
+    return { rows, more };
+  }
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    // A webhook switched off (or emptied) after the event was written receives nothing; a test ping still goes.
+    const disabled = !delivery.url || !delivery.secret || (!delivery.enabled && delivery.event !== 'test.ping');
+    let result: AttemptResult;
+    try {
+      result = disabled
+        ? { delivered: false, statusCode: null, error: 'The webhook is disabled or has no url; not sent.', durationMs: 0 }
+        : await deliverOnce(
+            { url: delivery.url!, secret: delivery.secret!, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
+            { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() },
+          );
+    } finally {
+      total -= 1;
+      const left = (perKey.get(delivery.keyId) ?? 1) - 1;
+      if (left <= 0) perKey.delete(delivery.keyId);
+      else perKey.set(delivery.keyId, left);
+      if (limitedByCapacity) wake();
+    }
+    const now = clock.now();
+    if (result.delivered) {
+      await recordDelivered(delivery, result, now);
+      return;
+    }
+    const outcome = await recordAttempt(db, delivery, result, now, { retryDelaysMs: options.retryDelaysMs, random: options.random, final: disabled });
+    if (outcome.status === 'pending' && running) {
+      const timer = setTimeout(() => {
+        retryTimers.delete(timer);
+        wake();
+      }, Math.max(0, outcome.nextAttemptAt - clock.now()));
+      timer.unref();
+      retryTimers.add(timer);
+    }
+  }
+
+  /** One claiming round; true when more due rows may be waiting right now. */
+  async function round(): Promise<boolean> {
+    const free = concurrency - total;
+    const saturatedKeys = [...perKey].filter(([, n]) => n >= perTarget).map(([key]) => key);
+    if (free <= 0) {
+      limitedByCapacity = true;
+      return false;
+    }
+    const { rows, more } = await claim(Math.min(batchSize, free), saturatedKeys);
+    for (const delivery of rows) {
+      total += 1;
+      perKey.set(delivery.keyId, (perKey.get(delivery.keyId) ?? 0) + 1);
+      track(attempt(delivery)).catch((error) => log(`recording delivery ${delivery.id} failed; it is retried when its lease ends`, error));
+    }
+    // Rows were left because a webhook or the worker is full: a freed slot should trigger the next round.
+    limitedByCapacity = more || total >= concurrency || [...perKey.values()].some((n) => n >= perTarget);
+    return more && rows.length > 0;
+  }
+
+  function waitForWake(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeWaiter = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakeWaiter = done;
+    });
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      wakePending = false;
+      let more = false;
+      try {
+        more = await round();
+      } catch (error) {
+        log('claiming due deliveries failed; trying again shortly', error);
+      }
+      if (!running) break;
+      if (!more && !wakePending) await waitForWake(pollIntervalMs);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      outboxSignal.on(OUTBOX_WAKE, wake);
+      loopDone = loop();
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      outboxSignal.off(OUTBOX_WAKE, wake);
+      wakeWaiter?.();
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
+      await loopDone;
+      // Attempts in flight finish (each bounded by the timeout) and every result is written before we return.
+      while (work.size > 0 || delivered.length > 0) {
+        await flushDelivered();
+        await Promise.allSettled([...work]);
+      }
+    },
+    wake,
+  };
+}
