@@ -95,6 +95,81 @@ export interface WebhookDeliveriesTable {
   created_at: EpochMs;
 }
 
+export interface IdempotencyKeysTable {
+  key_id: number;
+  idempotency_key: string;
+  /** SHA-256 of the operation and its canonical input: the same key with another request is a conflict. */
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  response_body: string | null;
+  created_at: EpochMs;
+}
+
+export interface ImageOperationLeasesTable {
+  id: string;
+  key_id: number;
+  expires_at: EpochMs;
+}
+
+export type ImageKind = 'staged' | 'enhanced' | 'placed';
+
+export interface ClaimsTable {
+  /** `RS-` + 8 Crockford base32 characters, stored in canonical upper case. */
+  code: string;
+  /** The issuing account and key (the API user). */
+  account_id: string;
+  key_id: number | null;
+  image_count: ColumnType<number, number | undefined, number>;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  /** The agent's account; null until redeemed. */
+  redeemed_by: string | null;
+  redeemed_at: EpochMs | null;
+}
+
+export interface ImagesTable {
+  id: string;
+  account_id: string;
+  key_id: number | null;
+  claim_code: string | null;
+  kind: ImageKind;
+  /** Unguessable file name in image storage, served at /images/<name>. */
+  storage_name: string;
+  content_type: string;
+  width: number;
+  height: number;
+  style: string | null;
+  room_type: string | null;
+  source_image_id: string | null;
+  created_at: EpochMs;
+}
+
+export interface ProductsTable {
+  id: string;
+  name: string;
+  brand: string;
+  category: string;
+  asset: string;
+  revenue_per_mille_cents: number;
+  /** Comma-separated room types the product suits. */
+  room_types: string;
+  active: ColumnType<Flag, Flag | undefined, Flag>;
+}
+
+export interface PlacementsTable {
+  id: Generated<number>;
+  image_id: string;
+  product_id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Snapshot of the product's rate when it was placed, in US cents per 1 000 impressions. */
+  revenue_per_mille_cents: number;
+  impressions: ColumnType<number, number | undefined, number>;
+  created_at: EpochMs;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -103,6 +178,12 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  claims: ClaimsTable;
+  images: ImagesTable;
+  products: ProductsTable;
+  placements: PlacementsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  image_operation_leases: ImageOperationLeasesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -111,3 +192,7 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type LedgerEntry = Selectable<CreditLedgerTable>;
 export type Webhook = Selectable<WebhooksTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type Claim = Selectable<ClaimsTable>;
+export type Image = Selectable<ImagesTable>;
+export type Product = Selectable<ProductsTable>;
+export type PlacementRow = Selectable<PlacementsTable>;

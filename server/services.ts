@@ -3,6 +3,11 @@ import { migrateToLatest } from '../db/migrate.js';
 import { createLucia } from './auth/lucia.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './env.js';
+import { createRequestRateLimiter } from './limits/request-rate.js';
+import { syncProductCatalog } from './domain/ads/products.js';
+import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
+import { createImageEngine } from './imaging/sharp-engine.js';
+import { createLocalDiskStorage } from './storage/local-disk.js';
 import type { Services } from './trpc.js';
 
 export interface ServiceHandle {
@@ -15,6 +20,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
   const handle = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(handle.db);
+    await syncProductCatalog(handle.db, SPONSORED_PRODUCTS);
   } catch (error) {
     await handle.close();
     throw error;
@@ -27,6 +33,9 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     auth: createLucia(handle.db, { secureCookies: config.publicBaseUrl.startsWith('https://') }),
     clock,
     startedAt: clock.now(),
+    engine: createImageEngine(),
+    storage: createLocalDiskStorage({ dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl }),
+    requestRateLimiter: createRequestRateLimiter({ perMinute: config.rateLimitPerMinute, mysql: handle.mysql }),
   };
   return { services, close: () => handle.close() };
 }

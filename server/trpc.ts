@@ -8,7 +8,12 @@ import type { Clock } from './clock.js';
 import type { Config } from './env.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
 import type { ResponseControl } from './http/response-control.js';
+import type { ImageEngine } from './imaging/engine.js';
+import type { ImageStorage } from './storage/storage.js';
 import { type AuthenticatedKey, authenticateApiKey, isApiKeyShaped } from './domain/keys/api-keys.js';
+import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, parseIdempotencyKey, requestFingerprint } from './limits/idempotency.js';
+import { acquireImageSlot } from './limits/image-slots.js';
+import type { RequestRateLimiter } from './limits/request-rate.js';
 
 /** Long-lived things every request may use; built once per process in server/services.ts. */
 export interface Services {
@@ -18,6 +23,11 @@ export interface Services {
   auth: Auth;
   clock: Clock;
   startedAt: number;
+  /** Stages, enhances and places products; tests may swap it for a failing one. */
+  engine: ImageEngine;
+  /** Where output images live (local disk under DATA_DIR/images). */
+  storage: ImageStorage;
+  requestRateLimiter: RequestRateLimiter;
 }
 
 export interface Context {
@@ -97,17 +107,60 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
   return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
 });
 
-/** API key: `Authorization: Bearer sk_live_…|sk_test_…`. Cookies and identity tokens are no credential here. */
+/**
+ * API key: `Authorization: Bearer sk_live_…|sk_test_…`. Cookies and identity tokens are no credential here.
+ * Every authenticated call counts against the key's requests-per-minute budget, reported in X-RateLimit-* headers.
+ */
 export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(async ({ ctx, next }) => {
   const bearer = bearerToken(ctx.headers);
-  const { db, clock } = ctx.services;
+  const { db, clock, requestRateLimiter } = ctx.services;
   const apiKey: AuthenticatedKey | null = bearer ? await authenticateApiKey(db, bearer, clock.now()) : null;
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
+  const rate = await requestRateLimiter.consume(apiKey.id);
+  ctx.response.setHeader('X-RateLimit-Limit', String(rate.limit));
+  ctx.response.setHeader('X-RateLimit-Remaining', String(rate.remaining));
+  ctx.response.setHeader('X-RateLimit-Reset', String(rate.resetSeconds));
+  if (!rate.allowed) {
+    throw new AppError('rate_limited', `This API key is limited to ${rate.limit} requests a minute. Retry in ${rate.resetSeconds} s.`, {}, { 'Retry-After': String(rate.resetSeconds) });
+  }
   return next({ ctx: { apiKey } });
 });
 
+/** A replayed response skips the procedure; tRPC's middleware result carries it as if the procedure had run. */
+function replayed<T>(data: unknown): T {
+  return { ok: true, data, marker: 'middlewareMarker' } as T;
+}
+
 /**
- * The three image endpoints (stage, enhance, place-products): an API key, plus the per-key limit on image
- * operations in flight and Idempotency-Key replay (server/limits/).
+ * The three image endpoints (stage, enhance, place-products): an API key, then Idempotency-Key replay
+ * (CONTRACT §5), then one of the key's slots for image operations in flight (CONTRACT §9).
  */
-export const imageProcedure = apiKeyProcedure;
+export const imageProcedure = apiKeyProcedure
+  .use(async ({ ctx, path, getRawInput, next }) => {
+    const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key']);
+    if (!idempotencyKey) return next();
+    const { db, clock } = ctx.services;
+    const scope = { keyId: ctx.apiKey.id, idempotencyKey };
+    const fingerprint = requestFingerprint(path, await getRawInput());
+    const start = await beginIdempotentRequest(db, { ...scope, fingerprint, now: clock.now() });
+    if (start.kind === 'replay') {
+      ctx.response.setHeader('Idempotent-Replayed', 'true');
+      return replayed<Awaited<ReturnType<typeof next>>>(start.body);
+    }
+    const result = await next();
+    if (result.ok) await completeIdempotentRequest(db, scope, result.data);
+    else await abandonIdempotentRequest(db, scope);
+    return result;
+  })
+  .use(async ({ ctx, next }) => {
+    const { db, clock, config } = ctx.services;
+    const release = await acquireImageSlot(db, { keyId: ctx.apiKey.id, limit: config.rateLimitConcurrent, now: clock.now() });
+    if (!release) {
+      throw new AppError('rate_limited', `This API key may run ${config.rateLimitConcurrent} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
+    }
+    try {
+      return await next();
+    } finally {
+      await release();
+    }
+  });

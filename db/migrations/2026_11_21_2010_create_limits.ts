@@ -1,0 +1,48 @@
+import { type Kysely, MysqlAdapter } from 'kysely';
+import { tableOptions } from '../migration-helpers.js';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  // Idempotency-Key records (CONTRACT §5): one per (API key, client key), kept 24 hours.
+  await tableOptions(
+    db,
+    db.schema
+      .createTable('idempotency_keys')
+      .addColumn('key_id', 'bigint', (col) => col.notNull())
+      .addColumn('idempotency_key', 'varchar(255)', (col) => col.notNull())
+      .addColumn('fingerprint', 'char(64)', (col) => col.notNull())
+      .addColumn('status', 'varchar(16)', (col) => col.notNull())
+      .addColumn('response_body', 'text')
+      .addColumn('created_at', 'bigint', (col) => col.notNull())
+      .addPrimaryKeyConstraint('idempotency_keys_pk', ['key_id', 'idempotency_key']),
+  ).execute();
+
+  // Image operations in flight per API key, as leases so a crashed process cannot hold a slot for ever.
+  await tableOptions(
+    db,
+    db.schema
+      .createTable('image_operation_leases')
+      .addColumn('id', 'varchar(40)', (col) => col.primaryKey())
+      .addColumn('key_id', 'bigint', (col) => col.notNull())
+      .addColumn('expires_at', 'bigint', (col) => col.notNull()),
+  ).execute();
+  await db.schema.createIndex('image_operation_leases_key').on('image_operation_leases').columns(['key_id', 'expires_at']).execute();
+
+  // rate-limiter-flexible's MySQL store (its own layout), shared by every server process. SQLite runs in one
+  // process, where the limiter keeps its counters in memory.
+  if (db.getExecutor().adapter instanceof MysqlAdapter) {
+    await tableOptions(
+      db,
+      db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'varchar(255)', (col) => col.primaryKey())
+        .addColumn('points', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('expire', 'bigint'),
+    ).execute();
+  }
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('rate_limits').ifExists().execute();
+  await db.schema.dropTable('image_operation_leases').execute();
+  await db.schema.dropTable('idempotency_keys').execute();
+}

@@ -1,0 +1,32 @@
+import type { Db } from '../../db/client.js';
+import { isMysql } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
+import { randomBase62 } from '../ids.js';
+
+/** Longer than any image operation may take; a lease left by a crashed process frees itself after this. */
+export const LEASE_MS = 120_000;
+
+/**
+ * Takes one of the key's `limit` slots for image operations in flight, across every process sharing the database.
+ * Returns a release function, or null when all slots are taken.
+ */
+export async function acquireImageSlot(db: Db, input: { keyId: number; limit: number; now: number }): Promise<(() => Promise<void>) | null> {
+  const leaseId = `lse_${randomBase62(20)}`;
+  const acquired = await inTransaction(db, async (trx) => {
+    // Serialise slot-taking per key on MySQL by locking the key's row; SQLite transactions are already serial.
+    if (isMysql(trx)) await trx.selectFrom('api_keys').select('id').where('id', '=', input.keyId).forUpdate().execute();
+    await trx.deleteFrom('image_operation_leases').where('key_id', '=', input.keyId).where('expires_at', '<=', input.now).execute();
+    const { inFlight } = await trx
+      .selectFrom('image_operation_leases')
+      .select((eb) => eb.fn.countAll<number>().as('inFlight'))
+      .where('key_id', '=', input.keyId)
+      .executeTakeFirstOrThrow();
+    if (Number(inFlight) >= input.limit) return false;
+    await trx.insertInto('image_operation_leases').values({ id: leaseId, key_id: input.keyId, expires_at: input.now + LEASE_MS }).execute();
+    return true;
+  });
+  if (!acquired) return null;
+  return async () => {
+    await db.deleteFrom('image_operation_leases').where('id', '=', leaseId).execute();
+  };
+}
