@@ -12,6 +12,8 @@ import { type Config, ConfigError, loadConfig } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
+import { imageFilesRouter } from './http/image-files.js';
+import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
 import { BufferedResponse, DirectResponse } from './http/response-control.js';
 import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor, rewriteBridgeErrors } from './openapi.js';
 import { appRouter, createCaller } from './root.js';
@@ -54,11 +56,14 @@ export async function createApp(services: Services) {
     }),
   );
 
+  // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
+  app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody);
   app.use('/api', emptyBodyIsJson, jsonBody('1mb'));
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
   app.use('/api', apiNotFound, apiErrorHandler);
 
   app.use('/docs', docsRouter());
+  app.use('/images', imageFilesRouter(services));
 
   const build = await loadRemixBuild();
   app.use('/build', express.static(path.join(ROOT, 'public', 'build'), { immutable: true, maxAge: '1y' }));

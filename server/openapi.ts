@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorResponse, isServerFault, toErrorResponse } from './errors.js';
+import { describeImageUploads } from './http/image-upload-docs.js';
 import { BufferedResponse } from './http/response-control.js';
 import { appRouter } from './root.js';
 import type { AuthKind, Context, Meta, Services } from './trpc.js';
@@ -49,7 +50,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     if (auth === 'none') delete operation.security;
     else operation.security = [{ [SECURITY_SCHEME_BY_AUTH[auth]]: [] }];
   }
-  return document;
+  return describeImageUploads(document);
 }
 
 export function createContextFactory(services: Services) {

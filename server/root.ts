@@ -1,7 +1,9 @@
 import { authRouter } from './routers/auth.js';
+import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
 import { keysRouter } from './routers/keys.js';
+import { stagingRouter } from './routers/staging.js';
 import { webhooksRouter } from './routers/webhooks.js';
 import { createCallerFactory, router } from './trpc.js';
 
@@ -12,6 +14,8 @@ export const appRouter = router({
   keys: keysRouter,
   credits: creditsRouter,
   webhooks: webhooksRouter,
+  staging: stagingRouter,
+  claims: claimsRouter,
 });
 
 export type AppRouter = typeof appRouter;

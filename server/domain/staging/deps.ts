@@ -1,0 +1,20 @@
+import type { Db } from '../../../db/client.js';
+import type { Clock } from '../../clock.js';
+import type { NetworkPolicy } from '../../http/network-guard.js';
+import type { ImageEngine } from '../../imaging/engine.js';
+import type { ImageStorage } from '../../storage/storage.js';
+
+/** What the image operations need from the process; routers pass the matching parts of `Services`. */
+export interface ImagingDeps {
+  db: Db;
+  engine: ImageEngine;
+  storage: ImageStorage;
+  clock: Clock;
+  network: NetworkPolicy;
+}
+
+/** The API key a request came with, and its account (the API user). */
+export interface ApiCaller {
+  accountId: string;
+  keyId: number;
+}

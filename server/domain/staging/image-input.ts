@@ -1,0 +1,70 @@
+import { AppError } from '../../errors.js';
+import { downloadImage } from '../../http/image-download.js';
+import type { NetworkPolicy } from '../../http/network-guard.js';
+
+/** CONTRACT §5 limits on what a request may carry; the engine checks format and dimensions. */
+export const MAX_IMAGE_BYTES = 15 * 1024 * 1024;
+export const MAX_IMAGES_PER_REQUEST = 10;
+export const IMAGE_DOWNLOAD_TIMEOUT_MS = 10_000;
+
+/** The ways a request can name its image(s); the routers' zod schemas produce this. */
+export interface ImageSources {
+  image?: string | undefined;
+  images?: string[] | undefined;
+  image_url?: string | undefined;
+}
+
+const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+const BASE64_BODY = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+function invalidField(path: string, message: string): AppError {
+  return new AppError('invalid_request', message, { details: [{ path, message }] });
+}
+
+function tooLarge(): AppError {
+  return new AppError('payload_too_large', 'An image is larger than 15 MB, the limit per image.');
+}
+
+/** Base64 or a `data:image/…;base64,` URL → bytes, refusing oversize input before decoding it. */
+export function decodeInlineImage(text: string, path: string): Buffer {
+  let body = text.trim();
+  const dataUrl = DATA_URL.exec(body);
+  if (dataUrl) {
+    const mediaType = (dataUrl[1] ?? '').toLowerCase();
+    if (!/;base64$/i.test(dataUrl[2] ?? '')) throw invalidField(path, `${path} is a data URL without ;base64; send the image base64-encoded.`);
+    if (mediaType && !mediaType.startsWith('image/')) {
+      throw new AppError('unsupported_media_type', `${path} is a data URL of ${mediaType}, not an image; send JPEG, PNG, WebP, AVIF or TIFF.`);
+    }
+    body = body.slice(dataUrl[0].length);
+  }
+  body = body.replace(/\s+/g, '');
+  if (body.length === 0) throw invalidField(path, `${path} is empty.`);
+  if (Math.floor((body.length * 3) / 4) - 2 > MAX_IMAGE_BYTES) throw tooLarge();
+  if (!BASE64_BODY.test(body)) throw invalidField(path, `${path} must be base64 or a data:image/…;base64, URL (or upload the file as multipart/form-data).`);
+  const bytes = Buffer.from(body, body.includes('-') || body.includes('_') ? 'base64url' : 'base64');
+  if (bytes.length > MAX_IMAGE_BYTES) throw tooLarge();
+  return bytes;
+}
+
+/**
+ * Exactly one source per request: `image`, `images` (stage only, up to 10) or `image_url`. Returns the raw bytes of
+ * every image in order; nothing here decodes pixels.
+ */
+export async function readImageSources(sources: ImageSources, policy: NetworkPolicy, options: { allowMany: boolean }): Promise<Buffer[]> {
+  const given = (['image', 'images', 'image_url'] as const).filter((field) => sources[field] !== undefined);
+  const allowed = options.allowMany ? 'image, images or image_url' : 'image or image_url';
+  if (given.length === 0) throw invalidField('image', `Send the image: ${allowed} (JSON), or an image file field (multipart/form-data).`);
+  if (given.length > 1) throw invalidField(given[1]!, `Send only one of ${allowed}.`);
+
+  if (sources.images !== undefined) {
+    if (!options.allowMany) throw invalidField('images', 'This endpoint takes one image; use image or image_url.');
+    if (sources.images.length === 0) throw invalidField('images', 'images is empty.');
+    if (sources.images.length > MAX_IMAGES_PER_REQUEST) {
+      throw new AppError('payload_too_large', `${sources.images.length} images sent; a request may carry at most ${MAX_IMAGES_PER_REQUEST}.`);
+    }
+    return sources.images.map((text, index) => decodeInlineImage(text, `images.${index}`));
+  }
+  if (sources.image !== undefined) return [decodeInlineImage(sources.image, 'image')];
+  const bytes = await downloadImage(sources.image_url!, policy, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS });
+  return [bytes];
+}

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { Database, Image, ImageKind } from '../../../db/schema.js';
+import type { EngineImage } from '../../imaging/engine.js';
+
+type Executor = Kysely<Database>;
+
+/** An engine output already written to storage under `storageName`, waiting for its row. */
+export interface StoredOutput {
+  id: string;
+  storageName: string;
+  output: Pick<EngineImage, 'contentType' | 'width' | 'height'>;
+}
+
+export async function insertImages(
+  trx: Executor,
+  input: {
+    accountId: string;
+    keyId: number | null;
+    claimCode: string | null;
+    kind: ImageKind;
+    style: string | null;
+    roomType: string | null;
+    sourceImageId?: string | null;
+    outputs: StoredOutput[];
+    now: number;
+  },
+): Promise<Image[]> {
+  const rows: Image[] = input.outputs.map((stored) => ({
+    id: stored.id,
+    account_id: input.accountId,
+    key_id: input.keyId,
+    claim_code: input.claimCode,
+    kind: input.kind,
+    storage_name: stored.storageName,
+    content_type: stored.output.contentType,
+    width: stored.output.width,
+    height: stored.output.height,
+    style: input.style,
+    room_type: input.roomType,
+    source_image_id: input.sourceImageId ?? null,
+    created_at: input.now,
+  }));
+  if (rows.length > 0) await trx.insertInto('images').values(rows).execute();
+  return rows;
+}
+
+/** An image this account created (any kind), or undefined: other accounts' ids read as unknown. */
+export async function findOwnImage(db: Executor, accountId: string, imageId: string): Promise<Image | undefined> {
+  return db.selectFrom('images').selectAll().where('id', '=', imageId).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+export async function findImageByStorageName(db: Executor, storageName: string): Promise<Pick<Image, 'id' | 'kind' | 'content_type'> | undefined> {
+  return db.selectFrom('images').select(['id', 'kind', 'content_type']).where('storage_name', '=', storageName).executeTakeFirst();
+}
+
+/** The agent's dashboard: every image in the claims this account redeemed, newest claim first. */
+export async function listRedeemedImages(db: Executor, accountId: string, limit = 1000): Promise<Image[]> {
+  return db
+    .selectFrom('images')
+    .innerJoin('claims', 'claims.code', 'images.claim_code')
+    .selectAll('images')
+    .where('claims.redeemed_by', '=', accountId)
+    .orderBy('claims.redeemed_at', 'desc')
+    .orderBy('images.created_at', 'asc')
+    .orderBy('images.id', 'asc')
+    .limit(limit)
+    .execute();
+}

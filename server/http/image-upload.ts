@@ -1,0 +1,92 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import multer, { MulterError } from 'multer';
+import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST } from '../domain/staging/image-input.js';
+import { AppError } from '../errors.js';
+
+/** The endpoints that take images (CONTRACT §5); only they accept multipart and large JSON bodies. */
+export const IMAGE_UPLOAD_PATHS = ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products'] as const;
+
+/** Ten base64 images of 15 MB each, plus the other fields. */
+export const IMAGE_JSON_LIMIT = '210mb';
+
+const MULTI_IMAGE_PATHS = new Set<string>(['/api/v1/stage']);
+
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: {
+    fileSize: MAX_IMAGE_BYTES,
+    files: MAX_IMAGES_PER_REQUEST,
+    fields: 20,
+    fieldSize: 1024 * 1024,
+    fieldNameSize: 100,
+    parts: MAX_IMAGES_PER_REQUEST + 20,
+  },
+});
+
+const imageFieldsFor = (path: string) => {
+  const maxCount = MULTI_IMAGE_PATHS.has(path) ? MAX_IMAGES_PER_REQUEST : 1;
+  return upload.fields([
+    { name: 'image', maxCount },
+    ...(MULTI_IMAGE_PATHS.has(path) ? [{ name: 'images', maxCount }] : []),
+  ]);
+};
+
+/** Multer's refusals as CONTRACT §1 errors. */
+function multipartError(error: unknown, path: string): AppError {
+  if (error instanceof MulterError) {
+    switch (error.code) {
+      case 'LIMIT_FILE_SIZE':
+        return new AppError('payload_too_large', 'An image is larger than 15 MB, the limit per image.');
+      case 'LIMIT_FILE_COUNT':
+        return new AppError('payload_too_large', `A request may carry at most ${MAX_IMAGES_PER_REQUEST} images.`);
+      case 'LIMIT_FIELD_VALUE':
+        return new AppError('payload_too_large', `The text field ${error.field ?? ''} is over 1 MB; send images as file fields.`.replace('  ', ' '));
+      case 'LIMIT_PART_COUNT':
+      case 'LIMIT_FIELD_COUNT':
+      case 'LIMIT_FIELD_KEY':
+        return new AppError('payload_too_large', 'The form has too many or too long fields.');
+      case 'LIMIT_UNEXPECTED_FILE': {
+        if ((error.field === 'image' || error.field === 'images') && MULTI_IMAGE_PATHS.has(path)) {
+          return new AppError('payload_too_large', `A request may carry at most ${MAX_IMAGES_PER_REQUEST} images.`);
+        }
+        const message =
+          error.field === 'image' ? 'This endpoint takes one image file.' : `Unexpected file field "${error.field ?? ''}"; upload the image in the field "image".`;
+        return new AppError('invalid_request', message, { details: [{ path: error.field ?? 'image', message }] });
+      }
+      default:
+        break;
+    }
+  }
+  return new AppError('invalid_request', 'The multipart/form-data body could not be read.');
+}
+
+/**
+ * The REST bridge only takes JSON, so a multipart form is read here (files in memory, within the limits) and handed on
+ * as the JSON body the procedure validates: files become base64 strings in `image` (one) or `images` (several),
+ * text fields stay strings (zod coerces numbers).
+ */
+function multipartAsJson(req: Request, res: Response, next: NextFunction) {
+  const path = (req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, '');
+  imageFieldsFor(path)(req, res, (error?: unknown) => {
+    if (error) return next(multipartError(error, path));
+    const files = Object.values((req.files ?? {}) as Record<string, Express.Multer.File[]>).flat();
+    const body: Record<string, unknown> = { ...(req.body as Record<string, unknown>) };
+    const encoded = files.map((file) => file.buffer.toString('base64'));
+    if (encoded.length === 1) body.image = encoded[0];
+    else if (encoded.length > 1) body.images = encoded;
+    req.body = body;
+    req.files = undefined;
+    req.headers['content-type'] = 'application/json';
+    // Tells the JSON parser further down that the body is already read.
+    (req as Request & { _body?: boolean })._body = true;
+    next();
+  });
+}
+
+const largeJson = express.json({ limit: IMAGE_JSON_LIMIT, strict: true });
+
+/** Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. */
+export const imageRequestBody: RequestHandler = (req, res, next) => {
+  if (req.is('multipart/form-data')) return multipartAsJson(req, res, next);
+  return largeJson(req, res, next);
+};

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { inTransaction } from '../../db/transaction.js';
+import { iso } from '../clock.js';
+import { adRevenueForAgent } from '../domain/ads/revenue.js';
+import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.js';
+import { listRedeemedImages } from '../domain/staging/images.js';
+import { router, sessionProcedure } from '../trpc.js';
+import { presentImage } from './staging.js';
+import { isoTimestamp, noInput, nullableTimestamp } from './schemas.js';
+
+const claimStatus = z.enum(['unredeemed', 'redeemed', 'expired']);
+const codeInput = z.object({
+  code: z.string().trim().min(1).max(64).meta({ description: 'Claim code, e.g. RS-7K3M9QXD (case-insensitive; the hyphen may be left out)' }),
+});
+const imageSchema = z.object({ id: z.string(), image_url: z.string(), width: z.number().int(), height: z.number().int() });
+
+export const claimsRouter = router({
+  preview: sessionProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/claim/preview', tags: ['Claims'], summary: 'Look at a claim before redeeming it: image count and expiry' } })
+    .input(codeInput)
+    .output(
+      z.object({
+        valid: z.boolean().meta({ description: 'True only while the claim is unredeemed and unexpired' }),
+        code: z.string(),
+        status: claimStatus,
+        image_count: z.number().int(),
+        is_claimed: z.boolean(),
+        expires_at: isoTimestamp,
+        days_until_expiry: z.number().int(),
+      }),
+    )
+    .mutation(({ ctx, input }) => previewClaim(ctx.services.db, input.code, ctx.services.clock.now())),
+
+  redeem: sessionProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/claim', tags: ['Claims'], summary: 'Redeem a claim (free): its images move to your dashboard' } })
+    .input(codeInput)
+    .output(
+      z.object({
+        claim_code: z.string(),
+        status: z.literal('redeemed'),
+        redeemed_at: isoTimestamp,
+        image_count: z.number().int(),
+        images: z.array(imageSchema),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { db, clock, storage } = ctx.services;
+      const now = clock.now();
+      const { claim, images } = await inTransaction(db, (trx) => redeemClaim(trx, { typed: input.code, accountId: ctx.account.id, email: ctx.account.email, now }));
+      return {
+        claim_code: claim.code,
+        status: 'redeemed' as const,
+        redeemed_at: iso(now),
+        image_count: claim.image_count,
+        images: images.map((image) => presentImage(storage, image)),
+      };
+    }),
+
+  list: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/claims', tags: ['Claims'], summary: 'Claims you redeemed (role=redeemed) or your API keys issued (role=issued)' } })
+    .input(z.object({ role: z.enum(['redeemed', 'issued']).default('redeemed') }).default({ role: 'redeemed' }))
+    .output(
+      z.object({
+        claims: z.array(
+          z.object({
+            claim_code: z.string(),
+            status: claimStatus,
+            image_count: z.number().int(),
+            created_at: isoTimestamp,
+            expires_at: isoTimestamp,
+            redeemed_at: nullableTimestamp,
+            claimed_by_email: z.string().optional().meta({ description: 'role=issued: who redeemed the claim' }),
+          }),
+        ),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const listed = await listClaims(ctx.services.db, { accountId: ctx.account.id, role: input.role, now: ctx.services.clock.now() });
+      return {
+        claims: listed.map(({ claim, status, claimedByEmail }) => ({
+          claim_code: claim.code,
+          status,
+          image_count: claim.image_count,
+          created_at: iso(claim.created_at),
+          expires_at: iso(claim.expires_at),
+          redeemed_at: iso(claim.redeemed_at),
+          ...(input.role === 'issued' && claimedByEmail ? { claimed_by_email: claimedByEmail } : {}),
+        })),
+      };
+    }),
+
+  images: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/images', tags: ['Claims'], summary: 'The images in your dashboard: those of the claims you redeemed' } })
+    .input(noInput)
+    .output(
+      z.object({
+        images: z.array(
+          imageSchema.extend({ kind: z.enum(['staged', 'enhanced', 'placed']), claim_code: z.string().nullable(), created_at: isoTimestamp }),
+        ),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      const { db, storage } = ctx.services;
+      const images = await listRedeemedImages(db, ctx.account.id);
+      return {
+        images: images.map((image) => ({ ...presentImage(storage, image), kind: image.kind, claim_code: image.claim_code, created_at: iso(image.created_at) })),
+      };
+    }),
+
+  /** Dashboard only (no REST path yet; GET /api/v1/usage reports it later): ad revenue of the images you redeemed. */
+  adRevenue: sessionProcedure
+    .input(noInput)
+    .output(z.object({ impressions: z.number().int(), gross_cents: z.number().int(), earned_cents: z.number().int() }))
+    .query(({ ctx }) => adRevenueForAgent(ctx.services.db, ctx.account.id)),
+});

@@ -1,0 +1,191 @@
+import { z } from 'zod';
+import type { Image } from '../../db/schema.js';
+import { iso } from '../clock.js';
+import type { ImagingDeps } from '../domain/staging/deps.js';
+import { enhanceImage, placeProducts, stageImages } from '../domain/staging/operations.js';
+import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import type { ImageStorage } from '../storage/storage.js';
+import { imageProcedure, publicProcedure, router, type Services } from '../trpc.js';
+import { isoTimestamp, noInput } from './schemas.js';
+
+/** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
+const IMAGE_CONTENT_TYPES = ['application/json', 'multipart/form-data'] as const;
+
+const imageText = z
+  .string()
+  .meta({ description: 'The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image.' });
+const imageUrl = z.string().max(2048).meta({ description: 'http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only)' });
+const claimCodeInput = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .meta({ description: 'Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD)' });
+const styleSchema = z.enum(STYLES);
+const roomTypeSchema = z.enum(ROOM_TYPES);
+
+const imageSchema = z.object({
+  id: z.string().meta({ description: 'Image id (img_…)' }),
+  image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
+  width: z.number().int(),
+  height: z.number().int(),
+});
+
+const placementSchema = z.object({
+  product_id: z.string(),
+  name: z.string(),
+  brand: z.string(),
+  category: z.string(),
+  x: z.number().int(),
+  y: z.number().int(),
+  width: z.number().int(),
+  height: z.number().int(),
+});
+
+export function presentImage(storage: ImageStorage, image: Image): z.infer<typeof imageSchema> {
+  return { id: image.id, image_url: storage.url(image.storage_name), width: image.width, height: image.height };
+}
+
+function imagingDeps(services: Services): ImagingDeps {
+  const { db, engine, storage, clock, config } = services;
+  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork } };
+}
+
+export const stagingRouter = router({
+  styles: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/styles', tags: ['Images'], summary: 'Staging styles and room types', protect: false } })
+    .input(noInput)
+    .output(z.object({ styles: z.array(styleSchema), room_types: z.array(roomTypeSchema) }))
+    .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES] })),
+
+  stage: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/stage',
+        tags: ['Images'],
+        summary: 'Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code',
+        contentTypes: [...IMAGE_CONTENT_TYPES],
+      },
+    })
+    .input(
+      z.object({
+        image: imageText.optional(),
+        images: z.array(z.string()).optional().meta({ description: 'Up to 10 images, each base64 or a data URL (multipart: repeat the image field)' }),
+        image_url: imageUrl.optional(),
+        style: styleSchema.default(DEFAULT_STYLE),
+        room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+        claim_code: claimCodeInput.optional(),
+      }),
+    )
+    .output(
+      z.object({
+        success: z.literal(true),
+        claim_code: z.string(),
+        image_url: z.string().meta({ description: 'URL of the first staged image' }),
+        images: z.array(imageSchema),
+        style: styleSchema,
+        room_type: roomTypeSchema,
+        credits_used: z.number().int(),
+        credits_remaining: z.number().int(),
+        expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { storage } = ctx.services;
+      const result = await stageImages(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
+        sources: { image: input.image, images: input.images, image_url: input.image_url },
+        style: input.style,
+        roomType: input.room_type,
+        claimCode: input.claim_code,
+      });
+      const images = result.images.map((image) => presentImage(storage, image));
+      return {
+        success: true as const,
+        claim_code: result.claim.code,
+        image_url: images[0]!.image_url,
+        images,
+        style: input.style,
+        room_type: input.room_type,
+        credits_used: images.length,
+        credits_remaining: result.creditsRemaining,
+        expires_at: iso(result.claim.expires_at),
+      };
+    }),
+
+  enhance: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/enhance',
+        tags: ['Images'],
+        summary: 'Enhance an image to 4K (long edge 3840 px); 1 credit',
+        contentTypes: [...IMAGE_CONTENT_TYPES],
+      },
+    })
+    .input(z.object({ image: imageText.optional(), image_url: imageUrl.optional(), claim_code: claimCodeInput.optional() }))
+    .output(
+      z.object({
+        success: z.literal(true),
+        image_url: z.string(),
+        width: z.number().int(),
+        height: z.number().int(),
+        credits_used: z.literal(1),
+        credits_remaining: z.number().int(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const result = await enhanceImage(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
+        sources: { image: input.image, image_url: input.image_url },
+        claimCode: input.claim_code,
+      });
+      const { image_url, width, height } = presentImage(ctx.services.storage, result.image);
+      return { success: true as const, image_url, width, height, credits_used: 1 as const, credits_remaining: result.creditsRemaining };
+    }),
+
+  placeProducts: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/place-products',
+        tags: ['Images'],
+        summary: 'Place sponsored products in an image (free); every serve of the result counts ad impressions',
+        contentTypes: [...IMAGE_CONTENT_TYPES],
+      },
+    })
+    .input(
+      z.object({
+        image: imageText.optional(),
+        image_url: imageUrl.optional(),
+        image_id: z.string().min(1).max(64).optional().meta({ description: 'Instead of an image: the id of an image this API user staged' }),
+        room_type: roomTypeSchema.optional().meta({ description: 'Room the products must suit; default the source image’s room, else living_room' }),
+        max_products: z.coerce.number().int().min(1).max(5).default(3),
+        claim_code: claimCodeInput.optional(),
+      }),
+    )
+    .output(
+      z.object({
+        success: z.literal(true),
+        image_url: z.string(),
+        placements: z.array(placementSchema),
+        credits_used: z.literal(0),
+        credits_remaining: z.number().int(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const result = await placeProducts(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
+        sources: { image: input.image, image_url: input.image_url },
+        imageId: input.image_id,
+        roomType: input.room_type,
+        maxProducts: input.max_products,
+        claimCode: input.claim_code,
+      });
+      return {
+        success: true as const,
+        image_url: ctx.services.storage.url(result.image.storage_name),
+        placements: result.placements,
+        credits_used: 0 as const,
+        credits_remaining: result.creditsRemaining,
+      };
+    }),
+});

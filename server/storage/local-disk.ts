@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CONTENT_TYPE_BY_EXTENSION, type ImageStorage, isImageName } from './storage.js';
+
+/** Images as files under `<dataDir>/images`; written to a temporary name and renamed, so readers never see half a file. */
+export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl: string }): ImageStorage {
+  const directory = path.resolve(options.dataDir, 'images');
+  let ready: Promise<unknown> | null = null;
+  const ensureDirectory = () => (ready ??= mkdir(directory, { recursive: true }));
+  const fileOf = (name: string) => {
+    if (!isImageName(name)) throw new Error(`Not an image name: ${name}`);
+    return path.join(directory, name);
+  };
+
+  return {
+    async put(name, data) {
+      await ensureDirectory();
+      const file = fileOf(name);
+      const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        await writeFile(temporary, data);
+        await rename(temporary, file);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
+    },
+    async get(name) {
+      if (!isImageName(name)) return null;
+      try {
+        const data = await readFile(fileOf(name));
+        return { data, contentType: CONTENT_TYPE_BY_EXTENSION[name.slice(name.lastIndexOf('.') + 1)]! };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async delete(name) {
+      if (!isImageName(name)) return;
+      await rm(fileOf(name), { force: true });
+    },
+    url: (name) => `${options.publicBaseUrl}/images/${name}`,
+  };
+}

@@ -1,0 +1,43 @@
+import { newId, randomBase62 } from '../ids.js';
+
+/** What image storage hands back for a name. */
+export interface StoredImage {
+  data: Buffer;
+  contentType: string;
+}
+
+/**
+ * Where output images live. Local disk today (./local-disk.ts); an object store can replace it behind the same
+ * three calls. Names come from `newImageName` and are the only handle: whoever knows one may fetch the image.
+ */
+export interface ImageStorage {
+  put(name: string, data: Buffer, contentType: string): Promise<void>;
+  get(name: string): Promise<StoredImage | null>;
+  /** Best effort: used to clean up after a request that failed once its files were written. */
+  delete(name: string): Promise<void>;
+  /** The absolute public URL of a stored image. */
+  url(name: string): string;
+}
+
+const NAME_PATTERN = /^img_[0-9A-Za-z]{22}_[0-9A-Za-z]{20}\.(jpg|png|webp|avif|tiff)$/;
+
+export const CONTENT_TYPE_BY_EXTENSION: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  tiff: 'image/tiff',
+};
+
+/** `img_<22>_<20>.<ext>`: ~250 bits of randomness, so a name cannot be guessed from an image id or another name. */
+export function newImageName(imageId: string, extension: string): string {
+  const ext = extension.replace(/^\./, '').toLowerCase().replace('jpeg', 'jpg');
+  if (!CONTENT_TYPE_BY_EXTENSION[ext]) throw new Error(`Unsupported image extension "${extension}"`);
+  const id = imageId.startsWith('img_') ? imageId : newId('image');
+  return `${id}_${randomBase62(20)}.${ext}`;
+}
+
+/** Rejects anything that is not a name we issued (path traversal, other files in the directory). */
+export function isImageName(name: string): boolean {
+  return NAME_PATTERN.test(name);
+}
