@@ -142,7 +142,9 @@ export function guardedLookup(policy: NetworkPolicy): LookupFunction | undefined
       const list = addresses as ResolvedAddress[];
       const blocked = list.find((a) => isPrivateAddress(a.address));
       if (blocked || list.length === 0) {
-        const refused = Object.assign(new Error(`Refused: ${hostname} resolves to a private address (${blocked?.address ?? 'none'})`), { code: 'EPRIVATEADDRESS' });
+        const refused = Object.assign(new Error(`Refused: ${hostname} resolves to a private address (${blocked?.address ?? 'none'})`), {
+          code: 'EPRIVATEADDRESS',
+        });
         return callback(refused);
       }
       if ((options as { all?: boolean }).all) return callback(null, list);

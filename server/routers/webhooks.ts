@@ -2,14 +2,7 @@ import { z } from 'zod';
 import type { Webhook } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import { sendTestPing } from '../domain/webhooks/test-ping.js';
-import {
-  type DeliveryView,
-  getWebhook,
-  listDeliveries,
-  retryDelivery,
-  rotateWebhookSecret,
-  upsertWebhook,
-} from '../domain/webhooks/webhooks.js';
+import { type DeliveryView, getWebhook, listDeliveries, retryDelivery, rotateWebhookSecret, upsertWebhook } from '../domain/webhooks/webhooks.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, keyIdParam, nullableTimestamp } from './schemas.js';
 
@@ -79,7 +72,14 @@ export const webhooksRouter = router({
     }),
 
   put: sessionProcedure
-    .meta({ openapi: { method: 'PUT', path: '/api/v1/keys/{id}/webhook', tags: TAGS, summary: 'Set the webhook url and switch it on or off; the secret is created the first time and kept after' } })
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/keys/{id}/webhook',
+        tags: TAGS,
+        summary: 'Set the webhook url and switch it on or off; the secret is created the first time and kept after',
+      },
+    })
     .input(keyInput.extend({ url: httpUrl, enabled: z.boolean() }))
     .output(webhookSchema)
     .mutation(async ({ ctx, input }) => {
@@ -96,7 +96,14 @@ export const webhooksRouter = router({
     }),
 
   test: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/keys/{id}/webhook/test', tags: TAGS, summary: 'Send one signed test.ping now (also while disabled) and report the result' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/keys/{id}/webhook/test',
+        tags: TAGS,
+        summary: 'Send one signed test.ping now (also while disabled) and report the result',
+      },
+    })
     .input(keyInput)
     .output(
       z.object({
@@ -105,15 +112,27 @@ export const webhooksRouter = router({
         duration_ms: z.number().int(),
         event_id: z.string(),
         error: z.string().optional(),
-      }),
+      })
     )
     .mutation(({ ctx, input }) => {
       const { db, clock, config } = ctx.services;
-      return sendTestPing(db, { accountId: ctx.account.id, keyId: input.id, now: () => clock.now(), policy: { allowPrivateNetwork: config.allowPrivateNetwork } });
+      return sendTestPing(db, {
+        accountId: ctx.account.id,
+        keyId: input.id,
+        now: () => clock.now(),
+        policy: { allowPrivateNetwork: config.allowPrivateNetwork },
+      });
     }),
 
   rotateSecret: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/keys/{id}/webhook/rotate-secret', tags: TAGS, summary: 'Replace the signing secret; every attempt from now on is signed with the new one' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/keys/{id}/webhook/rotate-secret',
+        tags: TAGS,
+        summary: 'Replace the signing secret; every attempt from now on is signed with the new one',
+      },
+    })
     .input(keyInput)
     .output(webhookSchema)
     .mutation(async ({ ctx, input }) => {
@@ -132,12 +151,22 @@ export const webhooksRouter = router({
 
   retryDelivery: sessionProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry', tags: TAGS, summary: 'Queue a delivery again for one more attempt now' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry',
+        tags: TAGS,
+        summary: 'Queue a delivery again for one more attempt now',
+      },
     })
     .input(keyInput.extend({ delivery_id: z.string().min(1).max(40) }))
     .output(deliverySchema)
     .mutation(async ({ ctx, input }) => {
-      const delivery = await retryDelivery(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, deliveryId: input.delivery_id, now: ctx.services.clock.now() });
+      const delivery = await retryDelivery(ctx.services.db, {
+        accountId: ctx.account.id,
+        keyId: input.id,
+        deliveryId: input.delivery_id,
+        now: ctx.services.clock.now(),
+      });
       return presentDelivery(delivery);
     }),
 });

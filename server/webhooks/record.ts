@@ -19,6 +19,24 @@ export interface FailurePolicy {
   final?: boolean;
 }
 
+const DEADLOCK_ERRNOS = new Set([1213 /* ER_LOCK_DEADLOCK */, 1205 /* ER_LOCK_WAIT_TIMEOUT */]);
+
+export function isDeadlock(error: unknown): boolean {
+  return DEADLOCK_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
+}
+
+/** A single statement chosen as a deadlock victim was rolled back whole, so running it again is safe. */
+export async function retryingDeadlocks<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !isDeadlock(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2 * attempt + Math.random() * 8));
+    }
+  }
+}
+
 export type RecordedOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number } | { status: 'failed' };
 
 /**
@@ -33,20 +51,22 @@ export async function recordAttempt(db: Db, delivery: LeasedDelivery, result: At
     const next = policy.final ? ({ retry: false } as const) : nextAfterFailure(attemptsMade, policy.retryDelaysMs, policy.random);
     outcome = next.retry ? { status: 'pending', nextAttemptAt: now + next.delayMs } : { status: 'failed' };
   }
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: outcome.status,
-      attempts: sql<number>`attempts + 1`,
-      locked_until: null,
-      next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
-      last_status_code: result.statusCode,
-      last_error: result.error === null ? null : result.error.slice(0, 500),
-      delivered_at: outcome.status === 'delivered' ? now : null,
-    })
-    .where('id', '=', delivery.id)
-    .where('locked_until', '=', delivery.leaseUntil)
-    .execute();
+  await retryingDeadlocks(() =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: outcome.status,
+        attempts: sql<number>`attempts + 1`,
+        locked_until: null,
+        next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+        last_status_code: result.statusCode,
+        last_error: result.error === null ? null : result.error.slice(0, 500),
+        delivered_at: outcome.status === 'delivered' ? now : null,
+      })
+      .where('id', '=', delivery.id)
+      .where('locked_until', '=', delivery.leaseUntil)
+      .execute()
+  );
   return outcome;
 }
 
@@ -66,20 +86,29 @@ export async function recordDeliveredBatch(db: Db, items: readonly DeliveredItem
   }
   for (const [leaseUntil, group] of byLease) {
     const caseOf = (value: (item: DeliveredItem) => number) =>
-      sql<number>`CASE id ${sql.join(group.map((item) => sql`WHEN ${item.delivery.id} THEN ${value(item)}`), sql` `)} END`;
-    await db
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'delivered',
-        attempts: sql<number>`attempts + 1`,
-        locked_until: null,
-        next_attempt_at: null,
-        last_status_code: caseOf((item) => item.statusCode),
-        last_error: null,
-        delivered_at: caseOf((item) => item.deliveredAt),
-      })
-      .where('id', 'in', group.map((item) => item.delivery.id))
-      .where('locked_until', '=', leaseUntil)
-      .execute();
+      sql<number>`CASE id ${sql.join(
+        group.map((item) => sql`WHEN ${item.delivery.id} THEN ${value(item)}`),
+        sql` `
+      )} END`;
+    await retryingDeadlocks(() =>
+      db
+        .updateTable('webhook_deliveries')
+        .set({
+          status: 'delivered',
+          attempts: sql<number>`attempts + 1`,
+          locked_until: null,
+          next_attempt_at: null,
+          last_status_code: caseOf((item) => item.statusCode),
+          last_error: null,
+          delivered_at: caseOf((item) => item.deliveredAt),
+        })
+        .where(
+          'id',
+          'in',
+          group.map((item) => item.delivery.id)
+        )
+        .where('locked_until', '=', leaseUntil)
+        .execute()
+    );
   }
 }

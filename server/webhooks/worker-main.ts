@@ -37,7 +37,7 @@ async function main() {
         (error) => {
           console.error('Shutdown failed:', error);
           process.exit(1);
-        },
+        }
       );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));

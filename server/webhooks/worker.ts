@@ -2,7 +2,7 @@ import { type Db, isMysql } from '../../db/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
-import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
+import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch, retryingDeadlocks } from './record.js';
 
 export interface WorkerOptions {
   db: Db;
@@ -91,8 +91,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     return track(
       recordDeliveredBatch(db, batch).then(
         () => batch.forEach((item) => item.done()),
-        (error) => batch.forEach((item) => item.fail(error)),
-      ),
+        (error) => batch.forEach((item) => item.fail(error))
+      )
     );
   }
 
@@ -131,16 +131,27 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       if (chosen.length > 0) {
         await trx
           .updateTable('webhook_deliveries')
-          .set({ locked_until: leaseUntil })
-          .where('id', 'in', chosen.map((row) => row.id))
+          // next_attempt_at moves to the lease end too: leased rows leave the due range that claims scan, and a
+          // crashed attempt falls due again exactly when its lease ends.
+          .set({ locked_until: leaseUntil, next_attempt_at: leaseUntil })
+          .where(
+            'id',
+            'in',
+            chosen.map((row) => row.id)
+          )
           .execute();
       }
       return { chosen, more: candidates.length === limit };
     };
     // READ COMMITTED keeps InnoDB from taking gap locks that would make concurrent emitEvent inserts wait.
-    const { chosen, more } = mysql
-      ? await db.transaction().setIsolationLevel('read committed').execute((trx) => lockAndLease(trx))
-      : await db.transaction().execute((trx) => lockAndLease(trx));
+    const { chosen, more } = await retryingDeadlocks(() =>
+      mysql
+        ? db
+            .transaction()
+            .setIsolationLevel('read committed')
+            .execute((trx) => lockAndLease(trx))
+        : db.transaction().execute((trx) => lockAndLease(trx))
+    );
     if (chosen.length === 0) return { rows: [], more };
 
     const details = await db
@@ -148,7 +159,11 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .innerJoin('webhooks as w', 'w.key_id', 'd.key_id')
       .select(['d.id', 'd.event_id', 'e.event', 'e.payload', 'w.url', 'w.secret', 'w.enabled'])
-      .where('d.id', 'in', chosen.map((row) => row.id))
+      .where(
+        'd.id',
+        'in',
+        chosen.map((row) => row.id)
+      )
       .execute();
     const byId = new Map(details.map((row) => [row.id, row]));
     const rows = chosen.flatMap((row) => {
@@ -181,7 +196,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         ? { delivered: false, statusCode: null, error: 'The webhook is disabled or has no url; not sent.', durationMs: 0 }
         : await deliverOnce(
             { url: delivery.url!, secret: delivery.secret!, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
-            { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() },
+            { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() }
           );
     } finally {
       total -= 1;

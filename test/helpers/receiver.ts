@@ -12,11 +12,7 @@ export interface ReceivedRequest {
   answeredWith: number | null;
 }
 
-export type ReceiverMode =
-  | { kind: 'ok'; status?: number }
-  | { kind: 'fail'; status?: number }
-  | { kind: 'hang' }
-  | { kind: 'redirect'; location: string };
+export type ReceiverMode = { kind: 'ok'; status?: number } | { kind: 'fail'; status?: number } | { kind: 'hang' } | { kind: 'redirect'; location: string };
 
 /**
  * A real HTTP receiver on 127.0.0.1:<random port> that records every request. It can fail the first N requests
@@ -42,7 +38,14 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const entry: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now(), answeredWith: null };
+        const entry: ReceivedRequest = {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          rawBody: Buffer.concat(chunks),
+          receivedAt: Date.now(),
+          answeredWith: null,
+        };
         this.requests.push(entry);
         const mode: ReceiverMode = this.failuresLeft > 0 ? { kind: 'fail' } : this.mode;
         if (this.failuresLeft > 0) this.failuresLeft -= 1;
@@ -93,6 +96,12 @@ export class WebhookReceiver {
       });
     }
     return this.requests;
+  }
+
+  /** Hangs up on every request left hanging (the sender sees a reset connection). */
+  dropHanging() {
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
   }
 
   async close() {

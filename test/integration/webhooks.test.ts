@@ -134,7 +134,12 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       expect(request.headers['x-webhook-timestamp']).toMatch(/^\d+$/);
       expect(request.headers['x-webhook-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(independentlyVerified(secret, request)).toBe(true);
-      expect(receiver.bodyOf(request)).toEqual({ id: response.body.event_id, event: 'test.ping', timestamp: expect.stringMatching(/Z$/), data: { key_id: keyId, message: expect.any(String) } });
+      expect(receiver.bodyOf(request)).toEqual({
+        id: response.body.event_id,
+        event: 'test.ping',
+        timestamp: expect.stringMatching(/Z$/),
+        data: { key_id: keyId, message: expect.any(String) },
+      });
 
       const list = await server.api.get(path(keyId, '/deliveries'), { token });
       expect(list.body.deliveries).toEqual([
@@ -188,12 +193,14 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       expect(request!.headers['x-webhook-id']).toBe(eventId);
       expect(request!.headers['x-webhook-event']).toBe('staging.complete');
       expect(receiver.bodyOf(request!)).toMatchObject({ id: eventId, event: 'staging.complete', data: { claim_code: 'RS-ABCD2345', style: 'modern' } });
-      await expect.poll(async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries[0]).toMatchObject({
-        event_id: eventId,
-        status: 'delivered',
-        attempts: 1,
-        last_status_code: 200,
-      });
+      await expect
+        .poll(async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries[0])
+        .toMatchObject({
+          event_id: eventId,
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: 200,
+        });
     });
 
     it('sends nothing to a disabled webhook', async () => {
@@ -216,13 +223,15 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       // The schedule is 100 ms, 200 ms (±10 %) in these tests.
       expect(attempts[1]!.receivedAt - attempts[0]!.receivedAt).toBeGreaterThanOrEqual(85);
       expect(attempts[2]!.receivedAt - attempts[1]!.receivedAt).toBeGreaterThanOrEqual(175);
-      await expect.poll(async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries[0]).toMatchObject({
-        status: 'delivered',
-        attempts: 3,
-        last_status_code: 200,
-        last_error: null,
-        next_attempt_at: null,
-      });
+      await expect
+        .poll(async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries[0])
+        .toMatchObject({
+          status: 'delivered',
+          attempts: 3,
+          last_status_code: 200,
+          last_error: null,
+          next_attempt_at: null,
+        });
     });
 
     it('marks a delivery failed after the last retry, shows the next attempt meanwhile, and resends it on request', async () => {
@@ -233,7 +242,9 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       const deliveries = async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries;
       await expect.poll(async () => (await deliveries())[0]).toMatchObject({ status: 'pending', last_status_code: 500, next_attempt_at: expect.any(String) });
       // 1 attempt + 3 retries (WEBHOOK_RETRY_DELAYS=100ms,200ms,300ms).
-      await expect.poll(async () => (await deliveries())[0], { timeout: 5_000 }).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 500, last_error: 'HTTP 500', next_attempt_at: null });
+      await expect
+        .poll(async () => (await deliveries())[0], { timeout: 5_000 })
+        .toMatchObject({ status: 'failed', attempts: 4, last_status_code: 500, last_error: 'HTTP 500', next_attempt_at: null });
       expect(requestsFor(eventId!)).toHaveLength(4);
 
       receiver.mode = { kind: 'ok' };

@@ -26,7 +26,7 @@ export async function getConfiguredWebhook(db: Db, accountId: string, keyId: num
 /** Creates the webhook (and its secret) at the first call; later calls change url and enabled and keep the secret. */
 export async function upsertWebhook(
   db: Db,
-  input: { accountId: string; keyId: number; url: string; enabled: boolean; now: number; policy: NetworkPolicy },
+  input: { accountId: string; keyId: number; url: string; enabled: boolean; now: number; policy: NetworkPolicy }
 ): Promise<Webhook> {
   await getOwnApiKey(db, input.accountId, input.keyId);
   const url = (await assertPublicUrl(input.url, input.policy)).toString();
@@ -44,7 +44,15 @@ export async function upsertWebhook(
     } else {
       await trx
         .insertInto('webhooks')
-        .values({ key_id: input.keyId, account_id: input.accountId, url, enabled, secret: generateWebhookSecret(), created_at: input.now, updated_at: input.now })
+        .values({
+          key_id: input.keyId,
+          account_id: input.accountId,
+          url,
+          enabled,
+          secret: generateWebhookSecret(),
+          created_at: input.now,
+          updated_at: input.now,
+        })
         .execute();
     }
     return trx.selectFrom('webhooks').selectAll().where('key_id', '=', input.keyId).executeTakeFirstOrThrow();
@@ -75,7 +83,18 @@ function deliveriesQuery(db: Db) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .select(['d.id', 'd.event_id', 'e.event', 'd.status', 'd.attempts', 'd.last_status_code', 'd.last_error', 'd.next_attempt_at', 'd.delivered_at', 'd.created_at']);
+    .select([
+      'd.id',
+      'd.event_id',
+      'e.event',
+      'd.status',
+      'd.attempts',
+      'd.last_status_code',
+      'd.last_error',
+      'd.next_attempt_at',
+      'd.delivered_at',
+      'd.created_at',
+    ]);
 }
 
 /** Newest first. */

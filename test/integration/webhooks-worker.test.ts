@@ -1,0 +1,148 @@
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { openDatabase } from '../../db/client.js';
+import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from '../../server/webhooks/worker.js';
+import { signUpWithKey } from '../helpers/api-client.js';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { WebhookReceiver } from '../helpers/receiver.js';
+import { startTestServer } from '../helpers/server.js';
+import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
+
+/** The worker on its own, driven directly: the server runs with WEBHOOK_WORKER=off. */
+describeEachDatabase('Webhook delivery worker', (dialect) => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let receiver: WebhookReceiver;
+  const running: WebhookWorker[] = [];
+  const handles: Array<{ close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect, { env: { WEBHOOK_WORKER: 'off' } });
+    receiver = await WebhookReceiver.start();
+  });
+  afterEach(async () => {
+    receiver.dropHanging();
+    await Promise.all(running.splice(0).map((w) => w.stop()));
+    await Promise.all(handles.splice(0).map((h) => h.close()));
+    receiver.mode = { kind: 'ok' };
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+    await receiver?.close();
+  });
+
+  function startWorker(options: Partial<WorkerOptions> = {}): WebhookWorker {
+    const worker = createWebhookWorker({ db: server.services.db, retryDelaysMs: [100, 200, 300], allowPrivateNetwork: true, pollIntervalMs: 100, ...options });
+    worker.start();
+    running.push(worker);
+    return worker;
+  }
+
+  /** A worker with a database connection of its own, like another process. */
+  function startSeparateWorker(options: Partial<WorkerOptions> = {}) {
+    const handle = openDatabase(server.databaseUrl);
+    handles.push(handle);
+    return { handle, worker: startWorker({ db: handle.db, ...options }) };
+  }
+
+  async function hooked() {
+    const account = await signUpWithKey(server.api);
+    const put = await server.api.put(`/api/v1/keys/${account.keyId}/webhook`, { token: account.token, json: { url: receiver.url, enabled: true } });
+    return { ...account, secret: put.body.secret as string };
+  }
+
+  const statusOf = async (eventId: string) =>
+    server.services.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
+  const requestsFor = (eventId: string) => receiver.requests.filter((r) => r.headers['x-webhook-id'] === eventId);
+
+  it('gives up on a receiver that does not answer within the timeout and retries it', async () => {
+    const { userId, keyId } = await hooked();
+    receiver.mode = { kind: 'hang' };
+    startWorker({ timeoutMs: 300 });
+    const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
+    await receiver.waitFor(() => requestsFor(eventId!).length === 1, 2_000);
+    receiver.mode = { kind: 'ok' };
+    await expect.poll(() => statusOf(eventId!), { timeout: 3_000 }).toMatchObject({ status: 'delivered', attempts: 2 });
+    const [first, second] = requestsFor(eventId!);
+    expect(first!.answeredWith).toBeNull();
+    expect(second!.answeredWith).toBe(200);
+    // 300 ms timeout + ~100 ms retry delay.
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(370);
+  });
+
+  it('records the timeout as the error of the attempt', async () => {
+    const { userId, keyId } = await hooked();
+    receiver.mode = { kind: 'hang' };
+    startWorker({ timeoutMs: 300, perTargetConcurrency: 1 });
+    const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
+    await expect
+      .poll(() => statusOf(eventId!), { timeout: 3_000 })
+      .toMatchObject({ attempts: 1, last_status_code: null, last_error: 'Timed out after 300 ms' });
+  });
+
+  it('delivers events committed while no worker was running once one starts (crash between commit and delivery)', async () => {
+    const { userId, keyId, secret } = await hooked();
+    const eventIds = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(eventIds.flatMap(requestsFor)).toHaveLength(0);
+    startWorker();
+    await receiver.waitFor(() => eventIds.every((id) => requestsFor(id).length > 0), 3_000);
+    expect(eventIds.flatMap(requestsFor).every((r) => independentlyVerified(secret, r))).toBe(true);
+  });
+
+  it('retries an attempt whose worker died mid-delivery once its lease ends, with the same event id', async () => {
+    const { userId, keyId } = await hooked();
+    receiver.mode = { kind: 'hang' };
+    const doomed = startSeparateWorker({ leaseMs: 1_000, log: () => {} });
+    const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
+    await receiver.waitFor(() => requestsFor(eventId!).length === 1, 2_000);
+    // The "crash": its database connection goes away, then its HTTP connection; it can record nothing.
+    await doomed.handle.close();
+    receiver.dropHanging();
+    await doomed.worker.stop();
+    receiver.mode = { kind: 'ok' };
+    expect(await statusOf(eventId!)).toMatchObject({ status: 'pending', attempts: 0 });
+    startWorker();
+    await expect.poll(() => statusOf(eventId!), { timeout: 3_000 }).toMatchObject({ status: 'delivered', attempts: 1 });
+    const attempts = requestsFor(eventId!);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]!.receivedAt - attempts[0]!.receivedAt).toBeGreaterThanOrEqual(900);
+  });
+
+  it('stop() waits for attempts in flight and writes their results', async () => {
+    const { userId, keyId } = await hooked();
+    receiver.mode = { kind: 'hang' };
+    const worker = startWorker({ timeoutMs: 400 });
+    const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
+    await receiver.waitFor(() => requestsFor(eventId!).length === 1, 2_000);
+    await worker.stop();
+    expect(await statusOf(eventId!)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'Timed out after 400 ms', locked_until: null });
+  });
+
+  it.skipIf(dialect === 'sqlite')('never delivers one attempt twice when two workers share the database', async () => {
+    const { userId, keyId, secret } = await hooked();
+    const second = await hooked();
+    startSeparateWorker({ batchSize: 20 });
+    startSeparateWorker({ batchSize: 20 });
+    const before = receiver.requests.length;
+    const [a, b] = await Promise.all([
+      emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 300, perTransaction: 10 }),
+      emitStagingEvents(server.services.db, { accountId: second.userId, keyId: second.keyId, count: 300, perTransaction: 10 }),
+    ]);
+    const all = [...a, ...b];
+    await receiver.waitFor(() => all.every((id) => requestsFor(id).length > 0), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Only this test's events: a delivery left pending by an earlier test may legitimately arrive meanwhile.
+    const ours = new Set(all);
+    const received = receiver.requests.slice(before).filter((r) => ours.has(String(r.headers['x-webhook-id'])));
+    expect(received).toHaveLength(600);
+    expect(new Set(received.map((r) => r.headers['x-webhook-id'])).size).toBe(600);
+    expect(a.flatMap(requestsFor).every((r) => independentlyVerified(secret, r))).toBe(true);
+    const undelivered = await server.services.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('event_id', 'in', all)
+      .where('status', '!=', 'delivered')
+      .execute();
+    expect(undelivered).toEqual([]);
+  });
+});
