@@ -118,6 +118,14 @@ export async function startServer(
   });
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
+  // While shutting down, each connection closes as soon as its in-flight response is done (keep-alive sockets
+  // would otherwise hold the server open for keepAliveTimeout).
+  server.on('request', (_req, res) => {
+    if (closing) res.setHeader('Connection', 'close');
+    res.on('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   return {
     url: `http://127.0.0.1:${port}`,
     port,
