@@ -62,7 +62,7 @@ export type Config = {
 export class ConfigError extends Error {}
 
 /** Reads the environment once at boot; every bad variable is named in one error. */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const blanksRemoved = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(blanksRemoved);
   if (!parsed.success) {
