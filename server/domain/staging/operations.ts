@@ -99,7 +99,7 @@ export async function stageImages(
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   const ids = inputs.map(() => newId('image'));
   const charge: Charge = { caller, credits: inputs.length, reason: 'stage', reference: ids[0]! };
-  const balance = await chargeCredits(deps.db, charge, deps.clock.now, claimCheck(deps, caller, claimCode));
+  const balance = await chargeCredits(deps.db, charge, () => deps.clock.now(), claimCheck(deps, caller, claimCode));
 
   return undoOnFailure(deps, charge, async (written) => {
     const stored: StoredOutput[] = [];
@@ -152,7 +152,7 @@ export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   const id = newId('image');
   const charge: Charge = { caller, credits: 1, reason: 'enhance', reference: id };
-  const balance = await chargeCredits(deps.db, charge, deps.clock.now, claimCheck(deps, caller, claimCode));
+  const balance = await chargeCredits(deps.db, charge, () => deps.clock.now(), claimCheck(deps, caller, claimCode));
 
   return undoOnFailure(deps, charge, async (written) => {
     const stored = await store(deps, written, id, await deps.engine.enhance(input!));

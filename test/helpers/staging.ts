@@ -1,0 +1,19 @@
+import type { ApiClient } from './api-client.js';
+import { signUpWithKey } from './api-client.js';
+import { startTestServer, type TestServerOptions } from './server.js';
+import type { TestDialect } from './databases.js';
+
+/** Image tests fire many requests per key; the per-key limits (CONTRACT §9) are tested elsewhere. */
+export const GENEROUS_LIMITS = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENT: '100' };
+
+export function startImagingServer(dialect: TestDialect, options: TestServerOptions = {}) {
+  return startTestServer(dialect, { ...options, env: { ...GENEROUS_LIMITS, ...options.env } });
+}
+
+export async function creditsOf(api: ApiClient, key: string): Promise<number> {
+  const response = await api.get('/api/v1/credits', { token: key });
+  if (response.status !== 200) throw new Error(`credits: ${response.status} ${response.text}`);
+  return response.body.credits as number;
+}
+
+export { signUpWithKey };
