@@ -137,7 +137,7 @@ describeEachDatabase('Image input limits: bad and hostile images never charge an
     });
 
     it('refuses a body that is neither JSON nor multipart', async () => {
-      await refused((key) => server.api.post('/api/v1/stage', { token: key, body: photo, headers: { 'content-type': 'image/jpeg' } }), 415, 'unsupported_media_type');
+      await refused((key) => server.api.post('/api/v1/stage', { token: key, body: new Uint8Array(photo), headers: { 'content-type': 'image/jpeg' } }), 415, 'unsupported_media_type');
     });
   });
 
