@@ -1,6 +1,7 @@
 /** Shared helpers for the benchmarks: child servers, health waiting, MySQL setup and autocannon runs. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,8 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** CPU time (user + system) the server process spent per request, when /proc is readable. */
+  serverCpuMsPerRequest: number | null;
 }
 
 export function loadOptionsFromEnv(): LoadOptions {
@@ -87,11 +90,14 @@ export async function startChildServer(name: string, script: string, env: Record
   return server;
 }
 
-/** `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of every child server into that directory. */
+/**
+ * `BENCH_CPU_PROF=<dir>` writes V8 CPU profiles of every child server into `<dir>/<target>/`; the tsx loader
+ * thread gets its own (small) file, the server's main thread is the largest one.
+ */
 function nodeFlags(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROF;
   if (!dir) return [];
-  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, name.replace(/\W+/g, '-'))}`];
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<unknown[]>): Promise<void> {
@@ -158,11 +164,26 @@ export async function freshMysqlDatabase(baseUrl: string, name: string): Promise
   return `${baseUrl.replace(/\/+$/, '')}/${name}`;
 }
 
-/** Warms up, then measures GET `url` with the given headers. */
-export async function measure(target: string, url: string, headers: Record<string, string>, options: LoadOptions): Promise<LoadResult> {
-  const base = { url, headers, connections: options.connections };
+/** User + system CPU seconds of a process so far, from /proc (Linux); null elsewhere. */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
+}
+
+/** Warms up, then measures GET `server.url + path` with the given headers. */
+export async function measure(target: string, server: ChildServer, urlPath: string, headers: Record<string, string>, options: LoadOptions): Promise<LoadResult> {
+  const base = { url: server.url + urlPath, headers, connections: options.connections };
   await autocannon({ ...base, duration: options.warmupSeconds });
+  const cpuBefore = cpuSeconds(server.child.pid);
   const result = await autocannon({ ...base, duration: options.seconds });
+  const cpuAfter = cpuSeconds(server.child.pid);
+  const cpu = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / Math.max(1, result.requests.total);
   return {
     target,
     requestsPerSecond: result.requests.average,
@@ -172,11 +193,12 @@ export async function measure(target: string, url: string, headers: Record<strin
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    serverCpuMsPerRequest: cpu,
   };
 }
 
 export function formatTable(results: LoadResult[]): string {
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'];
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'server CPU ms/req'];
   const rows = results.map((r) => [
     r.target,
     r.requestsPerSecond.toFixed(0),
@@ -185,6 +207,7 @@ export function formatTable(results: LoadResult[]): string {
     String(r.total),
     String(r.non2xx),
     String(r.errors + r.timeouts),
+    r.serverCpuMsPerRequest === null ? 'n/a' : r.serverCpuMsPerRequest.toFixed(3),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');

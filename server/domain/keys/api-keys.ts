@@ -86,9 +86,39 @@ export interface AuthenticatedKey {
   mode: KeyMode;
 }
 
+/** `last_used_at` writes in flight, per database and key id. */
+const keyUseWrites = new WeakMap<Db, Map<number, { now: number; write: Promise<void> }>>();
+
+/**
+ * Sets `last_used_at` for one use of a key. Uses of the same key in the same millisecond share one write, since
+ * they would write the same value; any other use gets its own write. A failed write is logged, never thrown: the
+ * request it belongs to has already been authenticated.
+ */
+function recordKeyUse(db: Db, keyId: number, now: number): Promise<void> {
+  let writes = keyUseWrites.get(db);
+  if (!writes) keyUseWrites.set(db, (writes = new Map()));
+  const inFlight = writes.get(keyId);
+  if (inFlight && inFlight.now === now) return inFlight.write;
+  const write = db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .execute()
+    .then(
+      () => undefined,
+      (error: unknown) => console.error(`[api-keys] could not record the use of key ${keyId}:`, error),
+    )
+    .finally(() => {
+      if (writes.get(keyId)?.write === write) writes.delete(keyId);
+    });
+  writes.set(keyId, { now, write });
+  return write;
+}
+
 /**
  * Checked against the database on every request, so a revocation on any process takes effect on the next one.
- * `last_used_at` is written on every use, as the spec asks.
+ * `last_used_at` is written on every use, as the spec asks; the request does not wait for that write (it is sent
+ * to the database before the response, and its outcome only matters to the key listing).
  */
 export async function authenticateApiKey(db: Db, plaintext: string, now: number): Promise<AuthenticatedKey | null> {
   if (!isApiKeyShaped(plaintext)) return null;
@@ -99,6 +129,6 @@ export async function authenticateApiKey(db: Db, plaintext: string, now: number)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
-  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
+  void recordKeyUse(db, row.id, now);
   return { id: row.id, accountId: row.account_id, mode: row.mode };
 }
