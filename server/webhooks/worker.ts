@@ -13,11 +13,11 @@ export interface WorkerOptions {
   timeoutMs?: number;
   /** Fallback when no in-process wake-up arrives (another process emitted, a retry fell due elsewhere). */
   pollIntervalMs?: number;
-  /** How long a claimed delivery stays ours; past it, a crashed attempt is due again. Must exceed timeoutMs. */
+  /** How long a claimed delivery stays ours; past it, a crashed attempt is due again. Default 2 × timeout + 10 s. */
   leaseMs?: number;
   /** Attempts in flight in this worker, all targets together. */
   concurrency?: number;
-  /** Attempts in flight to one webhook, so one slow receiver cannot take every slot. */
+  /** Attempts in flight to one webhook, so one slow receiver cannot take every slot. Three times as many may wait locally. */
   perTargetConcurrency?: number;
   /** Rows claimed per locking transaction. */
   batchSize?: number;
@@ -44,13 +44,16 @@ interface ClaimedDelivery extends LeasedDelivery {
 
 const DELIVERED_FLUSH_SIZE = 200;
 const DELIVERED_FLUSH_DELAY_MS = 5;
+const CLAIM_COALESCE_MS = 5;
 
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const db = options.db;
   const clock = options.clock ?? systemClock;
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
-  const leaseMs = options.leaseMs ?? timeoutMs + 5_000;
+  // Claimed rows normally wait milliseconds in the local queue; one that could no longer finish within its lease is
+  // not sent (see attempt) and falls due again when the lease ends.
+  const leaseMs = options.leaseMs ?? 2 * timeoutMs + 10_000;
   const concurrency = options.concurrency ?? 256;
   const perTarget = options.perTargetConcurrency ?? 32;
   const batchSize = options.batchSize ?? 200;
@@ -62,8 +65,15 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   let wakePending = false;
   let wakeWaiter: (() => void) | null = null;
   let limitedByCapacity = false;
-  let total = 0;
-  const perKey = new Map<number, number>();
+  // Claimed rows are "held" from their claim until their attempt ends; up to four times the in-flight limits are held,
+  // so the next attempts are already at hand when one finishes and no webhook waits on a claiming round trip.
+  let inFlight = 0;
+  let held = 0;
+  const inFlightByKey = new Map<number, number>();
+  const heldByKey = new Map<number, number>();
+  const queues = new Map<number, ClaimedDelivery[]>();
+  const maxHeld = 4 * concurrency;
+  const maxHeldPerKey = 4 * perTarget;
   const work = new Set<Promise<unknown>>();
   const retryTimers = new Set<NodeJS.Timeout>();
 
@@ -74,6 +84,47 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   function wake() {
     wakePending = true;
     wakeWaiter?.();
+  }
+
+  function adjust(map: Map<number, number>, key: number, delta: number) {
+    const value = (map.get(key) ?? 0) + delta;
+    if (value <= 0) map.delete(key);
+    else map.set(key, value);
+  }
+
+  /** Starts queued attempts while the worker and each webhook have free slots. */
+  function pump() {
+    if (!running) return;
+    for (const [keyId, queue] of queues) {
+      while (queue.length > 0 && inFlight < concurrency && (inFlightByKey.get(keyId) ?? 0) < perTarget) {
+        const delivery = queue.shift()!;
+        inFlight += 1;
+        adjust(inFlightByKey, keyId, 1);
+        track(attempt(delivery)).catch((error) => log(`recording delivery ${delivery.id} failed; it is retried when its lease ends`, error));
+      }
+      if (queue.length === 0) queues.delete(keyId);
+    }
+  }
+
+  /** On a clean stop, rows claimed but not started are handed back at once instead of waiting out their lease. */
+  async function releaseQueued() {
+    const waiting = [...queues.values()].flat();
+    queues.clear();
+    for (const delivery of waiting) {
+      held -= 1;
+      adjust(heldByKey, delivery.keyId, -1);
+    }
+    const now = clock.now();
+    for (const delivery of waiting) {
+      await retryingDeadlocks(() =>
+        db
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: null, next_attempt_at: now })
+          .where('id', '=', delivery.id)
+          .where('locked_until', '=', delivery.leaseUntil)
+          .execute()
+      ).catch((error) => log(`releasing delivery ${delivery.id} failed; it is retried when its lease ends`, error));
+    }
   }
 
   function track<T>(promise: Promise<T>): Promise<T> {
@@ -123,8 +174,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       // Take no more per webhook than it has free slots; the rest stay due for the next round or another worker.
       const taken = new Map<number, number>();
       const chosen = candidates.filter((row) => {
-        const used = (perKey.get(row.key_id) ?? 0) + (taken.get(row.key_id) ?? 0);
-        if (used >= perTarget) return false;
+        const used = (heldByKey.get(row.key_id) ?? 0) + (taken.get(row.key_id) ?? 0);
+        if (used >= maxHeldPerKey) return false;
         taken.set(row.key_id, (taken.get(row.key_id) ?? 0) + 1);
         return true;
       });
@@ -192,6 +243,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const disabled = !delivery.url || !delivery.secret || (!delivery.enabled && delivery.event !== 'test.ping');
     let result: AttemptResult;
     try {
+      // Never send past our lease: by then another worker may own the row. It falls due again when the lease ends.
+      if (clock.now() + timeoutMs >= delivery.leaseUntil) return;
       result = disabled
         ? { delivered: false, statusCode: null, error: 'The webhook is disabled or has no url; not sent.', durationMs: 0 }
         : await deliverOnce(
@@ -199,10 +252,11 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
             { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() }
           );
     } finally {
-      total -= 1;
-      const left = (perKey.get(delivery.keyId) ?? 1) - 1;
-      if (left <= 0) perKey.delete(delivery.keyId);
-      else perKey.set(delivery.keyId, left);
+      inFlight -= 1;
+      held -= 1;
+      adjust(inFlightByKey, delivery.keyId, -1);
+      adjust(heldByKey, delivery.keyId, -1);
+      pump();
       if (limitedByCapacity) wake();
     }
     const now = clock.now();
@@ -223,20 +277,23 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   /** One claiming round; true when more due rows may be waiting right now. */
   async function round(): Promise<boolean> {
-    const free = concurrency - total;
-    const saturatedKeys = [...perKey].filter(([, n]) => n >= perTarget).map(([key]) => key);
+    const free = maxHeld - held;
+    const saturatedKeys = [...heldByKey].filter(([, n]) => n >= maxHeldPerKey).map(([key]) => key);
     if (free <= 0) {
       limitedByCapacity = true;
       return false;
     }
     const { rows, more } = await claim(Math.min(batchSize, free), saturatedKeys);
     for (const delivery of rows) {
-      total += 1;
-      perKey.set(delivery.keyId, (perKey.get(delivery.keyId) ?? 0) + 1);
-      track(attempt(delivery)).catch((error) => log(`recording delivery ${delivery.id} failed; it is retried when its lease ends`, error));
+      held += 1;
+      adjust(heldByKey, delivery.keyId, 1);
+      const queue = queues.get(delivery.keyId) ?? [];
+      queue.push(delivery);
+      queues.set(delivery.keyId, queue);
     }
+    pump();
     // Rows were left because a webhook or the worker is full: a freed slot should trigger the next round.
-    limitedByCapacity = more || total >= concurrency || [...perKey.values()].some((n) => n >= perTarget);
+    limitedByCapacity = more || held >= maxHeld || [...heldByKey.values()].some((n) => n >= maxHeldPerKey);
     return more && rows.length > 0;
   }
 
@@ -263,6 +320,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       }
       if (!running) break;
       if (!more && !wakePending) await waitForWake(pollIntervalMs);
+      // Freed slots are claimed together: a claiming transaction per finished attempt would cost more than the attempt.
+      if (running && limitedByCapacity) await new Promise((resolve) => setTimeout(resolve, CLAIM_COALESCE_MS));
     }
   }
 
@@ -281,6 +340,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
       await loopDone;
+      await releaseQueued();
       // Attempts in flight finish (each bounded by the timeout) and every result is written before we return.
       while (work.size > 0 || delivered.length > 0) {
         await flushDelivered();

@@ -92,7 +92,7 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
   it('retries an attempt whose worker died mid-delivery once its lease ends, with the same event id', async () => {
     const { userId, keyId } = await hooked();
     receiver.mode = { kind: 'hang' };
-    const doomed = startSeparateWorker({ leaseMs: 1_000, log: () => {} });
+    const doomed = startSeparateWorker({ leaseMs: 1_000, timeoutMs: 900, log: () => {} });
     const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
     await receiver.waitFor(() => requestsFor(eventId!).length === 1, 2_000);
     // The "crash": its database connection goes away, then its HTTP connection; it can record nothing.

@@ -1,0 +1,364 @@
+/**
+ * `npm run bench:webhooks`: emits BENCH_WEBHOOK_EVENTS (10,000) events through `emitEvent` in batched transactions,
+ * as the app does, while the delivery worker runs as in production (`npm run worker`, a child process) and POSTs
+ * them to a local receiver. Prints deliveries/s and the delay from each event's commit to its receipt, on MySQL
+ * and on SQLite. Every received signature is verified. MySQL runs the split deployment (app process emitting, a
+ * separate worker process polling); SQLite is single-process by design, so there a child process plays `npm start`:
+ * it emits and runs the inline worker, woken by the in-process signal. Targets on MySQL: ≥ 1,000 deliveries/s, p99 ≤ 1 s.
+ * Env: BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_BATCH (50 events per transaction), BENCH_WEBHOOK_EMITTERS (4 concurrent
+ * transactions), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), BENCH_CPU_PROF=<dir> to profile the worker.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Db, openDatabase } from '../db/client.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { inTransaction } from '../db/transaction.js';
+import { createAccount } from '../server/domain/accounts/accounts.js';
+import { emitEvent } from '../server/domain/events/outbox.js';
+import { createApiKey } from '../server/domain/keys/api-keys.js';
+import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
+import { loadConfig } from '../server/env.js';
+import { verifySignature } from '../server/webhooks/sign.js';
+import { createWebhookWorker } from '../server/webhooks/worker.js';
+import { freshMysqlDatabase, ROOT } from './lib.js';
+
+const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);
+const PER_TRANSACTION = intEnv('BENCH_WEBHOOK_BATCH', 50);
+const EMITTERS = intEnv('BENCH_WEBHOOK_EMITTERS', 4);
+const WARMUP_EVENTS = 300;
+const MYSQL_BASE = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+const TARGET_RATE = 1_000;
+const TARGET_P99_MS = 1_000;
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return value;
+}
+
+interface Result {
+  target: string;
+  events: number;
+  emitPerSecond: number;
+  deliveriesPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  badSignatures: number;
+  duplicates: number;
+}
+
+/** Records when each event id first arrives and checks every signature against the webhook's secret. */
+class Receiver {
+  readonly receivedAt = new Map<string, number>();
+  badSignatures = 0;
+  duplicates = 0;
+  private waiters: Array<() => void> = [];
+  private server!: Server;
+  secret = '';
+  url = '';
+
+  async start() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const at = Date.now();
+        const id = String(req.headers['x-webhook-id']);
+        if (!verifySignature(this.secret, Buffer.concat(chunks), req.headers['x-webhook-signature'] as string | undefined)) this.badSignatures += 1;
+        if (this.receivedAt.has(id)) this.duplicates += 1;
+        else this.receivedAt.set(id, at);
+        res.writeHead(200).end();
+        for (const wake of this.waiters.splice(0)) wake();
+      });
+    });
+    this.server.keepAliveTimeout = 60_000;
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  async waitForAll(ids: Iterable<string>, timeoutMs: number) {
+    const list = [...ids];
+    const deadline = Date.now() + timeoutMs;
+    while (!list.every((id) => this.receivedAt.has(id))) {
+      if (Date.now() > deadline) {
+        const missing = list.filter((id) => !this.receivedAt.has(id)).length;
+        throw new Error(`${missing} of ${list.length} events not received within ${timeoutMs} ms`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async close() {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+async function startWorker(databaseUrl: string): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, 'server/webhooks/worker-main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_NETWORK: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
+  child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
+  const exited = once(child, 'exit');
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('webhook worker running')) {
+    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+type Committed = Array<[id: string, committedAt: number]>;
+
+/** Emits `total` events as the app does: PER_TRANSACTION per transaction, EMITTERS transactions at a time. */
+async function emitEvents(db: Db, input: { accountId: string; keyId: number; total: number }): Promise<Committed> {
+  const committed: Committed = [];
+  let left = input.total;
+  let sequence = 0;
+  await Promise.all(
+    Array.from({ length: EMITTERS }, async () => {
+      while (left > 0) {
+        const size = Math.min(PER_TRANSACTION, left);
+        left -= size;
+        const ids = await inTransaction(db, async (trx) => {
+          const out: string[] = [];
+          for (let i = 0; i < size; i++) {
+            const n = sequence++;
+            const emitted = await emitEvent(trx, {
+              accountId: input.accountId,
+              keyId: input.keyId,
+              event: 'staging.complete',
+              data: {
+                image_url: `https://images.example.test/${n}.jpg`,
+                claim_code: 'RS-BENCH234',
+                style: 'modern',
+                room_type: 'living_room',
+                credits_used: 1,
+                credits_remaining: 100,
+                image_id: `img_${n}`,
+              },
+              now: Date.now(),
+            });
+            out.push(emitted.eventId);
+          }
+          return out;
+        });
+        const at = Date.now();
+        for (const id of ids) committed.push([id, at]);
+      }
+    })
+  );
+  return committed;
+}
+
+interface Deployment {
+  emit(total: number): Promise<Committed>;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+/** MySQL: this process is the app that emits; `npm run worker` runs apart and finds the events by polling. */
+async function splitDeployment(databaseUrl: string, owner: { accountId: string; keyId: number }): Promise<Deployment> {
+  const handle = openDatabase(databaseUrl, { poolSize: EMITTERS + 2 });
+  const worker = await startWorker(databaseUrl);
+  return {
+    emit: (total) => emitEvents(handle.db, { ...owner, total }),
+    output: worker.output,
+    stop: async () => {
+      await worker.stop();
+      await handle.close();
+    },
+  };
+}
+
+/** SQLite: one child process emits and delivers, like `npm start` with its inline worker. */
+async function singleProcessDeployment(databaseUrl: string, owner: { accountId: string; keyId: number }): Promise<Deployment> {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = fork(fileURLToPath(import.meta.url), ['--app'], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx', ...profile],
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_NETWORK: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
+  child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
+  const exited = once(child, 'exit');
+  const [ready] = (await Promise.race([once(child, 'message'), exited.then(() => [null])])) as [unknown];
+  if (ready !== 'ready') throw new Error(`app child did not start:\n${output}`);
+  return {
+    emit: async (total) => {
+      child.send({ ...owner, total });
+      const [committed] = (await once(child, 'message')) as [Committed];
+      return committed;
+    },
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The `--app` child of singleProcessDeployment: emits on request and delivers with the inline worker. */
+async function appChild() {
+  const config = loadConfig();
+  const handle = openDatabase(config.databaseUrl);
+  const worker = createWebhookWorker({ db: handle.db, retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: true });
+  worker.start();
+  process.on('message', (message: { accountId: string; keyId: number; total: number }) => {
+    void emitEvents(handle.db, message).then((committed) => process.send!(committed));
+  });
+  process.once('SIGTERM', () => {
+    void worker
+      .stop()
+      .then(() => handle.close())
+      .then(() => process.exit(0));
+  });
+  process.send!('ready');
+}
+
+async function run(target: string, databaseUrl: string): Promise<Result> {
+  const receiver = new Receiver();
+  await receiver.start();
+  try {
+    const handle = openDatabase(databaseUrl);
+    let owner: { accountId: string; keyId: number };
+    try {
+      await migrateToLatest(handle.db);
+      const now = Date.now();
+      const account = await createAccount(handle.db, { email: `bench-${now}@example.com`, password: 'bench-password-123', now });
+      const { key } = await createApiKey(handle.db, { accountId: account.id, name: 'bench', mode: 'live', now });
+      const webhook = await upsertWebhook(handle.db, {
+        accountId: account.id,
+        keyId: key.id,
+        url: receiver.url,
+        enabled: true,
+        now,
+        policy: { allowPrivateNetwork: true },
+      });
+      receiver.secret = webhook.secret!;
+      owner = { accountId: account.id, keyId: key.id };
+    } finally {
+      await handle.close();
+    }
+
+    const deployment = databaseUrl.startsWith('mysql://') ? await splitDeployment(databaseUrl, owner) : await singleProcessDeployment(databaseUrl, owner);
+    try {
+      // Warm-up (connections, JIT) outside the measurement.
+      const warmup = await deployment.emit(WARMUP_EVENTS);
+      await receiver.waitForAll(
+        warmup.map(([id]) => id),
+        60_000
+      );
+      receiver.receivedAt.clear();
+
+      const started = Date.now();
+      const committed = await deployment.emit(EVENTS);
+      const emitSeconds = (Date.now() - started) / 1000;
+      const ids = committed.map(([id]) => id);
+      await receiver.waitForAll(ids, 180_000);
+      const delays = committed.map(([id, at]) => receiver.receivedAt.get(id)! - at).sort((a, b) => a - b);
+      const firstCommit = Math.min(...committed.map(([, at]) => at));
+      const lastReceipt = Math.max(...ids.map((id) => receiver.receivedAt.get(id)!));
+      return {
+        target,
+        events: ids.length,
+        emitPerSecond: ids.length / emitSeconds,
+        deliveriesPerSecond: ids.length / ((lastReceipt - firstCommit) / 1000),
+        p50Ms: percentile(delays, 50),
+        p99Ms: percentile(delays, 99),
+        maxMs: delays.at(-1)!,
+        badSignatures: receiver.badSignatures,
+        duplicates: receiver.duplicates,
+      };
+    } catch (error) {
+      console.error(deployment.output());
+      throw error;
+    } finally {
+      await deployment.stop();
+    }
+  } finally {
+    await receiver.close();
+  }
+}
+
+function formatResults(results: Result[]): string {
+  const header = ['target', 'events', 'emitted/s', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms', 'bad sig', 'dupes'];
+  const rows = results.map((r) => [
+    r.target,
+    String(r.events),
+    r.emitPerSecond.toFixed(0),
+    r.deliveriesPerSecond.toFixed(0),
+    String(r.p50Ms),
+    String(r.p99Ms),
+    String(r.maxMs),
+    String(r.badSignatures),
+    String(r.duplicates),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+async function main() {
+  if (process.argv.includes('--app')) return appChild();
+  console.log(
+    `Webhook delivery: ${EVENTS} events, ${PER_TRANSACTION} per transaction, ${EMITTERS} transactions at a time. ` +
+      'MySQL: this process emits, `npm run worker` (child) delivers; SQLite: one child emits with the inline worker (npm start).'
+  );
+  const results: Result[] = [];
+  const mysqlUrl = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks');
+  results.push(await run('roomstage (mysql)', mysqlUrl));
+  const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-webhooks-'));
+  try {
+    results.push(await run('roomstage (sqlite)', `sqlite:${path.join(dir, 'bench.db')}`));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log(`\n${formatResults(results)}\n`);
+  const mysql = results[0]!;
+  const ok = mysql.deliveriesPerSecond >= TARGET_RATE && mysql.p99Ms <= TARGET_P99_MS && results.every((r) => r.badSignatures === 0);
+  console.log(`MySQL target (≥ ${TARGET_RATE} deliveries/s, p99 ≤ ${TARGET_P99_MS} ms commit→receipt, all signatures valid): ${ok ? 'met' : 'NOT met'}`);
+  process.exitCode = ok ? 0 : 1;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
