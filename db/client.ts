@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect } from 'kysely';
-import { createPool, type Pool } from 'mysql2';
+import { createPool } from 'mysql2';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -11,8 +11,6 @@ export type DialectName = 'sqlite' | 'mysql';
 export interface DatabaseHandle {
   db: Db;
   dialect: DialectName;
-  /** The mysql2 pool behind `db` (MySQL only), for libraries that speak to MySQL themselves (rate limits). */
-  mysql?: { pool: Pool; database: string };
   close(): Promise<void>;
 }
 
@@ -30,8 +28,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       decimalNumbers: true,
     });
     const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
-    const database = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
-    return { db, dialect: 'mysql', mysql: { pool, database }, close: () => db.destroy() };
+    return { db, dialect: 'mysql', close: () => db.destroy() };
   }
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);

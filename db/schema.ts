@@ -170,6 +170,12 @@ export interface PlacementsTable {
   created_at: EpochMs;
 }
 
+export interface RateLimitWindowsTable {
+  bucket: string;
+  window_start: EpochMs;
+  hits: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -184,6 +190,7 @@ export interface Database {
   placements: PlacementsTable;
   idempotency_keys: IdempotencyKeysTable;
   image_operation_leases: ImageOperationLeasesTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -35,7 +35,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     startedAt: clock.now(),
     engine: createImageEngine(),
     storage: createLocalDiskStorage({ dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl }),
-    requestRateLimiter: createRequestRateLimiter({ perMinute: config.rateLimitPerMinute, mysql: handle.mysql }),
+    requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
   };
   return { services, close: () => handle.close() };
 }

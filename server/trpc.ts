@@ -116,7 +116,7 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   const { db, clock, requestRateLimiter } = ctx.services;
   const apiKey: AuthenticatedKey | null = bearer ? await authenticateApiKey(db, bearer, clock.now()) : null;
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
-  const rate = await requestRateLimiter.consume(apiKey.id);
+  const rate = await requestRateLimiter.consume(apiKey.id, clock.now());
   ctx.response.setHeader('X-RateLimit-Limit', String(rate.limit));
   ctx.response.setHeader('X-RateLimit-Remaining', String(rate.remaining));
   ctx.response.setHeader('X-RateLimit-Reset', String(rate.resetSeconds));

@@ -1,4 +1,4 @@
-import { type Kysely, MysqlAdapter } from 'kysely';
+import type { Kysely } from 'kysely';
 import { tableOptions } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -27,22 +27,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   ).execute();
   await db.schema.createIndex('image_operation_leases_key').on('image_operation_leases').columns(['key_id', 'expires_at']).execute();
 
-  // rate-limiter-flexible's MySQL store (its own layout), shared by every server process. SQLite runs in one
-  // process, where the limiter keeps its counters in memory.
-  if (db.getExecutor().adapter instanceof MysqlAdapter) {
-    await tableOptions(
-      db,
-      db.schema
-        .createTable('rate_limits')
-        .addColumn('key', 'varchar(255)', (col) => col.primaryKey())
-        .addColumn('points', 'integer', (col) => col.notNull().defaultTo(0))
-        .addColumn('expire', 'bigint'),
-    ).execute();
-  }
+  // Requests a minute per API key: one fixed-window counter row per key, shared by every server process.
+  await tableOptions(
+    db,
+    db.schema
+      .createTable('rate_limit_windows')
+      .addColumn('bucket', 'varchar(64)', (col) => col.primaryKey())
+      .addColumn('window_start', 'bigint', (col) => col.notNull())
+      .addColumn('hits', 'integer', (col) => col.notNull()),
+  ).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.dropTable('rate_limits').ifExists().execute();
+  await db.schema.dropTable('rate_limit_windows').execute();
   await db.schema.dropTable('image_operation_leases').execute();
   await db.schema.dropTable('idempotency_keys').execute();
 }

@@ -1,5 +1,6 @@
-import type { Pool } from 'mysql2';
-import { RateLimiterMemory, RateLimiterMySQL, RateLimiterRes } from 'rate-limiter-flexible';
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.js';
+import { isMysql } from '../../db/client.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -10,35 +11,49 @@ export interface RateDecision {
 }
 
 export interface RequestRateLimiter {
-  consume(keyId: number): Promise<RateDecision>;
+  consume(keyId: number, now: number): Promise<RateDecision>;
 }
 
-/**
- * Requests per minute per API key (CONTRACT §9) with rate-limiter-flexible. On MySQL the counters live in the
- * shared `rate_limits` table so every server process counts against one budget; SQLite runs as one process, so
- * its counters live in memory.
- */
-export function createRequestRateLimiter(options: { perMinute: number; mysql?: { pool: Pool; database: string } }): RequestRateLimiter {
-  const common = { points: options.perMinute, duration: 60, keyPrefix: 'key' };
-  const limiter = options.mysql
-    ? new RateLimiterMySQL({ ...common, storeClient: options.mysql.pool, storeType: 'pool', dbName: options.mysql.database, tableName: 'rate_limits', tableCreated: true })
-    : new RateLimiterMemory(common);
+const WINDOW_MS = 60_000;
 
-  const decision = (res: RateLimiterRes, allowed: boolean): RateDecision => ({
-    allowed,
-    limit: options.perMinute,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  });
+/**
+ * Requests a minute per API key (CONTRACT §9): a fixed one-minute window counted in the database, so every server
+ * process shares one budget. Counting is a single autocommitted statement that returns the new count, because a
+ * key's requests all meet on its counter row: rate-limiter-flexible's MySQL store (BEGIN, upsert, SELECT, COMMIT)
+ * held that row lock across four round trips and measured p99 622 ms at 50 connections on one key.
+ */
+export function createRequestRateLimiter(db: Db, options: { perMinute: number }): RequestRateLimiter {
+  const mysql = isMysql(db);
+
+  async function countHit(bucket: string, windowStart: number): Promise<number> {
+    if (mysql) {
+      // LAST_INSERT_ID(expr) hands the new count back in the OK packet: no second query, no transaction.
+      const result = await sql`
+        INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES (${bucket}, ${windowStart}, 1)
+        ON DUPLICATE KEY UPDATE
+          hits = IF(VALUES(window_start) > window_start, LAST_INSERT_ID(1), LAST_INSERT_ID(hits + 1)),
+          window_start = GREATEST(window_start, VALUES(window_start))`.execute(db);
+      return Math.max(1, Number(result.insertId ?? 0));
+    }
+    const result = await sql<{ hits: number }>`
+      INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES (${bucket}, ${windowStart}, 1)
+      ON CONFLICT (bucket) DO UPDATE SET
+        hits = CASE WHEN excluded.window_start > window_start THEN 1 ELSE hits + 1 END,
+        window_start = MAX(window_start, excluded.window_start)
+      RETURNING hits`.execute(db);
+    return result.rows[0]?.hits ?? 1;
+  }
 
   return {
-    async consume(keyId) {
-      try {
-        return decision(await limiter.consume(String(keyId)), true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decision(rejection, false);
-        throw rejection;
-      }
+    async consume(keyId, now) {
+      const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+      const hits = await countHit(`key:${keyId}`, windowStart);
+      return {
+        allowed: hits <= options.perMinute,
+        limit: options.perMinute,
+        remaining: Math.max(0, options.perMinute - hits),
+        resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+      };
     },
   };
 }

@@ -34,6 +34,17 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
   });
 
+  it('opens a fresh budget when the next minute starts', async () => {
+    const { key } = await signUpWithKey(server.api);
+    for (let i = 0; i < 3; i++) await server.api.get('/api/v1/credits', { token: key });
+    const limited = await server.api.get('/api/v1/credits', { token: key });
+    expect(limited.status).toBe(429);
+    server.clock.advance(Number(limited.headers.get('retry-after')) * 1000);
+    const next = await server.api.get('/api/v1/credits', { token: key });
+    expect(next.status).toBe(200);
+    expect(next.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
   it('counts each key on its own', async () => {
     const a = await signUpWithKey(server.api);
     const b = await signUpWithKey(server.api);
@@ -90,8 +101,7 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
 });
 
 describeEachDatabase('Rate limits across server processes', (dialect) => {
-  // SQLite is single-process by design (its counters live in memory), so this only means something on MySQL.
-  it.skipIf(dialect === 'sqlite')('shares one budget per key between processes on MySQL', async () => {
+  it('shares one budget per key between server processes on one database', async () => {
     const first = await startTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '4' } });
     const second = await startTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '4' }, database: { url: first.databaseUrl, drop: async () => {} } });
     try {
