@@ -1,0 +1,220 @@
+/**
+ * `npm run bench:stage`: POST /api/v1/stage (multipart, one 4000×3000 JPEG) from BENCH_CLIENTS (4) concurrent clients
+ * for BENCH_SECONDS (30) against Roomstage in a child process, and the same pipeline as bare engine calls
+ * (inspect → stage → write the file) with the same concurrency in this process while the server idles. The two
+ * alternate in rounds of BENCH_ROUND_SECONDS (5), so load from anything else on the machine hits both alike.
+ * Prints images/s, p50/p95/max latency, the server's peak RSS (VmHWM), CPU per image, and the API overhead
+ * 1 − (bare time per image / API time per image).
+ * Env: BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARMUP_SECONDS (3), BENCH_DATABASE_URL (default: SQLite in a temp dir).
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import { openDatabase } from '../db/client.js';
+import { inTransaction } from '../db/transaction.js';
+import { changeCredits } from '../server/domain/credits/ledger.js';
+import { createImageEngine } from '../server/imaging/sharp-engine.js';
+import { newImageName } from '../server/storage/storage.js';
+import { postJson, startChildServer, waitForHealthy } from './lib.js';
+
+const TARGET_OVERHEAD = 0.1;
+const TARGET_RSS_MB = 1024;
+const TARGET_MAX_LATENCY_MS = 5_000;
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 30);
+const clients = Number(process.env.BENCH_CLIENTS ?? 4);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+
+/**
+ * A photo-like 4000×3000 JPEG: smooth shapes plus fine sensor-like grain, so it weighs what a camera photo does
+ * (several MB at quality 90), not what a flat fill would.
+ */
+async function photo(): Promise<Buffer> {
+  const small = { width: 500, height: 375, channels: 3 as const };
+  const noise = await sharp(randomBytes(small.width * small.height * 3), { raw: small }).blur(1.2).toBuffer();
+  const base = await sharp(noise, { raw: small }).resize(4000, 3000, { kernel: 'cubic' }).linear(0.5, 90).raw().toBuffer();
+  const grain = randomBytes(base.length);
+  for (let i = 0; i < base.length; i++) base[i] = Math.max(0, Math.min(255, base[i]! + (grain[i]! % 25) - 12));
+  return sharp(base, { raw: { width: 4000, height: 3000, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+interface Run {
+  images: number;
+  failures: number;
+  elapsedMs: number;
+  latencies: number[];
+  cpuMs: number;
+}
+
+const emptyRun = (): Run => ({ images: 0, failures: 0, elapsedMs: 0, latencies: [], cpuMs: 0 });
+
+function add(total: Run, part: Run): void {
+  total.images += part.images;
+  total.failures += part.failures;
+  total.elapsedMs += part.elapsedMs;
+  total.latencies.push(...part.latencies);
+  total.cpuMs += part.cpuMs;
+}
+
+/** `clients` loops calling `once` until `durationMs` has passed; latencies of successful calls, CPU of `cpuMs()`. */
+async function loop(durationMs: number, once: () => Promise<boolean>, cpuMs: () => number): Promise<Run> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const cpuBefore = cpuMs();
+  const started = performance.now();
+  const deadline = started + durationMs;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        if (await once()) latencies.push(performance.now() - t0);
+        else failures++;
+      }
+    }),
+  );
+  return { images: latencies.length, failures, elapsedMs: performance.now() - started, latencies, cpuMs: cpuMs() - cpuBefore };
+}
+
+function procStatus(pid: number | undefined, field: string): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** User + system CPU of a process (all its threads, libvips' included), in ms. */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+}
+
+const ownCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+async function withServer<T>(dir: string, fn: (url: string, key: string, pid: number | undefined) => Promise<T>): Promise<T> {
+  const databaseUrl = process.env.BENCH_DATABASE_URL || `sqlite:${path.join(dir, 'bench.db')}`;
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: path.join(dir, 'data'),
+    WEBHOOK_WORKER: 'off',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_CONCURRENT: '1000',
+  };
+  const server = await startChildServer('Roomstage', 'server/main.ts', env);
+  try {
+    await waitForHealthy(server, '/api/health');
+    const { token, user } = await postJson<{ token: string; user: { id: string } }>(`${server.url}/api/v1/auth/signup`, {
+      email: `bench-${Date.now()}@example.com`,
+      password: 'bench-password-123',
+    });
+    const { key } = await postJson<{ key: string }>(`${server.url}/api/v1/keys`, { name: 'bench' }, { authorization: `Bearer ${token}` });
+    // Enough credits for the run, bought the only way balances change: a ledger entry through changeCredits.
+    const handle = openDatabase(databaseUrl, { poolSize: 1 });
+    try {
+      await inTransaction(handle.db, (trx) => changeCredits(trx, { accountId: user.id, delta: 1_000_000, reason: 'purchase', now: Date.now() }));
+    } finally {
+      await handle.close();
+    }
+    return await fn(server.url, key, server.child.pid);
+  } finally {
+    await server.stop();
+  }
+}
+
+const perSecond = (run: Run) => (run.images * 1000) / run.elapsedMs;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+async function main() {
+  const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-stage-'));
+  try {
+    const image = await photo();
+    const roundSeconds = Math.min(seconds, Number(process.env.BENCH_ROUND_SECONDS ?? 5));
+    const rounds = Math.max(1, Math.round(seconds / roundSeconds));
+    console.log(`Input: 4000×3000 JPEG, ${(image.length / 1024 / 1024).toFixed(1)} MB; ${clients} clients; ${rounds} rounds of ${roundSeconds} s API + ${roundSeconds} s bare, after ${warmupSeconds} s warm-up of each`);
+    console.log('API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + file write in this process.\n');
+
+    const engine = createImageEngine();
+    const bareDir = path.join(dir, 'bare');
+    await mkdir(bareDir, { recursive: true });
+    const bareOnce = async () => {
+      // A fresh copy per image, as each request brings its own bytes: libvips' operation cache must not
+      // recognise the same buffer from the previous round.
+      const input = Buffer.from(image);
+      await engine.inspect(input);
+      const staged = await engine.stage(input, { style: 'scandinavian', roomType: 'living_room' });
+      await writeFile(path.join(bareDir, newImageName('img_bench', staged.extension)), staged.data);
+      return true;
+    };
+
+    const { api, bare, peakRssMb } = await withServer(dir, async (url, key, pid) => {
+      const blob = new Blob([new Uint8Array(image)], { type: 'image/jpeg' });
+      const apiOnce = async () => {
+        const form = new FormData();
+        form.append('image', blob, 'room.jpg');
+        form.append('style', 'scandinavian');
+        const response = await fetch(`${url}/api/v1/stage`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+        await response.arrayBuffer();
+        return response.status === 200;
+      };
+      const serverCpu = () => processCpuMs(pid);
+      await loop(warmupSeconds * 1000, apiOnce, serverCpu);
+      await loop(warmupSeconds * 1000, bareOnce, ownCpuMs);
+      const api = emptyRun();
+      const bare = emptyRun();
+      for (let round = 0; round < rounds; round++) {
+        add(api, await loop(roundSeconds * 1000, apiOnce, serverCpu));
+        add(bare, await loop(roundSeconds * 1000, bareOnce, ownCpuMs));
+      }
+      return { api, bare, peakRssMb: procStatus(pid, 'VmHWM') };
+    });
+
+    for (const run of [api, bare]) run.latencies.sort((a, b) => a - b);
+    const overhead = 1 - perSecond(api) / perSecond(bare);
+    const maxLatency = api.latencies.at(-1) ?? NaN;
+    const cells = (values: string[]) => values.map((v, i) => (i === 0 ? v.padEnd(6) : v.padStart(10))).join(' ');
+    const row = (name: string, run: Run) =>
+      cells([
+        name,
+        perSecond(run).toFixed(2),
+        percentile(run.latencies, 50).toFixed(0),
+        percentile(run.latencies, 95).toFixed(0),
+        (run.latencies.at(-1) ?? NaN).toFixed(0),
+        String(run.images),
+        String(run.failures),
+        (run.cpuMs / Math.max(1, run.images)).toFixed(0),
+      ]);
+    console.log(cells(['target', 'images/s', 'p50 ms', 'p95 ms', 'max ms', 'images', 'failures', 'CPU ms/img']));
+    console.log(row('API', api));
+    console.log(row('bare', bare));
+    console.log('(CPU ms/img: the server process for API, this process for bare; all threads.)\n');
+    console.log(`API overhead = 1 − (bare time / API time) = ${(overhead * 100).toFixed(1)} %  target ≤ ${TARGET_OVERHEAD * 100} %  ${verdict(overhead <= TARGET_OVERHEAD)}`);
+    console.log(`server peak RSS (VmHWM) = ${peakRssMb.toFixed(0)} MB  target ≤ ${TARGET_RSS_MB} MB  ${verdict(peakRssMb <= TARGET_RSS_MB)}`);
+    console.log(`max latency (API) = ${maxLatency.toFixed(0)} ms  target < ${TARGET_MAX_LATENCY_MS} ms  ${verdict(maxLatency < TARGET_MAX_LATENCY_MS)}`);
+    console.log(`failed requests (API) = ${api.failures}  target 0  ${verdict(api.failures === 0)}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
