@@ -50,7 +50,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const db = options.db;
   const clock = options.clock ?? systemClock;
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
-  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  // Cheap (one indexed range read) and it bounds the delay for events emitted by other processes.
+  const pollIntervalMs = options.pollIntervalMs ?? 100;
   // Claimed rows normally wait milliseconds in the local queue; one that could no longer finish within its lease is
   // not sent (see attempt) and falls due again when the lease ends.
   const leaseMs = options.leaseMs ?? 2 * timeoutMs + 10_000;
