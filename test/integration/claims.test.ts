@@ -71,7 +71,14 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       const agent = await signUp(server.api);
       const response = await redeem(agent.token, code.toLowerCase());
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ claim_code: code, status: 'redeemed', redeemed_at: expect.stringMatching(/Z$/), image_count: 2, images: staged.images });
+      const byId = (images: Array<{ id: string }>) => [...images].sort((a, b) => a.id.localeCompare(b.id));
+      expect({ ...response.body, images: byId(response.body.images) }).toEqual({
+        claim_code: code,
+        status: 'redeemed',
+        redeemed_at: expect.stringMatching(/Z$/),
+        image_count: 2,
+        images: byId(staged.images),
+      });
       const after = await preview(agent.token, code);
       expect(after.body).toMatchObject({ valid: false, status: 'redeemed', is_claimed: true });
       const credits = await server.api.get('/api/v1/credits', { token: issuer.key });

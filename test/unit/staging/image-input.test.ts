@@ -26,6 +26,8 @@ describe('inline image decoding', () => {
     expect(codeOf(() => decodeInlineImage('not base64 at all!', 'image'))).toBe('invalid_request');
     expect(codeOf(() => decodeInlineImage('data:image/png,rawbytes', 'image'))).toBe('invalid_request');
     expect(codeOf(() => decodeInlineImage('   ', 'image'))).toBe('invalid_request');
+    // One stray character in otherwise clean base64, at every length remainder.
+    for (const junk of ['AAAA*AAA', 'AAAA*AA', 'AAAA*A', 'AAAA*', 'AA=A']) expect(codeOf(() => decodeInlineImage(junk, 'image'))).toBe('invalid_request');
   });
 
   it('answers 415 for a data URL of something other than an image', () => {
