@@ -1,0 +1,150 @@
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Alert } from '../components/alert.js';
+import { Field } from '../components/field.js';
+import { formatTimestamp } from '../utils/format.js';
+import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { requireAccount } from '../utils/session.server.js';
+
+export const meta: MetaFunction = () => [{ title: 'Redeem a claim · Roomstage' }];
+
+const STATUS_TEXT = { unredeemed: 'Ready to redeem', redeemed: 'Already redeemed', expired: 'Expired' } as const;
+
+export async function loader({ context, request }: LoaderFunctionArgs) {
+  await requireAccount(context, request);
+  const { claims } = await context.trpc.claims.list({ role: 'redeemed' });
+  return { claims };
+}
+
+/** Two steps on one page: preview the code (image count, expiry), then redeem it. */
+export async function action({ context, request }: ActionFunctionArgs) {
+  await requireAccount(context, request);
+  const form = await request.formData();
+  const intent = formText(form, 'intent');
+  const code = formText(form, 'code')?.trim() ?? '';
+  try {
+    if (intent === 'preview') return json({ intent, preview: await context.trpc.claims.preview({ code }) } as const);
+    if (intent === 'redeem') return json({ intent, redeemed: await context.trpc.claims.redeem({ code }) } as const);
+    return json({ intent: 'unknown', status: 400, code: 'invalid_request', formError: 'Unknown action. Reload the page and try again.', fieldErrors: {} as Record<string, string> }, { status: 400 });
+  } catch (error) {
+    const failure = describeFormFailure(context, error, ['code']);
+    // An unknown code is about the field the agent typed, not the page.
+    if (failure.status === 404) failure.fieldErrors.code = 'No claim has this code. Check it against the one you were given.';
+    return json({ intent, typed: code, ...failure }, { status: failure.status });
+  }
+}
+
+export default function Claims() {
+  const { claims } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const pending = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
+
+  const preview = result && 'preview' in result ? result.preview : null;
+  const redeemed = result && 'redeemed' in result ? result.redeemed : null;
+  const failure = result && 'formError' in result ? result : null;
+
+  return (
+    <>
+      <header className="page-header">
+        <p className="eyebrow">Estate agents</p>
+        <h1>Redeem a claim</h1>
+        <p className="lead">
+          Your staging company gives you a claim code such as <code>RS-7K3M9QXD</code> with each set of staged photos. Redeem it to move the
+          images into <Link to="/gallery">your gallery</Link>. Redeeming is free; codes expire 30 days after they are issued.
+        </p>
+      </header>
+
+      <div aria-live="polite" className="stack">
+        {redeemed ? (
+          <Alert tone="success" title={`Claim ${redeemed.claim_code} redeemed`}>
+            {redeemed.image_count} image{redeemed.image_count === 1 ? ' is' : 's are'} now in <Link to="/gallery">your gallery</Link>.
+          </Alert>
+        ) : null}
+        {failure && !failure.fieldErrors.code ? <Alert tone="error">{failure.formError}</Alert> : null}
+      </div>
+
+      <section className="card card--narrow" aria-labelledby="claim-code-title">
+        <h2 id="claim-code-title">Enter the code</h2>
+        <Form method="post" className="stack">
+          <input type="hidden" name="intent" value="preview" />
+          <Field
+            label="Claim code"
+            name="code"
+            className="input input--code"
+            required
+            maxLength={64}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellCheck={false}
+            placeholder="RS-7K3M9QXD"
+            defaultValue={preview?.code ?? (failure && 'typed' in failure ? failure.typed : '')}
+            hint="Upper or lower case, with or without the hyphen."
+            error={failure?.fieldErrors.code}
+          />
+          <button type="submit" className="button button--primary" disabled={pending === 'preview'}>
+            {pending === 'preview' ? 'Checking…' : 'Check code'}
+          </button>
+        </Form>
+      </section>
+
+      {preview && !redeemed ? (
+        <section className="card card--highlight" aria-labelledby="claim-preview-title" tabIndex={-1}>
+          <h2 id="claim-preview-title">
+            Claim <code>{preview.code}</code>
+          </h2>
+          <dl>
+            <dt>Status</dt>
+            <dd>{STATUS_TEXT[preview.status]}</dd>
+            <dt>Images</dt>
+            <dd>{preview.image_count}</dd>
+            <dt>Expires</dt>
+            <dd>
+              {formatTimestamp(preview.expires_at)}
+              {preview.valid ? ` (in ${preview.days_until_expiry} day${preview.days_until_expiry === 1 ? '' : 's'})` : null}
+            </dd>
+          </dl>
+          {preview.valid ? (
+            <Form method="post">
+              <input type="hidden" name="intent" value="redeem" />
+              <input type="hidden" name="code" value={preview.code} />
+              <button type="submit" className="button button--primary" disabled={pending === 'redeem'}>
+                {pending === 'redeem' ? 'Redeeming…' : `Redeem ${preview.image_count} image${preview.image_count === 1 ? '' : 's'}`}
+              </button>
+            </Form>
+          ) : (
+            <p className="muted">This claim can no longer be redeemed.</p>
+          )}
+        </section>
+      ) : null}
+
+      <section className="card" aria-labelledby="redeemed-title">
+        <h2 id="redeemed-title">Claims you redeemed</h2>
+        {claims.length === 0 ? (
+          <p className="muted">None yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Code</th>
+                <th scope="col">Images</th>
+                <th scope="col">Redeemed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {claims.map((claim) => (
+                <tr key={claim.claim_code}>
+                  <td>
+                    <code>{claim.claim_code}</code>
+                  </td>
+                  <td>{claim.image_count}</td>
+                  <td>{claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
