@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
+import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { imageForm, roomJpeg } from '../helpers/images.js';
+import { startImagingServer } from '../helpers/staging.js';
+
+/** The dashboard pages an agent uses, driven as a browser without JavaScript would: plain form posts. */
+describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dialect) => {
+  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  beforeAll(async () => {
+    server = await startImagingServer(dialect);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  const page = async (path: string, token: string, form?: Record<string, string>) => {
+    const response = await fetch(new URL(path, server.url), {
+      method: form ? 'POST' : 'GET',
+      headers: { cookie: `${SESSION_COOKIE_NAME}=${token}`, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: form ? new URLSearchParams(form) : undefined,
+      redirect: 'manual',
+    });
+    return { status: response.status, html: (await response.text()).replace(/<!-- -->/g, '') };
+  };
+
+  it('previews a code, redeems it, and shows the images with download links and earnings', async () => {
+    const issuer = await signUpWithKey(server.api);
+    const staged = await server.api.post('/api/v1/stage', { token: issuer.key, body: imageForm([{ data: await roomJpeg(400, 300) }, { data: await roomJpeg(400, 300) }]) });
+    const code = staged.body.claim_code as string;
+    const agent = await signUp(server.api);
+
+    const preview = await page('/claims', agent.token, { intent: 'preview', code: code.toLowerCase() });
+    expect(preview.status).toBe(200);
+    expect(preview.html).toContain('Ready to redeem');
+    expect(preview.html).toContain('Redeem 2 images');
+
+    const redeemed = await page('/claims', agent.token, { intent: 'redeem', code });
+    expect(redeemed.status).toBe(200);
+    expect(redeemed.html).toContain(`Claim ${code} redeemed`);
+
+    const again = await page('/claims', agent.token, { intent: 'redeem', code });
+    expect(again.status).toBe(409);
+    expect(again.html).toContain('already been redeemed');
+
+    const unknown = await page('/claims', agent.token, { intent: 'preview', code: 'RS-00000000' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.html).toContain('No claim has this code');
+
+    const gallery = await page('/gallery', agent.token);
+    expect(gallery.status).toBe(200);
+    expect(gallery.html).toContain('2 images');
+    for (const image of staged.body.images) expect(gallery.html).toContain(image.image_url);
+    expect(gallery.html.match(/Download full size/g)).toHaveLength(2);
+    expect(gallery.html).toContain('Your share (50 %)');
+  });
+
+  it('sends visitors without a session to sign in', async () => {
+    const response = await fetch(new URL('/gallery', server.url), { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toContain('/login?redirectTo=%2Fgallery');
+  });
+});
