@@ -85,8 +85,20 @@ function multipartAsJson(req: Request, res: Response, next: NextFunction) {
 
 const largeJson = express.json({ limit: IMAGE_JSON_LIMIT, strict: true });
 
-/** Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. */
+const API_KEY_BEARER = /^Bearer\s+sk_(live|test)_\S+\s*$/i;
+
+/**
+ * Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. A request without an API key never
+ * gets its (up to 210 MB) body buffered: the body is drained unread and the procedure answers 401.
+ */
 export const imageRequestBody: RequestHandler = (req, res, next) => {
+  if (!API_KEY_BEARER.test(req.headers.authorization ?? '')) {
+    req.resume();
+    req.body = {};
+    req.headers['content-type'] = 'application/json';
+    (req as Request & { _body?: boolean })._body = true;
+    return next();
+  }
   if (req.is('multipart/form-data')) return multipartAsJson(req, res, next);
   return largeJson(req, res, next);
 };

@@ -113,6 +113,9 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
       expect(anonymous.status).toBe(401);
       expect(anonymous.body).toMatchObject({ code: 'authentication_required', error: 'authentication required' });
       expect((await server.api.post('/api/v1/stage', { token: account.token, json: { image: photo.toString('base64') } })).status).toBe(401);
+      // A big upload without a key is answered 401 without being read into memory.
+      const big = await server.api.post('/api/v1/stage', { body: imageForm(Array.from({ length: 10 }, () => ({ data: photo }))) });
+      expect(big.status).toBe(401);
       await server.api.delete(`/api/v1/keys/${account.keyId}`, { token: account.token });
       expect((await server.api.post('/api/v1/enhance', { token: account.key, body: imageForm([{ data: photo }]) })).status).toBe(401);
     });
