@@ -11,3 +11,9 @@ export const successSchema = z.object({ success: z.literal(true) });
 export const noInput = z.object({}).optional();
 
 export const keyIdParam = z.coerce.number().int().positive().meta({ description: 'API key id' });
+
+/**
+ * A JSON boolean and nothing else. trpc-to-openapi switches `coerce` on for every z.boolean()/z.number() of an
+ * input object (for query strings), which would turn the string "false" into true; literals are left alone.
+ */
+export const strictBoolean = z.union([z.literal(true), z.literal(false)]).meta({ description: 'true or false' });

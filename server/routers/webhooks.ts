@@ -4,7 +4,7 @@ import { iso } from '../clock.js';
 import { sendTestPing } from '../domain/webhooks/test-ping.js';
 import { type DeliveryView, getWebhook, listDeliveries, retryDelivery, rotateWebhookSecret, upsertWebhook } from '../domain/webhooks/webhooks.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, keyIdParam, nullableTimestamp } from './schemas.js';
+import { isoTimestamp, keyIdParam, nullableTimestamp, strictBoolean } from './schemas.js';
 
 const TAGS = ['Webhooks'];
 
@@ -80,7 +80,7 @@ export const webhooksRouter = router({
         summary: 'Set the webhook url and switch it on or off; the secret is created the first time and kept after',
       },
     })
-    .input(keyInput.extend({ url: httpUrl, enabled: z.boolean() }))
+    .input(keyInput.extend({ url: httpUrl, enabled: strictBoolean }))
     .output(webhookSchema)
     .mutation(async ({ ctx, input }) => {
       const { db, clock, config } = ctx.services;

@@ -60,7 +60,7 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       expect((await server.api.get(path(keyId), { token })).body).toEqual(second.body);
     });
 
-    it('rejects a url that is not http(s), a missing url and a missing enabled with 400 invalid_request', async () => {
+    it('rejects a url that is not http(s), a missing url and a missing or non-boolean enabled with 400 invalid_request', async () => {
       const { token, keyId } = await signUpWithKey(server.api);
       for (const json of [
         { url: 'ftp://example.com/hook', enabled: true },
@@ -68,6 +68,9 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
         { url: 'not a url', enabled: true },
         { enabled: true },
         { url: receiver.url },
+        // Strings are not booleans: "false" must never switch a webhook on.
+        { url: receiver.url, enabled: 'false' },
+        { url: receiver.url, enabled: 1 },
       ]) {
         const response = await server.api.put(path(keyId), { token, json });
         expect(response.status, JSON.stringify(json)).toBe(400);
