@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { startTestServer } from '../helpers/server.js';
+
+/** Every endpoint of CONTRACT §2–§7 and §9 with the credential it takes (None, Key or Token). */
+const CONTRACT_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey' | 'identityToken'][] = [
+  ['get', '/api/health', 'none'],
+  ['post', '/api/v1/auth/signup', 'none'],
+  ['post', '/api/v1/auth/login', 'none'],
+  ['post', '/api/v1/auth/logout', 'identityToken'],
+  ['get', '/api/v1/me', 'identityToken'],
+  ['post', '/api/v1/keys', 'identityToken'],
+  ['get', '/api/v1/keys', 'identityToken'],
+  ['delete', '/api/v1/keys/{id}', 'identityToken'],
+  ['get', '/api/v1/credits', 'apiKey'],
+  ['post', '/api/v1/stage', 'apiKey'],
+  ['post', '/api/v1/enhance', 'apiKey'],
+  ['post', '/api/v1/place-products', 'apiKey'],
+  ['get', '/api/v1/styles', 'none'],
+  ['post', '/api/v1/claim/preview', 'identityToken'],
+  ['post', '/api/v1/claim', 'identityToken'],
+  ['get', '/api/v1/claims', 'identityToken'],
+  ['get', '/api/v1/images', 'identityToken'],
+  ['get', '/api/v1/keys/{id}/webhook', 'identityToken'],
+  ['put', '/api/v1/keys/{id}/webhook', 'identityToken'],
+  ['post', '/api/v1/keys/{id}/webhook/test', 'identityToken'],
+  ['post', '/api/v1/keys/{id}/webhook/rotate-secret', 'identityToken'],
+  ['get', '/api/v1/keys/{id}/webhook/deliveries', 'identityToken'],
+  ['post', '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry', 'identityToken'],
+];
+
+describeEachDatabase('The OpenAPI document', (dialect) => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let doc: { paths: Record<string, Record<string, { security?: unknown; summary?: string; responses: object }>> };
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    doc = (await server.api.get('/api/v1/openapi.json')).body;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  it.each(CONTRACT_ENDPOINTS)('documents %s %s with its credential (%s)', (method, path, auth) => {
+    const operation = doc.paths[path]?.[method];
+    expect(operation, `${method.toUpperCase()} ${path} is missing`).toBeDefined();
+    expect(operation!.summary).toEqual(expect.any(String));
+    expect(operation!.security).toEqual(auth === 'none' ? undefined : [{ [auth]: [] }]);
+  });
+
+  it('describes the multipart form of the image endpoints', () => {
+    for (const path of ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products']) {
+      const content = (doc.paths[path]!.post as unknown as { requestBody: { content: Record<string, unknown> } }).requestBody.content;
+      expect(Object.keys(content), path).toEqual(expect.arrayContaining(['application/json', 'multipart/form-data']));
+    }
+  });
+});
