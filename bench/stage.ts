@@ -164,7 +164,7 @@ async function main() {
       return true;
     };
 
-    const { api, bare, peakRssMb } = await withServer(dir, async (url, key, pid) => {
+    const { api, bare, clientCpuMs, peakRssMb } = await withServer(dir, async (url, key, pid) => {
       const blob = new Blob([new Uint8Array(image)], { type: 'image/jpeg' });
       const apiOnce = async () => {
         const form = new FormData();
@@ -179,11 +179,14 @@ async function main() {
       await loop(warmupSeconds * 1000, bareOnce, ownCpuMs);
       const api = emptyRun();
       const bare = emptyRun();
+      let clientCpuMs = 0;
       for (let round = 0; round < rounds; round++) {
+        const clientBefore = ownCpuMs();
         add(api, await loop(roundSeconds * 1000, apiOnce, serverCpu));
+        clientCpuMs += ownCpuMs() - clientBefore;
         add(bare, await loop(roundSeconds * 1000, bareOnce, ownCpuMs));
       }
-      return { api, bare, peakRssMb: procStatus(pid, 'VmHWM') };
+      return { api, bare, clientCpuMs, peakRssMb: procStatus(pid, 'VmHWM') };
     });
 
     for (const run of [api, bare]) run.latencies.sort((a, b) => a - b);
@@ -204,7 +207,12 @@ async function main() {
     console.log(cells(['target', 'images/s', 'p50 ms', 'p95 ms', 'max ms', 'images', 'failures', 'CPU ms/img']));
     console.log(row('API', api));
     console.log(row('bare', bare));
-    console.log('(CPU ms/img: the server process for API, this process for bare; all threads.)\n');
+    console.log('(CPU ms/img: the server process for API, this process for bare; all threads.)');
+    const serverCpuOverhead = 1 - bare.cpuMs / Math.max(1, bare.images) / (api.cpuMs / Math.max(1, api.images));
+    console.log(
+      `The load generator shares the machine: it used ${(clientCpuMs / Math.max(1, api.images)).toFixed(0)} ms CPU per API image; ` +
+        `server CPU per image is ${(serverCpuOverhead * 100).toFixed(1)} % above bare.\n`,
+    );
     console.log(`API overhead = 1 − (bare time / API time) = ${(overhead * 100).toFixed(1)} %  target ≤ ${TARGET_OVERHEAD * 100} %  ${verdict(overhead <= TARGET_OVERHEAD)}`);
     console.log(`server peak RSS (VmHWM) = ${peakRssMb.toFixed(0)} MB  target ≤ ${TARGET_RSS_MB} MB  ${verdict(peakRssMb <= TARGET_RSS_MB)}`);
     console.log(`max latency (API) = ${maxLatency.toFixed(0)} ms  target < ${TARGET_MAX_LATENCY_MS} ms  ${verdict(maxLatency < TARGET_MAX_LATENCY_MS)}`);
