@@ -17,9 +17,17 @@ export function SiteHeader({ account }: Props) {
         <nav aria-label="Main" className="site-nav">
           <ul>
             {account ? (
-              <li>
-                <NavLink to="/keys">API keys</NavLink>
-              </li>
+              <>
+                <li>
+                  <NavLink to="/claims">Redeem a claim</NavLink>
+                </li>
+                <li>
+                  <NavLink to="/gallery">Images</NavLink>
+                </li>
+                <li>
+                  <NavLink to="/keys">API keys</NavLink>
+                </li>
+              </>
             ) : null}
             <li>
               {/* Swagger UI is served by Express, outside the Remix app: a full page load. */}

@@ -1,4 +1,4 @@
-import { Form } from '@remix-run/react';
+import { Form, Link } from '@remix-run/react';
 import { formatTimestamp } from '../../utils/format.js';
 import { Badge } from '../badge.js';
 import type { ApiKeyRow } from './types.js';
@@ -74,6 +74,9 @@ export function KeyTable({ keys, revokingId }: Props) {
                   ) : null}
                 </td>
                 <td className="key-table__actions">
+                  <Link to={`/keys/${key.id}/webhook`} className="button button--ghost button--small">
+                    Webhook<span className="visually-hidden"> of key “{key.name}”</span>
+                  </Link>
                   {revoked ? null : <RevokeControl id={key.id} name={key.name} pending={revokingId === key.id} />}
                 </td>
               </tr>
