@@ -148,8 +148,10 @@ export const imageProcedure = apiKeyProcedure
       return replayed<Awaited<ReturnType<typeof next>>>(start.body);
     }
     const result = await next();
-    if (result.ok) await completeIdempotentRequest(db, scope, result.data);
-    else await abandonIdempotentRequest(db, scope);
+    // The work is done (and maybe charged): bookkeeping failures are logged, never turned into a failed response.
+    // A record left in progress makes retries answer 409 for 24 h, which never charges twice.
+    const settle = result.ok ? completeIdempotentRequest(db, scope, result.data) : abandonIdempotentRequest(db, scope);
+    await settle.catch((error: unknown) => console.error(`[idempotency] could not settle key ${idempotencyKey}:`, error));
     return result;
   })
   .use(async ({ ctx, next }) => {

@@ -26,7 +26,18 @@ export async function acquireImageSlot(db: Db, input: { keyId: number; limit: nu
     return true;
   });
   if (!acquired) return null;
-  return async () => {
-    await db.deleteFrom('image_operation_leases').where('id', '=', leaseId).execute();
-  };
+  return () => releaseLease(db, leaseId);
+}
+
+/**
+ * Never fails the request it guards: that request has done its work (and may have charged for it). InnoDB can
+ * pick the DELETE as a deadlock victim against another key's slot-taking, so it is retried; if it still fails,
+ * the lease frees itself when it expires.
+ */
+async function releaseLease(db: Db, leaseId: string): Promise<void> {
+  try {
+    await inTransaction(db, (trx) => trx.deleteFrom('image_operation_leases').where('id', '=', leaseId).execute());
+  } catch (error) {
+    console.error(`[limits] could not release image slot ${leaseId}; it expires within ${LEASE_MS / 1000} s:`, error);
+  }
 }
