@@ -86,33 +86,40 @@ export interface AuthenticatedKey {
   mode: KeyMode;
 }
 
-/** `last_used_at` writes in flight, per database and key id. */
-const keyUseWrites = new WeakMap<Db, Map<number, { now: number; write: Promise<void> }>>();
+/** Per database and key: whether a `last_used_at` write is in flight, and the latest use waiting behind it. */
+const keyUseWrites = new WeakMap<Db, Map<number, { latest: number | null }>>();
 
 /**
- * Sets `last_used_at` for one use of a key. Uses of the same key in the same millisecond share one write, since
- * they would write the same value; any other use gets its own write. A failed write is logged, never thrown: the
- * request it belongs to has already been authenticated.
+ * Records a use of a key in `last_used_at` without making the request wait. At most one write per key is in flight;
+ * uses that arrive meanwhile are folded into one follow-up write of the latest time, so the stored value trails
+ * the newest use by at most one round trip however busy the key is. The condition keeps a slower write (or
+ * another process) from moving the time backwards. A failed write is logged, never thrown.
  */
-function recordKeyUse(db: Db, keyId: number, now: number): Promise<void> {
+function recordKeyUse(db: Db, keyId: number, now: number): void {
   let writes = keyUseWrites.get(db);
   if (!writes) keyUseWrites.set(db, (writes = new Map()));
   const inFlight = writes.get(keyId);
-  if (inFlight && inFlight.now === now) return inFlight.write;
-  const write = db
-    .updateTable('api_keys')
-    .set({ last_used_at: now })
-    .where('id', '=', keyId)
-    .execute()
-    .then(
-      () => undefined,
-      (error: unknown) => console.error(`[api-keys] could not record the use of key ${keyId}:`, error),
-    )
-    .finally(() => {
-      if (writes.get(keyId)?.write === write) writes.delete(keyId);
-    });
-  writes.set(keyId, { now, write });
-  return write;
+  if (inFlight) {
+    inFlight.latest = Math.max(inFlight.latest ?? 0, now);
+    return;
+  }
+  const state: { latest: number | null } = { latest: null };
+  writes.set(keyId, state);
+  const write = (at: number): void => {
+    db.updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', keyId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute()
+      .catch((error: unknown) => console.error(`[api-keys] could not record the use of key ${keyId}:`, error))
+      .finally(() => {
+        if (state.latest === null) return void writes.delete(keyId);
+        const next = state.latest;
+        state.latest = null;
+        write(next);
+      });
+  };
+  write(now);
 }
 
 /**
@@ -129,6 +136,6 @@ export async function authenticateApiKey(db: Db, plaintext: string, now: number)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
-  void recordKeyUse(db, row.id, now);
+  recordKeyUse(db, row.id, now);
   return { id: row.id, accountId: row.account_id, mode: row.mode };
 }
