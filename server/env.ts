@@ -92,3 +92,14 @@ export function parseDuration(text: string): number | null {
   if (!match) return null;
   return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
 }
+
+/** For process entry points: a bad environment prints every problem and exits 1 instead of a stack trace. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}

@@ -8,7 +8,7 @@ import type { ServerBuild } from '@remix-run/node';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import type { Clock } from './clock.js';
-import { type Config, ConfigError, loadConfig } from './env.js';
+import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
@@ -17,6 +17,7 @@ import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
 import { BufferedResponse, DirectResponse } from './http/response-control.js';
 import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor, rewriteBridgeErrors } from './openapi.js';
 import { appRouter, createCaller } from './root.js';
+import { closeOnSignals } from './process-signals.js';
 import { createServices } from './services.js';
 import type { Services } from './trpc.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
@@ -145,32 +146,10 @@ export async function startServer(
 }
 
 async function main() {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const running = await startServer(config);
   console.log(`Roomstage listening on ${config.publicBaseUrl} (port ${running.port}, ${running.services.dialect} database)`);
-  const shutdown = (signal: string) => {
-    console.log(`${signal} received: finishing in-flight requests…`);
-    const force = setTimeout(() => running.server.closeAllConnections(), 10_000);
-    force.unref();
-    running.close().then(
-      () => process.exit(0),
-      (error) => {
-        console.error('Shutdown failed:', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  closeOnSignals('in-flight requests', running.close, { force: () => running.server.closeAllConnections() });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

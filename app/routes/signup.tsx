@@ -1,8 +1,7 @@
-import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { useActionData, useSearchParams } from '@remix-run/react';
 import { CredentialsForm } from '../components/credentials-form.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
-import { requireAnonymous, startSession } from '../utils/session.server.js';
+import { credentialsAction, requireAnonymous } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () => [{ title: 'Create your account · Roomstage' }];
 
@@ -11,16 +10,8 @@ export async function loader({ context }: LoaderFunctionArgs) {
   return null;
 }
 
-export async function action({ context, request }: ActionFunctionArgs) {
-  const form = await request.formData();
-  const email = formText(form, 'email')?.trim() ?? '';
-  try {
-    const { token } = await context.trpc.auth.signup({ email, password: formText(form, 'password') ?? '' });
-    return startSession(context, token, formText(form, 'redirectTo'));
-  } catch (error) {
-    const failure = describeFormFailure(context, error, ['email', 'password']);
-    return json({ ...failure, email }, { status: failure.status });
-  }
+export function action({ context, request }: ActionFunctionArgs) {
+  return credentialsAction(context, request, 'signup');
 }
 
 export default function Signup() {

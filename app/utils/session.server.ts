@@ -1,4 +1,5 @@
-import { type AppLoadContext, redirect } from '@remix-run/node';
+import { type AppLoadContext, json, redirect } from '@remix-run/node';
+import { describeFormFailure, formText } from './forms.server.js';
 import { safeRedirect } from './safe-redirect.js';
 
 export type Account = Awaited<ReturnType<AppLoadContext['trpc']['auth']['me']>>;
@@ -29,4 +30,21 @@ export async function requireAnonymous(context: AppLoadContext): Promise<void> {
 /** Finishes sign-in or sign-up: stores the session in the cookie and continues where the visitor wanted to go. */
 export function startSession(context: AppLoadContext, token: string, redirectTo: unknown) {
   return redirect(safeRedirect(redirectTo), { headers: { 'Set-Cookie': context.sessionCookie(token) } });
+}
+
+/**
+ * The whole action of the sign-in and sign-up pages, which differ only in the procedure they call: on success the
+ * session starts; on failure the form comes back with its errors and the typed e-mail.
+ */
+export async function credentialsAction(context: AppLoadContext, request: Request, kind: 'login' | 'signup') {
+  const form = await request.formData();
+  const email = formText(form, 'email')?.trim() ?? '';
+  const credentials = { email, password: formText(form, 'password') ?? '' };
+  try {
+    const { token } = await (kind === 'login' ? context.trpc.auth.login(credentials) : context.trpc.auth.signup(credentials));
+    return startSession(context, token, formText(form, 'redirectTo'));
+  } catch (error) {
+    const failure = describeFormFailure(context, error, ['email', 'password']);
+    return json({ ...failure, email }, { status: failure.status });
+  }
 }

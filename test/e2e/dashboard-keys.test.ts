@@ -61,8 +61,10 @@ describe.skipIf(skipReason !== null)(`Dashboard in a browser${skipReason ? ` [sk
   it('A staging company revokes a key after confirming, and the API rejects it at once', async () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByLabel('Secret key').inputValue();
-    await page.locator('summary', { hasText: 'Revoke' }).first().click();
-    await page.getByRole('button', { name: 'Confirm revoke' }).click();
+    const row = page.getByRole('row').filter({ hasText: key.slice(0, 12) });
+    await row.locator('summary', { hasText: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Confirm revoke' }).click();
+    await expect.poll(() => row.getByText('revoked', { exact: true }).count(), POLL).toBe(1);
     await expect.poll(async () => (await server.api.get('/api/v1/credits', { token: key })).status, POLL).toBe(401);
   });
 

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,4 +53,25 @@ export async function startTestServer(dialect: TestDialect, options: TestServerO
     databaseUrl: database.url,
     dropDatabase: () => (options.database ? Promise.resolve() : database.drop()),
   };
+}
+
+/**
+ * Starts one server for the surrounding `describe` (fresh database, dropped afterwards). The returned object stands
+ * for the server once it has started, so tests read `server.api.get(…)`.
+ */
+export function useTestServer(dialect: TestDialect, options: TestServerOptions = {}): TestServer {
+  let current: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  beforeAll(async () => {
+    current = await startTestServer(dialect, options);
+  });
+  afterAll(async () => {
+    await current?.close();
+    await current?.dropDatabase();
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, property) {
+      if (!current) throw new Error('The test server is not started yet: use it inside a test or a hook.');
+      return current[property as keyof TestServer];
+    },
+  });
 }

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 describeEachDatabase('Accounts and identity tokens', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect);
 
   it('signs up with 201, a token and the user', async () => {
     const email = uniqueEmail();

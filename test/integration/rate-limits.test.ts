@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, useTestServer } from '../helpers/server.js';
 import { acquireImageSlot, LEASE_MS } from '../../server/limits/image-slots.js';
 import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, IDEMPOTENCY_TTL_MS } from '../../server/limits/idempotency.js';
 
 describeEachDatabase('Rate limits and idempotency records', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_CONCURRENT: '2' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_CONCURRENT: '2' } });
 
   it('answers 429 with Retry-After once a key spends its requests for the minute, and reports the budget', async () => {
     const { key } = await signUpWithKey(server.api);
