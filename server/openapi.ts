@@ -53,11 +53,14 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   return describeImageUploads(document);
 }
 
+const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();
+
 export function createContextFactory(services: Services) {
-  return ({ req, response }: { req: { headers: Context['headers'] }; response: Context['response'] }): Context => ({
+  return ({ req, response }: { req: { headers: Context['headers']; uploads?: Context['uploads'] }; response: Context['response'] }): Context => ({
     services,
     headers: req.headers,
     response,
+    uploads: req.uploads ?? NO_UPLOADS,
   });
 }
 

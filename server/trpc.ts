@@ -34,6 +34,8 @@ export interface Context {
   services: Services;
   headers: IncomingHttpHeaders;
   response: ResponseControl;
+  /** Files of a multipart image request, kept as Buffers and named in the input by reference. */
+  uploads: ReadonlyMap<string, Buffer>;
 }
 
 export type AuthKind = 'none' | 'session' | 'apiKey';

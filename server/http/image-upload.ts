@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer, { MulterError } from 'multer';
-import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST } from '../domain/staging/image-input.js';
+import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { AppError } from '../errors.js';
 
 /** The endpoints that take images (CONTRACT §5); only they accept multipart and large JSON bodies. */
@@ -10,6 +11,13 @@ export const IMAGE_UPLOAD_PATHS = ['/api/v1/stage', '/api/v1/enhance', '/api/v1/
 export const IMAGE_JSON_LIMIT = '210mb';
 
 const MULTI_IMAGE_PATHS = new Set<string>(['/api/v1/stage']);
+
+/** A request whose multipart files were kept as Buffers; the tRPC context hands them to the procedure. */
+export type UploadingRequest = Request & { uploads?: ReadonlyMap<string, Buffer> };
+
+function uploadReference(bytes: Buffer): string {
+  return UPLOAD_REFERENCE_PREFIX + createHash('sha256').update(bytes).digest('hex');
+}
 
 const upload = multer({
   storage: multer.memoryStorage(),
@@ -62,8 +70,10 @@ function multipartError(error: unknown, path: string): AppError {
 
 /**
  * The REST bridge only takes JSON, so a multipart form is read here (files in memory, within the limits) and handed on
- * as the JSON body the procedure validates: files become base64 strings in `image` (one) or `images` (several),
- * text fields stay strings (zod coerces numbers).
+ * as the JSON body the procedure validates. Files are not base64-encoded (megabytes copied twice per image): each
+ * stays a Buffer on the request, and the body names it `upload:sha256:<hex>` in `image` (one) or `images` (several),
+ * so the procedure reads the same fields for both forms and an Idempotency-Key fingerprint still tells files apart.
+ * Text fields stay strings (zod coerces numbers).
  */
 function multipartAsJson(req: Request, res: Response, next: NextFunction) {
   const path = (req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, '');
@@ -71,11 +81,17 @@ function multipartAsJson(req: Request, res: Response, next: NextFunction) {
     if (error) return next(multipartError(error, path));
     const files = Object.values((req.files ?? {}) as Record<string, Express.Multer.File[]>).flat();
     const body: Record<string, unknown> = { ...(req.body as Record<string, unknown>) };
-    const encoded = files.map((file) => file.buffer.toString('base64'));
-    if (encoded.length === 1) body.image = encoded[0];
-    else if (encoded.length > 1) body.images = encoded;
+    const uploads = new Map<string, Buffer>();
+    const references = files.map((file) => {
+      const reference = uploadReference(file.buffer);
+      uploads.set(reference, file.buffer);
+      return reference;
+    });
+    if (references.length === 1) body.image = references[0];
+    else if (references.length > 1) body.images = references;
     req.body = body;
     req.files = undefined;
+    (req as UploadingRequest).uploads = uploads;
     req.headers['content-type'] = 'application/json';
     // Tells the JSON parser further down that the body is already read.
     (req as Request & { _body?: boolean })._body = true;

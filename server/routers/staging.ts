@@ -94,7 +94,7 @@ export const stagingRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { storage } = ctx.services;
       const result = await stageImages(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
-        sources: { image: input.image, images: input.images, image_url: input.image_url },
+        sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
         style: input.style,
         roomType: input.room_type,
         claimCode: input.claim_code,
@@ -136,7 +136,7 @@ export const stagingRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const result = await enhanceImage(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
-        sources: { image: input.image, image_url: input.image_url },
+        sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
         claimCode: input.claim_code,
       });
       const { image_url, width, height } = presentImage(ctx.services.storage, result.image);
@@ -174,7 +174,7 @@ export const stagingRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const result = await placeProducts(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
-        sources: { image: input.image, image_url: input.image_url },
+        sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
         imageId: input.image_id,
         roomType: input.room_type,
         maxProducts: input.max_products,

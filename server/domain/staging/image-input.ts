@@ -7,11 +7,16 @@ export const MAX_IMAGE_BYTES = 15 * 1024 * 1024;
 export const MAX_IMAGES_PER_REQUEST = 10;
 export const IMAGE_DOWNLOAD_TIMEOUT_MS = 10_000;
 
+/** How `image`/`images` name a file uploaded in the same multipart request (server/http/image-upload.ts). */
+export const UPLOAD_REFERENCE_PREFIX = 'upload:sha256:';
+
 /** The ways a request can name its image(s); the routers' zod schemas produce this. */
 export interface ImageSources {
   image?: string | undefined;
   images?: string[] | undefined;
   image_url?: string | undefined;
+  /** Files of this request's multipart form, by reference. */
+  uploads?: ReadonlyMap<string, Buffer>;
 }
 
 const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),/i;
@@ -25,8 +30,13 @@ function tooLarge(): AppError {
   return new AppError('payload_too_large', 'An image is larger than 15 MB, the limit per image.');
 }
 
-/** Base64 or a `data:image/…;base64,` URL → bytes, refusing oversize input before decoding it. */
-export function decodeInlineImage(text: string, path: string): Buffer {
+/** An uploaded file by reference, or base64 / a `data:image/…;base64,` URL → bytes, refusing oversize input before decoding. */
+export function decodeInlineImage(text: string, path: string, uploads?: ReadonlyMap<string, Buffer>): Buffer {
+  if (text.startsWith(UPLOAD_REFERENCE_PREFIX)) {
+    const uploaded = uploads?.get(text);
+    if (!uploaded) throw invalidField(path, `${path} names no file uploaded with this request.`);
+    return uploaded;
+  }
   let body = text.trim();
   const dataUrl = DATA_URL.exec(body);
   if (dataUrl) {
@@ -61,12 +71,19 @@ function decodeBase64Strictly(text: string): Buffer | null {
   return Buffer.from(compact, 'base64');
 }
 
+export const IMAGE_SOURCE_FIELDS = ['image', 'images', 'image_url'] as const;
+
+/** Whether the request names an image of its own (as opposed to, say, `image_id` of a stored one). */
+export function hasImageSource(sources: ImageSources): boolean {
+  return IMAGE_SOURCE_FIELDS.some((field) => sources[field] !== undefined);
+}
+
 /**
  * Exactly one source per request: `image`, `images` (stage only, up to 10) or `image_url`. Returns the raw bytes of
  * every image in order; nothing here decodes pixels.
  */
 export async function readImageSources(sources: ImageSources, policy: NetworkPolicy, options: { allowMany: boolean }): Promise<Buffer[]> {
-  const given = (['image', 'images', 'image_url'] as const).filter((field) => sources[field] !== undefined);
+  const given = IMAGE_SOURCE_FIELDS.filter((field) => sources[field] !== undefined);
   const allowed = options.allowMany ? 'image, images or image_url' : 'image or image_url';
   if (given.length === 0) throw invalidField('image', `Send the image: ${allowed} (JSON), or an image file field (multipart/form-data).`);
   if (given.length > 1) throw invalidField(given[1]!, `Send only one of ${allowed}.`);
@@ -77,9 +94,9 @@ export async function readImageSources(sources: ImageSources, policy: NetworkPol
     if (sources.images.length > MAX_IMAGES_PER_REQUEST) {
       throw new AppError('payload_too_large', `${sources.images.length} images sent; a request may carry at most ${MAX_IMAGES_PER_REQUEST}.`);
     }
-    return sources.images.map((text, index) => decodeInlineImage(text, `images.${index}`));
+    return sources.images.map((text, index) => decodeInlineImage(text, `images.${index}`, sources.uploads));
   }
-  if (sources.image !== undefined) return [decodeInlineImage(sources.image, 'image')];
+  if (sources.image !== undefined) return [decodeInlineImage(sources.image, 'image', sources.uploads)];
   const bytes = await downloadImage(sources.image_url!, policy, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS });
   return [bytes];
 }

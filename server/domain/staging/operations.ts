@@ -14,7 +14,7 @@ import { getBalance } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
 import { type Charge, chargeCredits, refundCredits } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
-import { type ImageSources, readImageSources } from './image-input.js';
+import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 
 /*
@@ -186,7 +186,7 @@ export async function placeProducts(
   let input: Buffer;
   let source: Image | undefined;
   if (request.imageId !== undefined) {
-    if (Object.values(request.sources).some((value) => value !== undefined)) {
+    if (hasImageSource(request.sources)) {
       throw new AppError('invalid_request', 'Send either image_id or an image, not both.', { details: [{ path: 'image_id', message: 'Send either image_id or an image, not both.' }] });
     }
     source = await findOwnImage(deps.db, caller.accountId, request.imageId);
