@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { getBalance } from '../domain/credits/ledger.js';
 import { apiKeyProcedure, router } from '../trpc.js';
 import { noInput } from './schemas.js';
 
@@ -16,5 +15,6 @@ export const creditsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/credits', tags: ['Credits'], summary: 'Credit balance of the API key’s account' } })
     .input(noInput)
     .output(balanceSchema)
-    .query(({ ctx }) => getBalance(ctx.services.db, ctx.apiKey.accountId)),
+    // apiKeyProcedure read the balance in the query that verified the key.
+    .query(({ ctx }) => ctx.apiKey.balance),
 });

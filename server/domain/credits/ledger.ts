@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
+import type { Account, Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
 import { emitEvent } from '../events/outbox.js';
 
 type Executor = Kysely<Database>;
@@ -82,12 +82,12 @@ export interface BalanceSummary {
   auto_topup: { enabled: boolean; amount: number; threshold: number };
 }
 
-export async function getBalance(db: Executor, accountId: string): Promise<BalanceSummary> {
-  const row = await db
-    .selectFrom('accounts')
-    .select(['credits', 'total_purchased', 'total_used', 'payment_method_id', 'auto_topup_enabled', 'auto_topup_amount', 'auto_topup_threshold'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
+/** The account columns a balance is made of; API-key authentication reads them in the same query as the key. */
+export const BALANCE_COLUMNS = ['credits', 'total_purchased', 'total_used', 'payment_method_id', 'auto_topup_enabled', 'auto_topup_amount', 'auto_topup_threshold'] as const;
+
+export type BalanceRow = Pick<Account, (typeof BALANCE_COLUMNS)[number]>;
+
+export function presentBalance(row: BalanceRow): BalanceSummary {
   return {
     credits: row.credits,
     total_purchased: row.total_purchased,
@@ -95,6 +95,10 @@ export async function getBalance(db: Executor, accountId: string): Promise<Balan
     has_payment_method: row.payment_method_id !== null,
     auto_topup: { enabled: row.auto_topup_enabled === 1, amount: row.auto_topup_amount, threshold: row.auto_topup_threshold },
   };
+}
+
+export async function getBalance(db: Executor, accountId: string): Promise<BalanceSummary> {
+  return presentBalance(await db.selectFrom('accounts').select(BALANCE_COLUMNS).where('id', '=', accountId).executeTakeFirstOrThrow());
 }
 
 export async function listLedger(db: Executor, accountId: string, limit: number): Promise<LedgerEntry[]> {

@@ -4,7 +4,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import type { ApiKey, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
-import { grantFirstKeyBonus } from '../credits/ledger.js';
+import { BALANCE_COLUMNS, type BalanceSummary, grantFirstKeyBonus, presentBalance } from '../credits/ledger.js';
 
 export const KEY_BODY_LENGTH = 32;
 export const KEY_PREFIX_LENGTH = 12;
@@ -84,6 +84,8 @@ export interface AuthenticatedKey {
   id: number;
   accountId: string;
   mode: KeyMode;
+  /** The account's balance as the request began, read in the same query that verified the key. */
+  balance: BalanceSummary;
 }
 
 /** Per database and key: whether a `last_used_at` write is in flight, and the latest use waiting behind it. */
@@ -131,11 +133,12 @@ export async function authenticateApiKey(db: Db, plaintext: string, now: number)
   if (!isApiKeyShaped(plaintext)) return null;
   const row = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'mode'])
-    .where('key_hash', '=', hashApiKey(plaintext))
-    .where('revoked_at', 'is', null)
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select(['api_keys.id', 'api_keys.account_id', 'api_keys.mode', ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const)])
+    .where('api_keys.key_hash', '=', hashApiKey(plaintext))
+    .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
   recordKeyUse(db, row.id, now);
-  return { id: row.id, accountId: row.account_id, mode: row.mode };
+  return { id: row.id, accountId: row.account_id, mode: row.mode, balance: presentBalance(row) };
 }
