@@ -20,7 +20,7 @@ export function shortfallError(shortfall: Pick<Shortfall, 'required' | 'availabl
   }
   return new AppError(
     'insufficient_credits',
-    `This request costs ${shortfall.required} credit${shortfall.required === 1 ? '' : 's'} and the balance is ${shortfall.available}. Buy credits in the dashboard (Billing) to continue.`,
+    `This request costs ${shortfall.required} credit${shortfall.required === 1 ? '' : 's'} and the balance is ${shortfall.available}. Buy credits to continue (one credit is $1).`,
     { credits_required: shortfall.required, credits_available: shortfall.available },
   );
 }
