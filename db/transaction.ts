@@ -1,12 +1,20 @@
 import type { Kysely, Transaction } from 'kysely';
+import { isDeadlock } from './errors.js';
 
-const RETRYABLE_MYSQL_ERRORS = new Set([1213 /* ER_LOCK_DEADLOCK */, 1205 /* ER_LOCK_WAIT_TIMEOUT */]);
-const MAX_ATTEMPTS = 4;
+const TRANSACTION_ATTEMPTS = 4;
 
 const afterCommitHooks = new WeakMap<Kysely<any>, Array<() => void>>();
 
-function isRetryable(error: unknown): boolean {
-  return RETRYABLE_MYSQL_ERRORS.has((error as { errno?: number })?.errno ?? 0);
+/** Runs `work` again when InnoDB picks it as a deadlock victim; `work` must be one statement or one transaction. */
+export async function retryingDeadlocks<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !isDeadlock(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2 * attempt + Math.random() * 8));
+    }
+  }
 }
 
 /**
@@ -15,20 +23,15 @@ function isRetryable(error: unknown): boolean {
  * Hooks registered with `afterCommit` run once the transaction has committed.
  */
 export async function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  return retryingDeadlocks(async () => {
     const hooks: Array<() => void> = [];
-    try {
-      const result = await db.transaction().execute((trx) => {
-        afterCommitHooks.set(trx, hooks);
-        return work(trx);
-      });
-      for (const hook of hooks) hook();
-      return result;
-    } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
-    }
-  }
+    const result = await db.transaction().execute((trx) => {
+      afterCommitHooks.set(trx, hooks);
+      return work(trx);
+    });
+    for (const hook of hooks) hook();
+    return result;
+  }, TRANSACTION_ATTEMPTS);
 }
 
 /** Runs `hook` after the surrounding `inTransaction` commits; outside one, right away (the write is already durable). */

@@ -3,6 +3,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db, DialectName } from '../db/client.js';
+import { bearerToken } from './auth/bearer.js';
 import type { Auth } from './auth/lucia.js';
 import type { Clock } from './clock.js';
 import type { Config } from './env.js';
@@ -10,7 +11,7 @@ import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse
 import type { ResponseControl } from './http/response-control.js';
 import type { ImageEngine } from './imaging/engine.js';
 import type { ImageStorage } from './storage/storage.js';
-import { type AuthenticatedKey, authenticateApiKey, isApiKeyShaped } from './domain/keys/api-keys.js';
+import { type AuthenticatedKey, authenticateApiKey } from './domain/keys/api-keys.js';
 import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, parseIdempotencyKey, requestFingerprint } from './limits/idempotency.js';
 import { acquireImageSlot } from './limits/image-slots.js';
 import type { RequestRateLimiter } from './limits/request-rate.js';
@@ -85,19 +86,12 @@ export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(domainErrors).meta({ auth: 'none' });
 
-function bearerToken(headers: IncomingHttpHeaders): string | null {
-  const header = headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1]! : null;
-}
-
 /** Identity token: a dashboard session id, as a Bearer token or the session cookie. An API key here is no credential. */
 export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(async ({ ctx, next }) => {
   const { auth } = ctx.services;
   const bearer = bearerToken(ctx.headers);
   const sessionId = bearer ?? auth.readSessionCookie(ctx.headers.cookie ?? '');
-  if (!sessionId || isApiKeyShaped(sessionId) || sessionId.startsWith('sk_')) {
+  if (!sessionId || sessionId.startsWith('sk_')) {
     throw new AppError('authentication_required', AUTH_MESSAGES.session);
   }
   const { session, user } = await auth.validateSession(sessionId);

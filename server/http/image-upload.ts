@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer, { MulterError } from 'multer';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
+import { bearerToken } from '../auth/bearer.js';
+import { isApiKeyShaped } from '../domain/keys/api-keys.js';
 import { AppError } from '../errors.js';
 
 /** The endpoints that take images (CONTRACT §5); only they accept multipart and large JSON bodies. */
@@ -124,14 +126,13 @@ const lightweight =
 const multipartBody = lightweight(multipartAsJson);
 const jsonImageBody = lightweight(largeJson);
 
-const API_KEY_BEARER = /^Bearer\s+sk_(live|test)_\S+\s*$/i;
-
 /**
  * Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. A request without an API key never
  * gets its (up to 210 MB) body buffered: the body is drained unread and the procedure answers 401.
  */
 export const imageRequestBody: RequestHandler = (req, res, next) => {
-  if (!API_KEY_BEARER.test(req.headers.authorization ?? '')) {
+  const credential = bearerToken(req.headers);
+  if (!credential || !isApiKeyShaped(credential)) {
     req.resume();
     req.body = {};
     req.headers['content-type'] = 'application/json';

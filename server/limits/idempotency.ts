@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -30,10 +31,6 @@ export function requestFingerprint(operation: string, input: unknown): string {
   return createHash('sha256').update(operation).update('\n').update(canonicalJson(input)).digest('hex');
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number };
-  return e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.errno === 1062;
-}
 
 export type IdempotencyStart = { kind: 'first' } | { kind: 'replay'; body: unknown };
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { isMysql } from '../../db/client.js';
-import { inTransaction } from '../../db/transaction.js';
+import { inTransaction, retryingDeadlocks } from '../../db/transaction.js';
 import { randomBase62 } from '../ids.js';
 
 /** Longer than any image operation may take; a lease left by a crashed process frees itself after this. */
@@ -36,7 +36,7 @@ export async function acquireImageSlot(db: Db, input: { keyId: number; limit: nu
  */
 async function releaseLease(db: Db, leaseId: string): Promise<void> {
   try {
-    await inTransaction(db, (trx) => trx.deleteFrom('image_operation_leases').where('id', '=', leaseId).execute());
+    await retryingDeadlocks(() => db.deleteFrom('image_operation_leases').where('id', '=', leaseId).execute());
   } catch (error) {
     console.error(`[limits] could not release image slot ${leaseId}; it expires within ${LEASE_MS / 1000} s:`, error);
   }

@@ -5,14 +5,13 @@ import { adRevenueForAgent } from '../domain/ads/revenue.js';
 import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.js';
 import { listRedeemedImages } from '../domain/staging/images.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { presentImage } from './staging.js';
+import { imageSchema, presentImage } from './staging.js';
 import { isoTimestamp, noInput, nullableTimestamp } from './schemas.js';
 
 const claimStatus = z.enum(['unredeemed', 'redeemed', 'expired']);
 const codeInput = z.object({
   code: z.string().trim().min(1).max(64).meta({ description: 'Claim code, e.g. RS-7K3M9QXD (case-insensitive; the hyphen may be left out)' }),
 });
-const imageSchema = z.object({ id: z.string(), image_url: z.string(), width: z.number().int(), height: z.number().int() });
 
 export const claimsRouter = router({
   preview: sessionProcedure

@@ -24,7 +24,7 @@ const claimCodeInput = z
 const styleSchema = z.enum(STYLES);
 const roomTypeSchema = z.enum(ROOM_TYPES);
 
-const imageSchema = z.object({
+export const imageSchema = z.object({
   id: z.string().meta({ description: 'Image id (img_…)' }),
   image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
   width: z.number().int(),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
+import { retryingDeadlocks } from '../../db/transaction.js';
 import type { AttemptResult } from './deliver.js';
 import { nextAfterFailure } from './schedule.js';
 
@@ -17,24 +18,6 @@ export interface FailurePolicy {
   random?: () => number;
   /** Record `failed` now, whatever the schedule says (a test ping is not retried by itself). */
   final?: boolean;
-}
-
-const DEADLOCK_ERRNOS = new Set([1213 /* ER_LOCK_DEADLOCK */, 1205 /* ER_LOCK_WAIT_TIMEOUT */]);
-
-export function isDeadlock(error: unknown): boolean {
-  return DEADLOCK_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
-}
-
-/** A single statement chosen as a deadlock victim was rolled back whole, so running it again is safe. */
-export async function retryingDeadlocks<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= attempts || !isDeadlock(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 2 * attempt + Math.random() * 8));
-    }
-  }
 }
 
 export type RecordedOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number } | { status: 'failed' };

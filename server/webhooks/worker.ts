@@ -2,7 +2,8 @@ import { type Db, isMysql } from '../../db/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
-import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch, retryingDeadlocks } from './record.js';
+import { retryingDeadlocks } from '../../db/transaction.js';
+import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
 
 export interface WorkerOptions {
   db: Db;

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/client.js';
+import { isUniqueViolation } from '../../../db/errors.js';
 import type { Account } from '../../../db/schema.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { AppError } from '../../errors.js';
@@ -8,10 +9,6 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number };
-  return e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.errno === 1062;
-}
 
 export async function createAccount(db: Db, input: { email: string; password: string; now: number }): Promise<Account> {
   const email = normalizeEmail(input.email);

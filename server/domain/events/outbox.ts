@@ -54,34 +54,43 @@ export async function emitEvent<E extends EventName>(
   trx: Kysely<Database>,
   input: { accountId: string; keyId: number | null; event: E; data: EventData[E]; now: number },
 ): Promise<EmittedEvent> {
-  const envelope: Envelope<E> = { id: newId('event'), event: input.event, timestamp: iso(input.now), data: input.data };
-  const payload = JSON.stringify(envelope);
   let receivers = trx.selectFrom('webhooks').select('key_id').where('enabled', '=', 1).where('url', 'is not', null);
   receivers = KEY_EVENTS.has(input.event)
     ? receivers.where('key_id', '=', input.keyId ?? -1)
     : receivers.where('account_id', '=', input.accountId);
   const targets = await receivers.execute();
+  const emitted = await writeEvent(trx, { ...input, targetKeyIds: targets.map((target) => target.key_id) });
+  if (emitted.deliveryIds.length > 0) afterCommit(trx, () => outboxSignal.emit(OUTBOX_WAKE));
+  return emitted;
+}
 
+/**
+ * The rows behind every event: the envelope with the exact bytes each attempt will send, and one delivery per target
+ * webhook. `leasedUntil` keeps the worker away from the deliveries because the caller attempts them itself (test.ping).
+ */
+export async function writeEvent<E extends EventName>(
+  trx: Kysely<Database>,
+  input: { accountId: string; keyId: number | null; event: E; data: EventData[E]; now: number; targetKeyIds: number[]; leasedUntil?: number },
+): Promise<EmittedEvent> {
+  const envelope: Envelope<E> = { id: newId('event'), event: input.event, timestamp: iso(input.now), data: input.data };
+  const payload = JSON.stringify(envelope);
   await trx
     .insertInto('webhook_events')
     .values({ id: envelope.id, account_id: input.accountId, key_id: input.keyId, event: input.event, payload, created_at: input.now })
     .execute();
-  const deliveries = targets.map((target) => ({
+  const deliveries = input.targetKeyIds.map((keyId) => ({
     id: newId('delivery'),
     event_id: envelope.id,
-    key_id: target.key_id,
+    key_id: keyId,
     status: 'pending' as const,
     attempts: 0,
     next_attempt_at: input.now,
-    locked_until: null,
+    locked_until: input.leasedUntil ?? null,
     last_status_code: null,
     last_error: null,
     delivered_at: null,
     created_at: input.now,
   }));
-  if (deliveries.length > 0) {
-    await trx.insertInto('webhook_deliveries').values(deliveries).execute();
-    afterCommit(trx, () => outboxSignal.emit(OUTBOX_WAKE));
-  }
+  if (deliveries.length > 0) await trx.insertInto('webhook_deliveries').values(deliveries).execute();
   return { eventId: envelope.id, payload, deliveryIds: deliveries.map((d) => d.id) };
 }

@@ -1,11 +1,9 @@
 import type { Db } from '../../../db/client.js';
 import { inTransaction } from '../../../db/transaction.js';
-import { iso } from '../../clock.js';
 import type { NetworkPolicy } from '../../http/network-guard.js';
-import { newId } from '../../ids.js';
 import { deliverOnce } from '../../webhooks/deliver.js';
 import { recordAttempt } from '../../webhooks/record.js';
-import type { Envelope } from '../events/outbox.js';
+import { writeEvent } from '../events/outbox.js';
 import { getConfiguredWebhook } from './webhooks.js';
 
 export interface TestPingResult {
@@ -29,38 +27,21 @@ export async function sendTestPing(
 ): Promise<TestPingResult> {
   const webhook = await getConfiguredWebhook(db, input.accountId, input.keyId);
   const created = input.now();
-  const envelope: Envelope<'test.ping'> = {
-    id: newId('event'),
-    event: 'test.ping',
-    timestamp: iso(created),
-    data: { key_id: input.keyId, message: 'This is a test event from Roomstage.' },
-  };
-  const payload = JSON.stringify(envelope);
-  const delivery = { id: newId('delivery'), keyId: input.keyId, attempts: 0, leaseUntil: created + PING_LEASE_MS };
-  await inTransaction(db, async (trx) => {
-    await trx
-      .insertInto('webhook_events')
-      .values({ id: envelope.id, account_id: input.accountId, key_id: input.keyId, event: envelope.event, payload, created_at: created })
-      .execute();
-    await trx
-      .insertInto('webhook_deliveries')
-      .values({
-        id: delivery.id,
-        event_id: envelope.id,
-        key_id: input.keyId,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: created,
-        locked_until: delivery.leaseUntil,
-        last_status_code: null,
-        last_error: null,
-        delivered_at: null,
-        created_at: created,
-      })
-      .execute();
-  });
+  const leaseUntil = created + PING_LEASE_MS;
+  const ping = await inTransaction(db, (trx) =>
+    writeEvent(trx, {
+      accountId: input.accountId,
+      keyId: input.keyId,
+      event: 'test.ping',
+      data: { key_id: input.keyId, message: 'This is a test event from Roomstage.' },
+      now: created,
+      targetKeyIds: [input.keyId],
+      leasedUntil: leaseUntil,
+    }),
+  );
+  const delivery = { id: ping.deliveryIds[0]!, keyId: input.keyId, attempts: 0, leaseUntil };
   const result = await deliverOnce(
-    { url: webhook.url, secret: webhook.secret, eventId: envelope.id, event: envelope.event, payload },
+    { url: webhook.url, secret: webhook.secret, eventId: ping.eventId, event: 'test.ping', payload: ping.payload },
     { allowPrivateNetwork: input.policy.allowPrivateNetwork, timeoutMs: input.timeoutMs, now: input.now }
   );
   await recordAttempt(db, delivery, result, input.now(), { retryDelaysMs: [], final: true });
@@ -68,7 +49,7 @@ export async function sendTestPing(
     delivered: result.delivered,
     status_code: result.statusCode,
     duration_ms: result.durationMs,
-    event_id: envelope.id,
+    event_id: ping.eventId,
     ...(result.error !== null ? { error: result.error } : {}),
   };
 }

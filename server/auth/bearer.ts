@@ -1,0 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** The credential of `Authorization: Bearer <credential>`, or null when there is none. */
+export function bearerToken(headers: IncomingHttpHeaders): string | null {
+  const header = headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
