@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
 import { createPool } from 'mysql2';
 import type { Database } from './schema.js';
 
@@ -39,10 +39,32 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got "${url}")`);
+}
+
+/**
+ * SQLite transactions take the write lock when they begin. A deferred BEGIN that reads, then writes while another
+ * process (the worker, a second server) has committed cannot be upgraded and fails at once with "database is locked",
+ * without waiting out busy_timeout; BEGIN IMMEDIATE waits for the lock instead.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver() {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 /** Works on a Kysely instance and on a transaction alike. */
