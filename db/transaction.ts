@@ -5,14 +5,19 @@ const TRANSACTION_ATTEMPTS = 4;
 
 const afterCommitHooks = new WeakMap<Kysely<any>, Array<() => void>>();
 
-/** Runs `work` again when InnoDB picks it as a deadlock victim; `work` must be one statement or one transaction. */
+/**
+ * Runs `work` again when InnoDB picks it as a deadlock victim; `work` must be one statement or one transaction.
+ * The pause doubles each time (5 ms, 10 ms, … up to 640 ms) with jitter, so two writers that keep colliding drift
+ * apart instead of meeting again a few milliseconds later.
+ */
 export async function retryingDeadlocks<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
       if (attempt >= attempts || !isDeadlock(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 2 * attempt + Math.random() * 8));
+      const pauseMs = Math.min(640, 5 * 2 ** (attempt - 1)) * (0.5 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
 }

@@ -20,6 +20,12 @@ export interface FailurePolicy {
   final?: boolean;
 }
 
+/**
+ * A result that is never written leaves its delivery leased, and it is sent again when the lease ends: so result
+ * writes keep retrying as deadlock victims for a few seconds (see retryingDeadlocks) before giving up.
+ */
+const RESULT_WRITE_ATTEMPTS = 12;
+
 export type RecordedOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number } | { status: 'failed' };
 
 /**
@@ -48,7 +54,8 @@ export async function recordAttempt(db: Db, delivery: LeasedDelivery, result: At
       })
       .where('id', '=', delivery.id)
       .where('locked_until', '=', delivery.leaseUntil)
-      .execute()
+      .execute(),
+    RESULT_WRITE_ATTEMPTS,
   );
   return outcome;
 }
@@ -91,7 +98,8 @@ export async function recordDeliveredBatch(db: Db, items: readonly DeliveredItem
           group.map((item) => item.delivery.id)
         )
         .where('locked_until', '=', leaseUntil)
-        .execute()
+        .execute(),
+      RESULT_WRITE_ATTEMPTS,
     );
   }
 }

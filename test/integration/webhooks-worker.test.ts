@@ -130,19 +130,16 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
     ]);
     const all = [...a, ...b];
     await receiver.waitFor(() => all.every((id) => requestsFor(id).length > 0), 20_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Results are written after the receipt, in batches that may wait out a deadlock retry: wait for the rows too.
+    const notDelivered = () =>
+      server.services.db.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', all).where('status', '!=', 'delivered').execute();
+    await expect.poll(async () => (await notDelivered()).length, { timeout: 10_000, interval: 100 }).toBe(0);
     // Only this test's events: a delivery left pending by an earlier test may legitimately arrive meanwhile.
     const ours = new Set(all);
     const received = receiver.requests.slice(before).filter((r) => ours.has(String(r.headers['x-webhook-id'])));
     expect(received).toHaveLength(600);
     expect(new Set(received.map((r) => r.headers['x-webhook-id'])).size).toBe(600);
     expect(a.flatMap(requestsFor).every((r) => independentlyVerified(secret, r))).toBe(true);
-    const undelivered = await server.services.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('event_id', 'in', all)
-      .where('status', '!=', 'delivered')
-      .execute();
-    expect(undelivered).toEqual([]);
+    expect(await notDelivered()).toEqual([]);
   });
 });
