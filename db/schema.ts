@@ -111,6 +111,22 @@ export interface ImageOperationLeasesTable {
   expires_at: EpochMs;
 }
 
+/** Credits an image request holds until its result is stored (then the row goes) or they are refunded. */
+export interface ChargeHoldsTable {
+  id: string;
+  account_id: string;
+  key_id: number | null;
+  credits: number;
+  reason: Extract<LedgerReason, 'stage' | 'enhance'>;
+  /** Written on the debit and on its refund (the request's first image id). */
+  reference: string;
+  /** The request's Idempotency-Key (scoped to key_id), freed when the hold is refunded. */
+  idempotency_key: string | null;
+  created_at: EpochMs;
+  /** Renewed by the process working on the request; once it has passed, that request died. */
+  lease_expires_at: EpochMs;
+}
+
 export type ImageKind = 'staged' | 'enhanced' | 'placed';
 
 export interface ClaimsTable {
@@ -181,6 +197,7 @@ export interface Database {
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   credit_ledger: CreditLedgerTable;
+  charge_holds: ChargeHoldsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -197,6 +214,7 @@ export type Account = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type LedgerEntry = Selectable<CreditLedgerTable>;
+export type ChargeHold = Selectable<ChargeHoldsTable>;
 export type Webhook = Selectable<WebhooksTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type Claim = Selectable<ClaimsTable>;

@@ -23,6 +23,19 @@ const durationList = z
     return delays;
   });
 
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value.trim());
+      if (ms === null || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: `"${value}" is not a positive duration like 500ms, 10s, 5m, 2h or 1d` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -39,6 +52,7 @@ const envSchema = z.object({
   RATE_LIMIT_CONCURRENT: positiveInt(10),
   WEBHOOK_RETRY_DELAYS: durationList,
   WEBHOOK_WORKER: z.enum(['inline', 'off']).default('inline'),
+  CHARGE_HOLD_TIMEOUT: duration('120s'),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   STRIPE_API_URL: z.url().optional(),
@@ -56,6 +70,8 @@ export type Config = {
   webhookRetryDelaysMs: number[];
   /** `inline` runs the webhook delivery worker inside the server process; `off` leaves it to `npm run worker`. */
   webhookWorker: 'inline' | 'off';
+  /** Age of a hold's lease after which its request counts as dead and the credits are refunded (CONTRACT §8). */
+  chargeHoldTimeoutMs: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
 };
 
@@ -81,6 +97,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     rateLimitConcurrent: env.RATE_LIMIT_CONCURRENT,
     webhookRetryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
     webhookWorker: env.WEBHOOK_WORKER,
+    chargeHoldTimeoutMs: env.CHARGE_HOLD_TIMEOUT,
     stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
   };
 }

@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   image: 'img',
   claim: 'clm',
   ledger: 'txn',
+  hold: 'hld',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -19,6 +19,7 @@ import { buildOpenApiDocument, createContextFactory, createRestBridge, logServer
 import { appRouter, createCaller } from './root.js';
 import { closeOnSignals } from './process-signals.js';
 import { createServices } from './services.js';
+import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
 import type { Services } from './trpc.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
@@ -104,6 +105,9 @@ export async function startServer(
     worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, ...options.webhookWorker, db, clock });
     worker.start();
   }
+  // Every server process refunds the holds of image requests that died, whichever process ran them (CONTRACT §8).
+  const sweeper = createHoldSweeper({ db: handle.services.db, clock: handle.services.clock, timeoutMs: config.chargeHoldTimeoutMs });
+  sweeper.start();
   const app = await createApp(handle.services);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -140,6 +144,7 @@ export async function startServer(
           server.closeIdleConnections();
         });
         await worker?.stop();
+        await sweeper.stop();
         await handle.close();
       })()),
   };

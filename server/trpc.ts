@@ -134,7 +134,7 @@ function replayed<T>(data: unknown): T {
 export const imageProcedure = apiKeyProcedure
   .use(async ({ ctx, path, getRawInput, next }) => {
     const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key']);
-    if (!idempotencyKey) return next();
+    if (!idempotencyKey) return next({ ctx: { idempotencyKey: null } });
     const { db, clock } = ctx.services;
     const scope = { keyId: ctx.apiKey.id, idempotencyKey };
     const fingerprint = requestFingerprint(path, await getRawInput());
@@ -143,7 +143,7 @@ export const imageProcedure = apiKeyProcedure
       ctx.response.setHeader('Idempotent-Replayed', 'true');
       return replayed<Awaited<ReturnType<typeof next>>>(start.body);
     }
-    const result = await next();
+    const result = await next({ ctx: { idempotencyKey } });
     // The work is done (and maybe charged): bookkeeping failures are logged, never turned into a failed response.
     // A record left in progress makes retries answer 409 for 24 h, which never charges twice.
     const settle = result.ok ? completeIdempotentRequest(db, scope, result.data) : abandonIdempotentRequest(db, scope);

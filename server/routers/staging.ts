@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Image } from '../../db/schema.js';
 import { iso } from '../clock.js';
-import type { ImagingDeps } from '../domain/staging/deps.js';
+import type { ApiCaller, ImagingDeps } from '../domain/staging/deps.js';
 import { enhanceImage, placeProducts, stageImages } from '../domain/staging/operations.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { ImageStorage } from '../storage/storage.js';
@@ -48,7 +48,12 @@ export function presentImage(storage: ImageStorage, image: Image): z.infer<typeo
 
 function imagingDeps(services: Services): ImagingDeps {
   const { db, engine, storage, clock, config } = services;
-  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork } };
+  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs };
+}
+
+/** The API key, its account and the request's Idempotency-Key (a refunded charge frees it). */
+function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotencyKey: string | null }): ApiCaller {
+  return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotencyKey: ctx.idempotencyKey };
 }
 
 export const stagingRouter = router({
@@ -93,7 +98,7 @@ export const stagingRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const { storage } = ctx.services;
-      const result = await stageImages(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
+      const result = await stageImages(imagingDeps(ctx.services), callerOf(ctx), {
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
         style: input.style,
         roomType: input.room_type,
@@ -135,7 +140,7 @@ export const stagingRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const result = await enhanceImage(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
+      const result = await enhanceImage(imagingDeps(ctx.services), callerOf(ctx), {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
         claimCode: input.claim_code,
       });
@@ -173,7 +178,7 @@ export const stagingRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const result = await placeProducts(imagingDeps(ctx.services), { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id }, {
+      const result = await placeProducts(imagingDeps(ctx.services), callerOf(ctx), {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
         imageId: input.image_id,
         roomType: input.room_type,

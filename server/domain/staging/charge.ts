@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../../db/client.js';
 import type { Database, LedgerReason } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
-import { changeCredits } from '../credits/ledger.js';
+import { placeHold } from '../credits/holds.js';
 import { resolveShortfall, shortfallError } from '../credits/shortfall.js';
 import type { ApiCaller } from './deps.js';
 
@@ -14,42 +14,41 @@ export interface Charge {
   reference: string;
 }
 
+export interface HeldCharge {
+  holdId: string;
+  /** The balance right after the charge. */
+  balanceAfter: number;
+}
+
 /**
- * Takes the credits before any processing, in one transaction with `beforeCharge` (which may refuse, e.g. a closed
- * claim, and then nothing is charged). A balance that cannot cover the charge goes to `resolveShortfall`, which
- * either makes room (one more try) or throws the 402. Returns the balance after the charge.
+ * Takes the credits as a hold before any processing (server/domain/credits/holds.ts), in one transaction with
+ * `beforeCharge` (which may refuse, e.g. a closed claim, and then nothing is charged). A balance that cannot cover
+ * the charge goes to `resolveShortfall`, which either makes room (one more try) or throws the 402.
  */
-export async function chargeCredits(db: Db, charge: Charge, now: () => number, beforeCharge?: (trx: Kysely<Database>) => Promise<void>): Promise<number> {
+export async function chargeCredits(
+  db: Db,
+  charge: Charge,
+  hold: { now: () => number; timeoutMs: number },
+  beforeCharge?: (trx: Kysely<Database>) => Promise<void>,
+): Promise<HeldCharge> {
   for (let attempt = 0; ; attempt++) {
     const result = await inTransaction(db, async (trx) => {
       if (beforeCharge) await beforeCharge(trx);
-      return changeCredits(trx, {
+      return placeHold(trx, {
         accountId: charge.caller.accountId,
-        delta: -charge.credits,
+        keyId: charge.caller.keyId,
+        credits: charge.credits,
         reason: charge.reason,
         reference: charge.reference,
-        apiKeyId: charge.caller.keyId,
-        now: now(),
+        idempotencyKey: charge.caller.idempotencyKey ?? null,
+        now: hold.now(),
+        timeoutMs: hold.timeoutMs,
       });
     });
-    if (result.ok) return result.balanceAfter;
-    const shortfall = { accountId: charge.caller.accountId, required: charge.credits, available: result.available, now: now() };
+    if (result.ok) return { holdId: result.holdId, balanceAfter: result.balanceAfter };
+    const shortfall = { accountId: charge.caller.accountId, required: charge.credits, available: result.available, now: hold.now() };
     // A second refusal right after a top-up made room answers plainly instead of trying again.
     if (attempt > 0) throw shortfallError(shortfall, false);
     await resolveShortfall(db, shortfall);
   }
-}
-
-/** Gives back a charge whose request failed afterwards; the ledger keeps both entries (CONTRACT §1). */
-export async function refundCredits(db: Db, charge: Charge, now: number): Promise<void> {
-  await inTransaction(db, (trx) =>
-    changeCredits(trx, {
-      accountId: charge.caller.accountId,
-      delta: charge.credits,
-      reason: 'refund',
-      reference: charge.reference,
-      apiKeyId: charge.caller.keyId,
-      now,
-    }),
-  );
 }

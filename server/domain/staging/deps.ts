@@ -11,10 +11,14 @@ export interface ImagingDeps {
   storage: ImageStorage;
   clock: Clock;
   network: NetworkPolicy;
+  /** CHARGE_HOLD_TIMEOUT: how long a charged request may go without renewing its hold before it counts as dead. */
+  chargeHoldTimeoutMs: number;
 }
 
 /** The API key a request came with, and its account (the API user). */
 export interface ApiCaller {
   accountId: string;
   keyId: number;
+  /** The request's Idempotency-Key, if it came with one: a refunded hold frees it. */
+  idempotencyKey?: string | null;
 }

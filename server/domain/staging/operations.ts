@@ -12,15 +12,17 @@ import { recordPlacements } from '../ads/revenue.js';
 import { addImagesToClaim, assertClaimOpenForIssuer, issueClaim } from '../claims/claims.js';
 import { getBalance } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
-import { type Charge, chargeCredits, refundCredits } from './charge.js';
+import { finalizeHold, keepHoldAlive, releaseHold } from '../credits/holds.js';
+import { chargeCredits, type HeldCharge } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 
 /*
  * The three image operations, in one order: read and inspect every input (bad input never charges), check the
- * claim and take the credits in one transaction, process, store the files, then record the rows and events in one
- * transaction. Anything failing after the charge deletes the files written and refunds in the same request.
+ * claim and take the credits as a hold in one transaction, process, store the files, then make the hold final and
+ * record the rows and events in one transaction. Anything failing after the charge deletes the files written and
+ * refunds the hold in the same request; a request that dies is refunded by the hold sweeper.
  */
 
 export interface StageResult {
@@ -50,21 +52,28 @@ function asClientError(error: unknown): unknown {
   return error;
 }
 
-/** Runs `work`, and if it fails: deletes the files it wrote, refunds the charge (if any), rethrows. */
-async function undoOnFailure<T>(deps: ImagingDeps, charge: Charge | null, work: (written: string[]) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` while keeping the charge's hold alive; if it fails: deletes the files it wrote, refunds the hold (if
+ * any), rethrows. A refund that fails here is not lost: the hold stays, its lease runs out and a sweeper refunds it.
+ */
+async function undoOnFailure<T>(deps: ImagingDeps, held: HeldCharge | null, work: (written: string[]) => Promise<T>): Promise<T> {
   const written: string[] = [];
+  const lease = held ? keepHoldAlive(deps.db, held.holdId, { clock: deps.clock, timeoutMs: deps.chargeHoldTimeoutMs }) : null;
   try {
     return await work(written);
   } catch (error) {
+    await lease?.stop();
     await Promise.allSettled(written.map((name) => deps.storage.delete(name)));
-    if (charge) {
+    if (held) {
       try {
-        await refundCredits(deps.db, charge, deps.clock.now());
+        await releaseHold(deps.db, held.holdId, { now: deps.clock.now() });
       } catch (refundError) {
-        console.error(`[staging] refund of ${charge.credits} credit(s) for ${charge.reference} failed:`, refundError);
+        console.error(`[staging] refund of hold ${held.holdId} failed; the hold sweeper refunds it within CHARGE_HOLD_TIMEOUT:`, refundError);
       }
     }
     throw asClientError(error);
+  } finally {
+    await lease?.stop();
   }
 }
 
@@ -73,6 +82,10 @@ async function store(deps: ImagingDeps, written: string[], id: string, output: E
   written.push(storageName);
   await deps.storage.put(storageName, output.data, output.contentType);
   return { id, storageName, output };
+}
+
+function holdOptions(deps: ImagingDeps) {
+  return { now: () => deps.clock.now(), timeoutMs: deps.chargeHoldTimeoutMs };
 }
 
 /** Checks the claim named by `claim_code` (if any) against this account; a closed claim refuses before any charge. */
@@ -98,10 +111,10 @@ export async function stageImages(
   await inspectAll(deps.engine, inputs);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   const ids = inputs.map(() => newId('image'));
-  const charge: Charge = { caller, credits: inputs.length, reason: 'stage', reference: ids[0]! };
-  const balance = await chargeCredits(deps.db, charge, () => deps.clock.now(), claimCheck(deps, caller, claimCode));
+  const held = await chargeCredits(deps.db, { caller, credits: inputs.length, reason: 'stage', reference: ids[0]! }, holdOptions(deps), claimCheck(deps, caller, claimCode));
+  const balance = held.balanceAfter;
 
-  return undoOnFailure(deps, charge, async (written) => {
+  return undoOnFailure(deps, held, async (written) => {
     const stored: StoredOutput[] = [];
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
@@ -109,6 +122,7 @@ export async function stageImages(
       stored.push(await store(deps, written, ids[index]!, output));
     }
     return inTransaction(deps.db, async (trx) => {
+      await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
       const claim = claimCode
         ? await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: stored.length, now })
@@ -151,12 +165,12 @@ export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request
   await inspectAll(deps.engine, [input!]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   const id = newId('image');
-  const charge: Charge = { caller, credits: 1, reason: 'enhance', reference: id };
-  const balance = await chargeCredits(deps.db, charge, () => deps.clock.now(), claimCheck(deps, caller, claimCode));
+  const held = await chargeCredits(deps.db, { caller, credits: 1, reason: 'enhance', reference: id }, holdOptions(deps), claimCheck(deps, caller, claimCode));
 
-  return undoOnFailure(deps, charge, async (written) => {
+  return undoOnFailure(deps, held, async (written) => {
     const stored = await store(deps, written, id, await deps.engine.enhance(input!));
     return inTransaction(deps.db, async (trx) => {
+      await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const [image] = await insertImages(trx, {
@@ -169,7 +183,7 @@ export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request
         outputs: [stored],
         now,
       });
-      return { image: image!, creditsRemaining: balance };
+      return { image: image!, creditsRemaining: held.balanceAfter };
     });
   });
 }
