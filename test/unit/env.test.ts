@@ -16,6 +16,15 @@ describe('configuration', () => {
     });
     expect(config.webhookRetryDelaysMs).toEqual([10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]);
     expect(config.stripe.secretKey).toBeUndefined();
+    expect(config.chargeHoldTimeoutMs).toBe(120_000);
+  });
+
+  it('reads CHARGE_HOLD_TIMEOUT as a positive duration and names it when it is not one', () => {
+    expect(loadConfig({ CHARGE_HOLD_TIMEOUT: '2s' }).chargeHoldTimeoutMs).toBe(2_000);
+    expect(loadConfig({ CHARGE_HOLD_TIMEOUT: '5m' }).chargeHoldTimeoutMs).toBe(300_000);
+    for (const bad of ['120', '0s', 'soon']) {
+      expect(() => loadConfig({ CHARGE_HOLD_TIMEOUT: bad })).toThrow(/CHARGE_HOLD_TIMEOUT/);
+    }
   });
 
   it('derives the public base URL from PORT and drops a trailing slash from an explicit one', () => {
