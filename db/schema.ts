@@ -122,6 +122,8 @@ export interface ChargeHoldsTable {
   reference: string;
   /** The request's Idempotency-Key (scoped to key_id), freed when the hold is refunded. */
   idempotency_key: string | null;
+  /** `created_at` of that Idempotency-Key record: only the record this request started is freed. */
+  idempotency_started_at: EpochMs | null;
   created_at: EpochMs;
   /** Renewed by the process working on the request; once it has passed, that request died. */
   lease_expires_at: EpochMs;

@@ -12,7 +12,14 @@ import type { ResponseControl } from './http/response-control.js';
 import type { ImageEngine } from './imaging/engine.js';
 import type { ImageStorage } from './storage/storage.js';
 import { type AuthenticatedKey, authenticateApiKey } from './domain/keys/api-keys.js';
-import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, parseIdempotencyKey, requestFingerprint } from './limits/idempotency.js';
+import {
+  abandonIdempotentRequest,
+  beginIdempotentRequest,
+  completeIdempotentRequest,
+  type IdempotencyClaim,
+  parseIdempotencyKey,
+  requestFingerprint,
+} from './limits/idempotency.js';
 import { acquireImageSlot } from './limits/image-slots.js';
 import type { RequestRateLimiter } from './limits/request-rate.js';
 
@@ -134,19 +141,21 @@ function replayed<T>(data: unknown): T {
 export const imageProcedure = apiKeyProcedure
   .use(async ({ ctx, path, getRawInput, next }) => {
     const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key']);
-    if (!idempotencyKey) return next({ ctx: { idempotencyKey: null } });
+    if (!idempotencyKey) return next({ ctx: { idempotency: null } });
     const { db, clock } = ctx.services;
     const scope = { keyId: ctx.apiKey.id, idempotencyKey };
     const fingerprint = requestFingerprint(path, await getRawInput());
-    const start = await beginIdempotentRequest(db, { ...scope, fingerprint, now: clock.now() });
+    const startedAt = clock.now();
+    const start = await beginIdempotentRequest(db, { ...scope, fingerprint, now: startedAt });
     if (start.kind === 'replay') {
       ctx.response.setHeader('Idempotent-Replayed', 'true');
       return replayed<Awaited<ReturnType<typeof next>>>(start.body);
     }
-    const result = await next({ ctx: { idempotencyKey } });
+    const idempotency: IdempotencyClaim = { key: idempotencyKey, startedAt };
+    const result = await next({ ctx: { idempotency } });
     // The work is done (and maybe charged): bookkeeping failures are logged, never turned into a failed response.
     // A record left in progress makes retries answer 409 for 24 h, which never charges twice.
-    const settle = result.ok ? completeIdempotentRequest(db, scope, result.data) : abandonIdempotentRequest(db, scope);
+    const settle = result.ok ? completeIdempotentRequest(db, scope, result.data) : abandonIdempotentRequest(db, { ...scope, startedAt });
     await settle.catch((error: unknown) => console.error(`[idempotency] could not settle key ${idempotencyKey}:`, error));
     return result;
   })

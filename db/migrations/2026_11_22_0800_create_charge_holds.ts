@@ -16,6 +16,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('reason', 'varchar(16)', (col) => col.notNull())
       .addColumn('reference', 'varchar(64)', (col) => col.notNull())
       .addColumn('idempotency_key', 'varchar(255)')
+      .addColumn('idempotency_started_at', 'bigint')
       .addColumn('created_at', 'bigint', (col) => col.notNull())
       .addColumn('lease_expires_at', 'bigint', (col) => col.notNull()),
   ).execute();

@@ -39,6 +39,12 @@ interface Scope {
   idempotencyKey: string;
 }
 
+/** The Idempotency-Key record a request started (its `created_at`), so it frees its own record and no later one. */
+export interface IdempotencyClaim {
+  key: string;
+  startedAt: number;
+}
+
 /**
  * Claims the key for this request, or finds the earlier one: its stored response (replay), or a conflict when the
  * earlier request differs or is still running. The primary key makes two simultaneous first attempts impossible.
@@ -85,7 +91,12 @@ export async function completeIdempotentRequest(db: Db, scope: Scope, body: unkn
     .execute();
 }
 
-/** A failed request charged nothing and leaves nothing to replay: the client may retry it with the same key. */
-export async function abandonIdempotentRequest(db: Db, scope: Scope): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('key_id', '=', scope.keyId).where('idempotency_key', '=', scope.idempotencyKey).where('status', '=', 'in_progress').execute();
+/**
+ * A failed request charged nothing and leaves nothing to replay: the client may retry it with the same key. With
+ * `startedAt`, only the record that request started is freed, never a retry's that claimed the key since.
+ */
+export async function abandonIdempotentRequest(db: Db, scope: Scope & { startedAt?: number }): Promise<void> {
+  let query = db.deleteFrom('idempotency_keys').where('key_id', '=', scope.keyId).where('idempotency_key', '=', scope.idempotencyKey).where('status', '=', 'in_progress');
+  if (scope.startedAt !== undefined) query = query.where('created_at', '=', scope.startedAt);
+  await query.execute();
 }

@@ -4,6 +4,7 @@ import { iso } from '../clock.js';
 import type { ApiCaller, ImagingDeps } from '../domain/staging/deps.js';
 import { enhanceImage, placeProducts, stageImages } from '../domain/staging/operations.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import type { IdempotencyClaim } from '../limits/idempotency.js';
 import type { ImageStorage } from '../storage/storage.js';
 import { imageProcedure, publicProcedure, router, type Services } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
@@ -52,8 +53,8 @@ function imagingDeps(services: Services): ImagingDeps {
 }
 
 /** The API key, its account and the request's Idempotency-Key (a refunded charge frees it). */
-function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotencyKey: string | null }): ApiCaller {
-  return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotencyKey: ctx.idempotencyKey };
+function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotency: IdempotencyClaim | null }): ApiCaller {
+  return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotency: ctx.idempotency };
 }
 
 export const stagingRouter = router({

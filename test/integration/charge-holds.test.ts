@@ -72,7 +72,7 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
     });
     const response = await stage(key);
     expect(response.status).toBe(500);
-    expect(heldWhileWorking).toEqual([expect.objectContaining({ credits: 1, reason: 'stage', account_id: userId, idempotency_key: null })]);
+    expect(heldWhileWorking).toEqual([expect.objectContaining({ credits: 1, reason: 'stage', account_id: userId, idempotency_key: null, idempotency_started_at: null })]);
     expect(heldWhileWorking[0]!.lease_expires_at).toBeGreaterThan(server.clock.now());
     expect(await holdsOf(userId)).toEqual([]);
     expect(await reasonsOf(userId)).toEqual(['signup_bonus 10', 'stage -1', 'refund 1']);
@@ -103,7 +103,7 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
     const fingerprint = requestFingerprint('staging.enhance', { image: photo.toString('base64') });
     expect(await beginIdempotentRequest(db(), { keyId, idempotencyKey: 'died-mid-request', fingerprint, now })).toEqual({ kind: 'first' });
     const placed = await inTransaction(db(), (trx) =>
-      placeHold(trx, { accountId: userId, keyId, credits: 1, reason: 'enhance', reference: 'img_dead', idempotencyKey: 'died-mid-request', now, timeoutMs: HOLD_TIMEOUT_MS }),
+      placeHold(trx, { accountId: userId, keyId, credits: 1, reason: 'enhance', reference: 'img_dead', idempotency: { key: 'died-mid-request', startedAt: now }, now, timeoutMs: HOLD_TIMEOUT_MS }),
     );
     expect(placed.ok).toBe(true);
     const early = await enhanceJson(key, 'died-mid-request');
@@ -159,7 +159,7 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
     const holdIds: string[] = [];
     for (let i = 0; i < 40; i++) {
       const placed = await inTransaction(db(), (trx) =>
-        placeHold(trx, { accountId: userId, keyId, credits: 1, reason: 'stage', reference: `img_race${i}`, idempotencyKey: null, now: server.clock.now(), timeoutMs: HOLD_TIMEOUT_MS }),
+        placeHold(trx, { accountId: userId, keyId, credits: 1, reason: 'stage', reference: `img_race${i}`, idempotency: null, now: server.clock.now(), timeoutMs: HOLD_TIMEOUT_MS }),
       );
       if (!placed.ok) throw new Error('could not place hold');
       holdIds.push(placed.holdId);
@@ -197,6 +197,36 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
     await expect.poll(() => holdsOf(userId), { timeout: HOLD_TIMEOUT_MS * 5, interval: 50 }).toEqual([]);
     expect(await reasonsOf(userId)).toEqual(['signup_bonus 10', 'stage -1', 'refund 1']);
     expect(await creditsOf(server.api, key)).toBe(10);
+    expectBooksAgree(await readBooks(db(), userId));
+  });
+
+  it("frees only the dead request's own Idempotency-Key record, never that of a retry already running", async () => {
+    const { key, userId } = await signUpWithKey(server.api);
+    server.services.engine = engineWith({ stage: async () => Promise.reject(new Error('GPU fell over')) });
+    server.services.db = realDb.withPlugin(failingHoldRemoval);
+    const failed = await stage(key, { 'Idempotency-Key': 'listing-9' });
+    server.services.db = realDb;
+    expect(failed.status).toBe(500);
+    const [deadHold] = await holdsOf(userId);
+    expect(deadHold).toBeDefined();
+
+    // The client retries at once (the failed request freed its key); the retry is still working when the sweeper
+    // refunds the first request's hold.
+    let sweptWhileRetrying = false;
+    server.services.engine = engineWith({
+      stage: async (input, options) => {
+        await expect.poll(() => db().selectFrom('charge_holds').select('id').where('id', '=', deadHold!.id).execute(), { timeout: HOLD_TIMEOUT_MS * 5, interval: 50 }).toEqual([]);
+        const third = await stage(key, { 'Idempotency-Key': 'listing-9' });
+        sweptWhileRetrying = third.status === 409 && /still being processed/.test(third.body.message);
+        return realEngine.stage(input, options);
+      },
+    });
+    const retry = await stage(key, { 'Idempotency-Key': 'listing-9' });
+    expect(retry.status).toBe(200);
+    expect(sweptWhileRetrying).toBe(true);
+    expect((await stage(key, { 'Idempotency-Key': 'listing-9' })).headers.get('idempotent-replayed')).toBe('true');
+    expect(await reasonsOf(userId)).toEqual(['signup_bonus 10', 'stage -1', 'stage -1', 'refund 1']);
+    expect(await creditsOf(server.api, key)).toBe(9);
     expectBooksAgree(await readBooks(db(), userId));
   });
 

@@ -5,7 +5,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { abandonIdempotentRequest } from '../../limits/idempotency.js';
+import { abandonIdempotentRequest, type IdempotencyClaim } from '../../limits/idempotency.js';
 import { changeCredits } from './ledger.js';
 
 /*
@@ -24,8 +24,8 @@ export interface HoldRequest {
   credits: number;
   reason: ChargeHold['reason'];
   reference: string;
-  /** The request's Idempotency-Key, freed with a refund so the client can retry it. */
-  idempotencyKey: string | null;
+  /** The request's Idempotency-Key record, freed with a refund so the client can retry it. */
+  idempotency: IdempotencyClaim | null;
   now: number;
   /** CHARGE_HOLD_TIMEOUT: the first lease; the request renews it while it works (keepHoldAlive). */
   timeoutMs: number;
@@ -54,7 +54,8 @@ export async function placeHold(trx: Executor, request: HoldRequest): Promise<Pl
       credits: request.credits,
       reason: request.reason,
       reference: request.reference,
-      idempotency_key: request.idempotencyKey,
+      idempotency_key: request.idempotency?.key ?? null,
+      idempotency_started_at: request.idempotency?.startedAt ?? null,
       created_at: request.now,
       lease_expires_at: request.now + request.timeoutMs,
     })
@@ -97,8 +98,8 @@ export async function releaseHold(db: Db, holdId: string, options: { now: number
       apiKeyId: hold.key_id,
       now: options.now,
     });
-    if (hold.idempotency_key !== null && hold.key_id !== null) {
-      await abandonIdempotentRequest(trx, { keyId: hold.key_id, idempotencyKey: hold.idempotency_key });
+    if (hold.idempotency_key !== null && hold.idempotency_started_at !== null && hold.key_id !== null) {
+      await abandonIdempotentRequest(trx, { keyId: hold.key_id, idempotencyKey: hold.idempotency_key, startedAt: hold.idempotency_started_at });
     }
     return true;
   });

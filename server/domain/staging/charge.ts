@@ -40,7 +40,7 @@ export async function chargeCredits(
         credits: charge.credits,
         reason: charge.reason,
         reference: charge.reference,
-        idempotencyKey: charge.caller.idempotencyKey ?? null,
+        idempotency: charge.caller.idempotency ?? null,
         now: hold.now(),
         timeoutMs: hold.timeoutMs,
       });

@@ -1,6 +1,7 @@
 import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkPolicy } from '../../http/network-guard.js';
+import type { IdempotencyClaim } from '../../limits/idempotency.js';
 import type { ImageEngine } from '../../imaging/engine.js';
 import type { ImageStorage } from '../../storage/storage.js';
 
@@ -19,6 +20,6 @@ export interface ImagingDeps {
 export interface ApiCaller {
   accountId: string;
   keyId: number;
-  /** The request's Idempotency-Key, if it came with one: a refunded hold frees it. */
-  idempotencyKey?: string | null;
+  /** The request's Idempotency-Key record, if it came with one: a refunded hold frees it. */
+  idempotency?: IdempotencyClaim | null;
 }
