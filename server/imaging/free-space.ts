@@ -39,7 +39,9 @@ export function findFreeBox(map: RoomMap, spec: ProductSlotSpec, aspect: number,
     if (cost >= best.cost) return;
     if (box.x < 0 || box.y < 0 || box.x + box.width > width || box.y + box.height > height) return;
     if (obstacles.some((other) => overlaps(box, other))) return;
-    if (occupiedShare(map, checked) > MAX_OCCUPIED_SHARE) return;
+    // One cell of clearance beside (and, on the wall, above and below) so a product never touches what is there.
+    const clearance = { x: checked.x - map.cellWidth, y: checked.y - (spec.zone === 'wall' ? map.cellHeight : 0), width: checked.width + 2 * map.cellWidth, height: checked.height + (spec.zone === 'wall' ? 2 * map.cellHeight : 0) };
+    if (occupiedShare(map, clearance) > MAX_OCCUPIED_SHARE) return;
     best.box = box;
     best.cost = cost;
   };

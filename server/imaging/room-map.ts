@@ -97,11 +97,12 @@ export function mapFromPixels(px: Buffer, mw: number, mh: number, channels: numb
     }
   }
 
+  const taken = withEnclosed(occupiedCell, cellsX, cellsY);
   const occupied = new Uint32Array((cellsX + 1) * (cellsY + 1));
   for (let cy = 0; cy < cellsY; cy++) {
     let rowSum = 0;
     for (let cx = 0; cx < cellsX; cx++) {
-      rowSum += occupiedCell[cy * cellsX + cx]!;
+      rowSum += taken[cy * cellsX + cx]!;
       occupied[(cy + 1) * (cellsX + 1) + cx + 1] = occupied[cy * (cellsX + 1) + cx + 1]! + rowSum;
     }
   }
@@ -115,6 +116,41 @@ export function mapFromPixels(px: Buffer, mw: number, mh: number, channels: numb
     cellHeight: (CELL * height) / mh,
     occupied,
   };
+}
+
+/**
+ * Busy cells plus every patch they enclose (the smooth seat of a sofa inside its outline, the glass inside a
+ * window frame): the free cells that a flood from the picture's edges cannot reach.
+ */
+function withEnclosed(busy: Uint8Array, cellsX: number, cellsY: number): Uint8Array {
+  const reached = new Uint8Array(busy.length);
+  const queue: number[] = [];
+  const visit = (x: number, y: number) => {
+    const c = y * cellsX + x;
+    if (busy[c] || reached[c]) return;
+    reached[c] = 1;
+    queue.push(c);
+  };
+  for (let cx = 0; cx < cellsX; cx++) {
+    visit(cx, 0);
+    visit(cx, cellsY - 1);
+  }
+  for (let cy = 0; cy < cellsY; cy++) {
+    visit(0, cy);
+    visit(cellsX - 1, cy);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const c = queue[head]!;
+    const x = c % cellsX;
+    const y = (c - x) / cellsX;
+    if (x > 0) visit(x - 1, y);
+    if (x < cellsX - 1) visit(x + 1, y);
+    if (y > 0) visit(x, y - 1);
+    if (y < cellsY - 1) visit(x, y + 1);
+  }
+  const taken = new Uint8Array(busy.length);
+  for (let c = 0; c < taken.length; c++) taken[c] = reached[c] ? 0 : 1;
+  return taken;
 }
 
 /**

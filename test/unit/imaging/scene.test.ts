@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOM_TYPES, SPONSORED_PRODUCTS, type RoomType } from '../../../server/imaging/catalog-data.js';
 import type { Placement } from '../../../server/imaging/engine.js';
 import { analyseRoom, overlaps } from '../../../server/imaging/room-map.js';
-import { createImageEngine } from '../../../server/imaging/sharp-engine.js';
+import { SharpImageEngine } from '../../../server/imaging/sharp-engine.js';
 import { emptyRoomImage, meanDifference } from './fixtures.js';
 
-const engine = createImageEngine({ concurrency: 2 });
+const engine = new SharpImageEngine({ concurrency: 2 });
 const productsFor = (roomType: RoomType) =>
   SPONSORED_PRODUCTS.filter((product) => product.room_types.includes(roomType))
     .sort((a, b) => b.revenue_per_mille_cents - a.revenue_per_mille_cents)
@@ -89,6 +89,24 @@ describe('placing products in other photos', () => {
     expectApart(placed.placements);
   });
 
+  it.each(ROOM_TYPES)('does not draw over the furniture already in a furnished photo (%s)', async (roomType) => {
+    // A staged picture handed over as a plain photo: the engine sees only its pixels.
+    const furnished = await engine.stage(room, { style: 'coastal', roomType });
+    const bare = await engine.placeProducts(room, { products: [], maxProducts: 0, scene: { style: 'coastal', pieces: [] } });
+    const placed = await engine.placeProducts(furnished.data, { products: productsFor(roomType), maxProducts: 5 });
+    expect(placed.placements.length).toBeGreaterThan(0);
+    const [furniture, products] = await Promise.all([changedPixels(bare.data, furnished.data), changedPixels(furnished.data, placed.data)]);
+    let covered = 0;
+    let drawn = 0;
+    for (let i = 0; i < products.length; i++) {
+      if (!products[i]) continue;
+      drawn++;
+      if (furniture[i]) covered++;
+    }
+    expect(covered / drawn).toBeLessThan(0.02);
+    expectApart(placed.placements);
+  });
+
   it('places the same products in the same boxes every time', async () => {
     const products = productsFor('bedroom');
     const [a, b] = await Promise.all([1, 2].map(() => engine.placeProducts(room, { products, maxProducts: 5 })));
@@ -99,6 +117,17 @@ describe('placing products in other photos', () => {
 
 function expectApart(placements: Placement[]) {
   for (const [i, a] of placements.entries()) for (const b of placements.slice(i + 1)) expect(overlaps(a, b)).toBe(false);
+}
+
+/** Where two renders of the same room differ clearly: what was drawn (a piece and its contact shadow). */
+async function changedPixels(before: Buffer, after: Buffer): Promise<Uint8Array> {
+  const [a, b] = await Promise.all([before, after].map((image) => sharp(image).removeAlpha().raw().toBuffer()));
+  const changed = new Uint8Array(a!.length / 3);
+  for (let p = 0; p < changed.length; p++) {
+    const difference = Math.abs(a![p * 3]! - b![p * 3]!) + Math.abs(a![p * 3 + 1]! - b![p * 3 + 1]!) + Math.abs(a![p * 3 + 2]! - b![p * 3 + 2]!);
+    if (difference > 60) changed[p] = 1;
+  }
+  return changed;
 }
 
 /** High-contrast squares: what a cluttered corner looks like to the free-space finder. */
