@@ -159,6 +159,12 @@ export interface ImagesTable {
   style: string | null;
   room_type: string | null;
   source_image_id: string | null;
+  /** SHA-256 (hex) of the stored output bytes, to recognise our own output sent back in; null for enhanced images. */
+  output_sha256: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The input the output was drawn on, in image storage under a name that is never served. */
+  original_storage_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON of the engine's Scene (server/imaging/engine.ts): the pieces drawn over the original. */
+  scene: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: EpochMs;
 }
 

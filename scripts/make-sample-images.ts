@@ -1,8 +1,11 @@
 /**
- * Writes the before/after samples in docs/samples/: a drawn empty room and two staged versions of it.
+ * Writes the before/after samples in docs/samples/: a drawn empty room, two staged versions of it, sponsored products
+ * swapped into the staged living room, and products placed in the free space of the empty room and of a furnished
+ * photo (the staged bedroom, seen by the engine as pixels only).
  * Run: npx tsx scripts/make-sample-images.ts
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { SPONSORED_PRODUCTS } from '../server/imaging/catalog-data.js';
 import { createImageEngine } from '../server/imaging/sharp-engine.js';
 import { emptyRoomImage } from '../server/imaging/synthetic-room.js';
 
@@ -13,13 +16,31 @@ const engine = createImageEngine();
 const empty = await emptyRoomImage(1600, 1067);
 await writeFile(new URL('empty-room.jpg', outDir), empty);
 
+async function save(name: string, image: { data: Buffer; width: number; height: number }, note = '') {
+  await writeFile(new URL(name, outDir), image.data);
+  console.log(`${name}: ${image.width}×${image.height}, ${(image.data.length / 1024).toFixed(0)} KB${note}`);
+}
+
 const variants = [
   { style: 'modern', roomType: 'living_room' },
   { style: 'scandinavian', roomType: 'bedroom' },
 ] as const;
+const staged = new Map<string, Awaited<ReturnType<typeof engine.stage>>>();
 for (const { style, roomType } of variants) {
-  const staged = await engine.stage(empty, { style, roomType });
-  const name = `staged-${style}-${roomType}.jpg`;
-  await writeFile(new URL(name, outDir), staged.data);
-  console.log(`${name}: ${staged.width}×${staged.height}, ${(staged.data.length / 1024).toFixed(0)} KB`);
+  const image = await engine.stage(empty, { style, roomType });
+  staged.set(roomType, image);
+  await save(`staged-${style}-${roomType}.jpg`, image);
 }
+
+// The products the API would pick for a living room: the best-paying first.
+const products = SPONSORED_PRODUCTS.filter((product) => product.room_types.includes('living_room'))
+  .sort((a, b) => b.revenue_per_mille_cents - a.revenue_per_mille_cents)
+  .map(({ id, name, brand, category, asset }) => ({ id, name, brand, category, asset }));
+const describe = (placements: Array<{ category: string }>) => ` (${placements.map((p) => p.category).join(', ')})`;
+
+const swapped = await engine.placeProducts(empty, { products, maxProducts: 5, scene: staged.get('living_room')!.scene });
+await save('placed-in-staged-living_room.jpg', swapped, describe(swapped.placements));
+const free = await engine.placeProducts(empty, { products, maxProducts: 3 });
+await save('placed-in-empty-room.jpg', free, describe(free.placements));
+const furnished = await engine.placeProducts(staged.get('bedroom')!.data, { products, maxProducts: 5 });
+await save('placed-in-furnished-photo.jpg', furnished, describe(furnished.placements));

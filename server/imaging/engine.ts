@@ -40,13 +40,47 @@ export interface Placement {
   height: number;
 }
 
+export type SceneZone = 'floor' | 'wall' | 'ceiling' | 'rug';
+
+/**
+ * One piece drawn into a picture: what it is (`category`), which artwork (`source`/`asset`) and the box it was
+ * given. A product swapped into a piece's place keeps the box and is fitted inside it.
+ */
+export interface ScenePiece {
+  category: string;
+  zone: SceneZone;
+  source: 'furniture' | 'products';
+  asset: string;
+  /** Set when a sponsored product fills this box. */
+  product_id?: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Everything an engine drew over an original photo, in drawing order, and the style whose colour grade and palette
+ * it used (null: the photo kept its colours). Rendering the original with the scene gives the output again.
+ */
+export interface Scene {
+  style: Style | null;
+  pieces: ScenePiece[];
+}
+
 export interface ImageEngine {
   /** Validates bytes before any full decode; throws AppError. */
   inspect(input: Buffer): Promise<ImageInfo>;
-  stage(input: Buffer, options: { style: Style; roomType: RoomType }): Promise<EngineImage>;
+  /** Engines that know where they put the furniture say so in `scene`; callers keep it to re-render later. */
+  stage(input: Buffer, options: { style: Style; roomType: RoomType }): Promise<EngineImage & { scene?: Scene }>;
   enhance(input: Buffer): Promise<EngineImage>;
+  /**
+   * Without `scene`, `input` is any photo and products go only where its floor (or wall) is free. With `scene`,
+   * `input` is the original that scene was drawn on: a product replaces the piece of its category, in the same box,
+   * and the rest go into free space around the scene.
+   */
   placeProducts(
     input: Buffer,
-    options: { products: PlaceableProduct[]; maxProducts: number },
-  ): Promise<EngineImage & { placements: Placement[] }>;
+    options: { products: PlaceableProduct[]; maxProducts: number; scene?: Scene },
+  ): Promise<EngineImage & { placements: Placement[]; scene?: Scene }>;
 }

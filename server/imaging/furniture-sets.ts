@@ -30,6 +30,38 @@ export interface PieceSpec {
   inFrontOf?: string;
 }
 
+/**
+ * What each furniture drawing is, in the words of the sponsored catalog's categories where one fits (a product of
+ * that category replaces the piece); the others only ever stand in the way.
+ */
+export const FURNITURE_CATEGORIES: Record<string, string> = {
+  'armchair.svg': 'armchair',
+  'artwork.svg': 'artwork',
+  'bathtub.svg': 'bathtub',
+  'bed.svg': 'bed',
+  'bookshelf.svg': 'bookshelf',
+  'coffee-table.svg': 'coffee_table',
+  'desk.svg': 'desk',
+  'dining-set.svg': 'dining_set',
+  'floor-lamp.svg': 'lamp',
+  'kids-bed.svg': 'bed',
+  'kitchen-island.svg': 'kitchen_island',
+  'mirror.svg': 'mirror',
+  'nightstand.svg': 'nightstand',
+  'office-chair.svg': 'office_chair',
+  'outdoor-lounge.svg': 'outdoor_sofa',
+  'pendant.svg': 'pendant_lamp',
+  'plant.svg': 'plant',
+  'rug.svg': 'rug',
+  'side-table.svg': 'side_table',
+  'sofa.svg': 'sofa',
+  'table-lamp.svg': 'table_lamp',
+  'towel-rail.svg': 'towel_rail',
+  'toy-box.svg': 'toy_box',
+  'umbrella.svg': 'parasol',
+  'vanity.svg': 'vanity',
+};
+
 export const FURNITURE_SETS: Record<RoomType, PieceSpec[]> = {
   living_room: [
     { key: 'rug', asset: 'rug.svg', zone: 'rug', cx: 0.5, width: 0.58 },

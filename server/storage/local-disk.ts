@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CONTENT_TYPE_BY_EXTENSION, type ImageStorage, isImageName } from './storage.js';
+import { CONTENT_TYPE_BY_EXTENSION, type ImageStorage, isStoredName } from './storage.js';
 
 /** Images as files under `<dataDir>/images`; written to a temporary name and renamed, so readers never see half a file. */
 export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl: string }): ImageStorage {
@@ -9,7 +9,7 @@ export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl
   let ready: Promise<unknown> | null = null;
   const ensureDirectory = () => (ready ??= mkdir(directory, { recursive: true }));
   const fileOf = (name: string) => {
-    if (!isImageName(name)) throw new Error(`Not an image name: ${name}`);
+    if (!isStoredName(name)) throw new Error(`Not an image name: ${name}`);
     return path.join(directory, name);
   };
 
@@ -27,7 +27,7 @@ export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl
       }
     },
     async get(name) {
-      if (!isImageName(name)) return null;
+      if (!isStoredName(name)) return null;
       try {
         const data = await readFile(fileOf(name));
         return { data, contentType: CONTENT_TYPE_BY_EXTENSION[name.slice(name.lastIndexOf('.') + 1)]! };
@@ -37,7 +37,7 @@ export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl
       }
     },
     async delete(name) {
-      if (!isImageName(name)) return;
+      if (!isStoredName(name)) return;
       await rm(fileOf(name), { force: true });
     },
     url: (name) => `${options.publicBaseUrl}/images/${name}`,

@@ -20,6 +20,7 @@ export interface ImageStorage {
 }
 
 const NAME_PATTERN = /^img_[0-9A-Za-z]{22}_[0-9A-Za-z]{20}\.(jpg|png|webp|avif|tiff)$/;
+const ORIGINAL_NAME_PATTERN = /^src_[0-9A-Za-z]{22}_[0-9A-Za-z]{20}\.(jpg|png|webp|avif|tiff)$/;
 
 export const CONTENT_TYPE_BY_EXTENSION: Record<string, string> = {
   jpg: 'image/jpeg',
@@ -37,7 +38,20 @@ export function newImageName(imageId: string, extension: string): string {
   return `${id}_${randomBase62(20)}.${ext}`;
 }
 
-/** Rejects anything that is not a name we issued (path traversal, other files in the directory). */
+/**
+ * `src_<22>_<20>.<ext>`: where the original input of a staged image is kept to re-render from. The /images route
+ * serves `img_` names only, so originals are never public.
+ */
+export function newOriginalName(imageId: string, extension: string): string {
+  return `src_${newImageName(imageId, extension).slice('img_'.length)}`;
+}
+
+/** A name /images may serve: an output's. Rejects anything that is not a name we issued (path traversal, other files). */
 export function isImageName(name: string): boolean {
   return NAME_PATTERN.test(name);
+}
+
+/** A name storage may hold: an output's or an original's. */
+export function isStoredName(name: string): boolean {
+  return NAME_PATTERN.test(name) || ORIGINAL_NAME_PATTERN.test(name);
 }

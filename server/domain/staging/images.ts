@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
+import { type OutputOrigin, serializeScene } from './originals.js';
 
 type Executor = Kysely<Database>;
 
@@ -9,6 +10,8 @@ export interface StoredOutput {
   id: string;
   storageName: string;
   output: Pick<EngineImage, 'contentType' | 'width' | 'height'>;
+  /** For staged and placed outputs: how to recognise them and what they were drawn on. */
+  origin?: OutputOrigin;
 }
 
 export async function insertImages(
@@ -38,6 +41,9 @@ export async function insertImages(
     style: input.style,
     room_type: input.roomType,
     source_image_id: input.sourceImageId ?? null,
+    output_sha256: stored.origin?.outputSha256 ?? null,
+    original_storage_name: stored.origin?.originalStorageName ?? null,
+    scene: serializeScene(stored.origin?.scene ?? null),
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();

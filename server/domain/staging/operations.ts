@@ -17,6 +17,7 @@ import { chargeCredits, type HeldCharge } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
+import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
 
 /*
  * The three image operations, in one order: read and inspect every input (bad input never charges), check the
@@ -107,7 +108,8 @@ export async function stageImages(
   caller: ApiCaller,
   request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
 ): Promise<StageResult> {
-  const inputs = await readImageSources(request.sources, deps.network, { allowMany: true });
+  // An image we already staged (or placed products in) is staged from its original, not under a second set of furniture.
+  const inputs = await originalsOf(deps, caller.accountId, await readImageSources(request.sources, deps.network, { allowMany: true }));
   await inspectAll(deps.engine, inputs);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   const ids = inputs.map(() => newId('image'));
@@ -119,7 +121,7 @@ export async function stageImages(
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
       const output = await deps.engine.stage(input, { style: request.style, roomType: request.roomType });
-      stored.push(await store(deps, written, ids[index]!, output));
+      stored.push({ ...(await store(deps, written, ids[index]!, output)), origin: await keepOrigin(deps, written, ids[index]!, input, output) });
     }
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
@@ -211,17 +213,25 @@ export async function placeProducts(
     [input] = (await readImageSources(request.sources, deps.network, { allowMany: false })) as [Buffer];
   }
   await inspectAll(deps.engine, [input]);
+  // One of our outputs (by id, or its exact bytes) is re-rendered from its original with products swapped into the
+  // scene; any other photo gets products in its free space.
+  const known = source ? await knownOutputOf(deps, source) : await recogniseOutput(deps, caller.accountId, input);
+  source ??= known?.image;
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   const roomType: RoomType = request.roomType ?? (isRoomType(source?.room_type) ? source.room_type : DEFAULT_ROOM_TYPE);
   const products = await productsForRoom(deps.db, roomType);
   const id = newId('image');
 
   return undoOnFailure(deps, null, async (written) => {
-    const output = await deps.engine.placeProducts(input, {
+    const redraw = known?.scene ? { original: known.original, scene: known.scene } : null;
+    const output = await deps.engine.placeProducts(redraw?.original ?? input, {
       products: products.map(({ id: productId, name, brand, category, asset }) => ({ id: productId, name, brand, category, asset })),
       maxProducts: request.maxProducts,
+      ...(redraw && { scene: redraw.scene }),
     });
-    const stored = await store(deps, written, id, output);
+    // Drawn on the input itself (no scene of ours to redraw), the output still remembers the input's original, if any.
+    const origin = await keepOrigin(deps, written, id, known?.original ?? input, known && !redraw ? { ...output, scene: undefined } : output);
+    const stored = { ...(await store(deps, written, id, output)), origin };
     const rates = new Map(products.map((product) => [product.id, product.revenue_per_mille_cents]));
     const image = await inTransaction(deps.db, async (trx) => {
       const now = deps.clock.now();

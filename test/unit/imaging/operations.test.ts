@@ -88,7 +88,8 @@ describe('placeProducts', () => {
         const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
         expect(apart).toBe(true);
       }
-      expect(await meanDifference(room, result.data, a)).toBeGreaterThan(10);
+      // A thin arc lamp covers little of its box, so the bar is lower than for a solid piece.
+      expect(await meanDifference(room, result.data, a)).toBeGreaterThan(6);
     }
   });
 
