@@ -112,6 +112,23 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
     }
   });
 
+  it('signs a retry of an event written before a rotation with the secrets current when it is sent', async () => {
+    const account = await configured();
+    receiver.mode = { kind: 'fail', status: 500 };
+    const eventId = await emitOne(account);
+    await receiver.waitFor(() => requestsFor(eventId).length === 1);
+    const rotated = await server.api.post(path(account.keyId, '/rotate-secret'), { token: account.token });
+    receiver.mode = { kind: 'ok' };
+    await receiver.waitFor(() => requestsFor(eventId).some((r) => r.answeredWith === 200));
+    const [first, ...retries] = requestsFor(eventId);
+    expect(first!.headers['webhook-signature']).toBe(expectedStandardSignature(account.secret, first!));
+    const delivered = retries.find((r) => r.answeredWith === 200)!;
+    // The stored bytes are the same; the signatures are new.
+    expect(delivered.rawBody.equals(first!.rawBody)).toBe(true);
+    expect(new Webhook(rotated.body.secret).verify(delivered.rawBody.toString('utf8'), standardHeaders(delivered))).toBeTruthy();
+    expect(independentlyVerified(rotated.body.secret, delivered)).toBe(true);
+  });
+
   it('switches the webhook off when the receiver answers 410 Gone, says why, and stops sending', async () => {
     const account = await configured();
     receiver.mode = { kind: 'fail', status: 410 };
