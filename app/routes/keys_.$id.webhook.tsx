@@ -150,7 +150,10 @@ export default function KeyWebhook() {
       {webhook.secret ? (
         <section className="card" aria-labelledby="webhook-secret">
           <h2 id="webhook-secret">Signing secret</h2>
-          <p>Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time.</p>
+          <p>
+            Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time, or pass this secret to
+            any Standard Webhooks library (the <code>webhook-signature</code> header).
+          </p>
           <details>
             <summary>Reveal secret</summary>
             <div className="copy-row">
