@@ -64,6 +64,11 @@ export interface WebhooksTable {
   url: string | null;
   enabled: Flag;
   secret: string | null;
+  /** The secret replaced by the last rotation: deliveries carry its signature too until it expires (24 h). */
+  previous_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  /** Why Roomstage switched the webhook off (the receiver answered 410 Gone); cleared when the owner saves it. */
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: EpochMs;
   updated_at: EpochMs;
 }

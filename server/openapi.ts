@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorResponse, isServerFault, toErrorResponse } from './errors.js';
+import { describeErrors } from './http/error-docs.js';
 import { describeImageUploads } from './http/image-upload-docs.js';
 import { BufferedResponse } from './http/response-control.js';
 import { appRouter } from './root.js';
@@ -41,16 +42,19 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     baseUrl,
     securitySchemes: SECURITY_SCHEMES,
   });
+  const successStatuses = new Map<string, number>();
   for (const [, procedure] of Object.entries(appRouter._def.procedures)) {
     const meta = (procedure as unknown as { _def: { meta?: Meta } })._def.meta;
     if (!meta?.openapi) continue;
-    const operation = document.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
+    const method = meta.openapi.method.toLowerCase() as 'get';
+    const operation = document.paths?.[meta.openapi.path]?.[method];
     if (!operation) continue;
     const auth = meta.auth ?? 'none';
     if (auth === 'none') delete operation.security;
     else operation.security = [{ [SECURITY_SCHEME_BY_AUTH[auth]]: [] }];
+    if (meta.successStatus) successStatuses.set(`${method} ${meta.openapi.path}`, meta.successStatus);
   }
-  return describeImageUploads(document);
+  return describeErrors(describeImageUploads(document), successStatuses);
 }
 
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();

@@ -47,7 +47,8 @@ export interface Context {
 }
 
 export type AuthKind = 'none' | 'session' | 'apiKey';
-export type Meta = OpenApiMeta<{ auth?: AuthKind }>;
+/** `successStatus`: what the procedure answers when it sets a status other than 200 (the document says so). */
+export type Meta = OpenApiMeta<{ auth?: AuthKind; successStatus?: 201 }>;
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',

@@ -104,11 +104,18 @@ export default function KeyWebhook() {
       </header>
 
       <div aria-live="polite" className="stack">
+        {webhook.disabled_reason && !webhook.enabled ? (
+          <Alert tone="warning" title="Switched off by Roomstage">
+            {webhook.disabled_reason}
+          </Alert>
+        ) : null}
         {failure && failure.intent !== 'save' ? <Alert tone="error">{failure.formError}</Alert> : null}
         {result && 'saved' in result ? (
           <Alert tone="success">Webhook saved{result.saved.enabled ? ' and enabled' : ' (disabled: events are not sent)'}.</Alert>
         ) : null}
-        {result && 'rotated' in result ? <Alert tone="success">New signing secret created. Deliveries from now on are signed with it.</Alert> : null}
+        {result && 'rotated' in result ? (
+          <Alert tone="success">New signing secret created. For 24 hours deliveries also carry a signature from the old one in webhook-signature.</Alert>
+        ) : null}
         {result && 'retried' in result ? <Alert tone="success">Delivery {result.retried.id} is queued again.</Alert> : null}
       </div>
 
@@ -143,7 +150,10 @@ export default function KeyWebhook() {
       {webhook.secret ? (
         <section className="card" aria-labelledby="webhook-secret">
           <h2 id="webhook-secret">Signing secret</h2>
-          <p>Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time.</p>
+          <p>
+            Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time, or pass this secret to
+            any Standard Webhooks library (the <code>webhook-signature</code> header).
+          </p>
           <details>
             <summary>Reveal secret</summary>
             <div className="copy-row">

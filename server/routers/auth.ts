@@ -18,7 +18,7 @@ const toUser = (account: { id: string; email: string; created_at: number }) => (
 
 export const authRouter = router({
   signup: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/auth/signup', tags: ['Accounts'], summary: 'Create a dashboard account and sign in', protect: false } })
+    .meta({ openapi: { method: 'POST', path: '/api/v1/auth/signup', tags: ['Accounts'], summary: 'Create a dashboard account and sign in', protect: false }, successStatus: 201 })
     .input(signupInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {

@@ -34,7 +34,7 @@ export function presentKey(key: ApiKey): z.infer<typeof keySchema> {
 
 export const keysRouter = router({
   create: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/keys', tags: ['API keys'], summary: 'Create an API key (shown once); the first key of an account grants 10 credits' } })
+    .meta({ openapi: { method: 'POST', path: '/api/v1/keys', tags: ['API keys'], summary: 'Create an API key (shown once); the first key of an account grants 10 credits' }, successStatus: 201 })
     .input(
       z
         .object({

@@ -12,9 +12,16 @@ const webhookSchema = z.object({
   key_id: z.number().int(),
   url: z.string().nullable(),
   enabled: z.boolean(),
-  secret: z.string().nullable().meta({ description: 'whsec_… signing secret: X-Webhook-Signature = sha256=<hex HMAC-SHA256 of the raw body>' }),
+  secret: z.string().nullable().meta({
+    description:
+      'whsec_… signing secret: X-Webhook-Signature = sha256=<hex HMAC-SHA256 of the raw body>; webhook-signature (Standard Webhooks) = v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}"> keyed with the base64-decoded part after whsec_',
+  }),
   created_at: nullableTimestamp,
   updated_at: nullableTimestamp,
+  disabled_reason: z
+    .string()
+    .nullable()
+    .meta({ description: 'Why Roomstage switched the webhook off (the receiver answered 410 Gone); null otherwise, cleared by the next PUT' }),
 });
 
 const deliverySchema = z.object({
@@ -31,7 +38,7 @@ const deliverySchema = z.object({
 });
 
 function presentWebhook(keyId: number, webhook: Webhook | null): z.infer<typeof webhookSchema> {
-  if (!webhook) return { key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null };
+  if (!webhook) return { key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null, disabled_reason: null };
   return {
     key_id: webhook.key_id,
     url: webhook.url,
@@ -39,6 +46,7 @@ function presentWebhook(keyId: number, webhook: Webhook | null): z.infer<typeof 
     secret: webhook.secret,
     created_at: iso(webhook.created_at),
     updated_at: iso(webhook.updated_at),
+    disabled_reason: webhook.disabled_reason,
   };
 }
 
@@ -130,7 +138,7 @@ export const webhooksRouter = router({
         method: 'POST',
         path: '/api/v1/keys/{id}/webhook/rotate-secret',
         tags: TAGS,
-        summary: 'Replace the signing secret; every attempt from now on is signed with the new one',
+        summary: 'Replace the signing secret; attempts are signed with the new one, and for 24 h also with the old one in webhook-signature',
       },
     })
     .input(keyInput)

@@ -2,14 +2,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { guardedLookup, isPrivateAddress, type NetworkPolicy } from '../http/network-guard.js';
-import { signPayload } from './sign.js';
+import { signingSecrets, signPayload, standardSignature, type WebhookSecrets } from './sign.js';
 
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const USER_AGENT = 'Roomstage-Webhooks/1';
 
 export interface OutgoingWebhook {
   url: string;
-  secret: string;
+  /** Read when the attempt is claimed: signatures are made at send time, so a rotation applies to retries too. */
+  secrets: WebhookSecrets;
   eventId: string;
   event: string;
   /** The stored envelope: these exact bytes are signed and sent on every attempt. */
@@ -21,6 +22,8 @@ export interface AttemptResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The receiver's Retry-After on a 429 or 503, in ms (null when absent or unreadable). */
+  retryAfterMs?: number | null;
 }
 
 export interface DeliverOptions extends NetworkPolicy {
@@ -34,16 +37,35 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
 };
 
-export function webhookHeaders(message: OutgoingWebhook, timestampSeconds: number): Record<string, string> {
+/** Our headers and the Standard Webhooks ones; after a rotation `webhook-signature` lists both secrets' signatures. */
+export function webhookHeaders(message: OutgoingWebhook, nowMs: number): Record<string, string> {
+  const timestampSeconds = Math.floor(nowMs / 1000);
+  const secrets = signingSecrets(message.secrets, nowMs);
   return {
     'Content-Type': 'application/json',
     'Content-Length': String(Buffer.byteLength(message.payload)),
-    'X-Webhook-Signature': signPayload(message.secret, message.payload),
+    'X-Webhook-Signature': signPayload(secrets[0]!, message.payload),
     'X-Webhook-Id': message.eventId,
     'X-Webhook-Event': message.event,
     'X-Webhook-Timestamp': String(timestampSeconds),
+    'webhook-id': message.eventId,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': secrets.map((secret) => standardSignature(secret, message.eventId, timestampSeconds, message.payload)).join(' '),
     'User-Agent': USER_AGENT,
   };
+}
+
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+/** Retry-After is delay-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | null {
+  if (!value) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with the day name; Date.parse alone would read "-5" as a year.
+  if (!/^[A-Za-z]{3}/.test(text)) return null;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
 }
 
 /**
@@ -53,11 +75,13 @@ export function webhookHeaders(message: OutgoingWebhook, timestampSeconds: numbe
 export function deliverOnce(message: OutgoingWebhook, options: DeliverOptions): Promise<AttemptResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   const started = performance.now();
-  const finish = (statusCode: number | null, error: string | null): AttemptResult => ({
+  const now = options.now ?? Date.now;
+  const finish = (statusCode: number | null, error: string | null, retryAfterMs: number | null = null): AttemptResult => ({
     delivered: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
     statusCode,
     error: error ?? (statusCode !== null && (statusCode < 200 || statusCode >= 300) ? `HTTP ${statusCode}` : null),
     durationMs: Math.round(performance.now() - started),
+    retryAfterMs,
   });
 
   let url: URL;
@@ -85,7 +109,7 @@ export function deliverOnce(message: OutgoingWebhook, options: DeliverOptions): 
       method: 'POST',
       agent,
       lookup: guardedLookup(options),
-      headers: webhookHeaders(message, Math.floor((options.now?.() ?? Date.now()) / 1000)),
+      headers: webhookHeaders(message, now()),
     });
     const timer = setTimeout(() => {
       settle(finish(null, `Timed out after ${timeoutMs} ms`));
@@ -94,7 +118,9 @@ export function deliverOnce(message: OutgoingWebhook, options: DeliverOptions): 
     request.on('response', (response) => {
       // The body is not needed; draining it lets the keep-alive socket be reused.
       response.resume();
-      settle(finish(response.statusCode ?? null, null));
+      const status = response.statusCode ?? null;
+      const retryAfterMs = status !== null && RETRY_AFTER_STATUSES.has(status) ? parseRetryAfter(response.headers['retry-after'], now()) : null;
+      settle(finish(status, null, retryAfterMs));
     });
     request.on('error', (error: NodeJS.ErrnoException) => settle(finish(null, describeNetworkError(error))));
     request.end(message.payload);

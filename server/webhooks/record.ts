@@ -1,8 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
-import { retryingDeadlocks } from '../../db/transaction.js';
+import { inTransaction, retryingDeadlocks } from '../../db/transaction.js';
+import { iso } from '../clock.js';
 import type { AttemptResult } from './deliver.js';
-import { nextAfterFailure } from './schedule.js';
+import { honourRetryAfter, nextAfterFailure } from './schedule.js';
+
+/** A receiver answering 410 Gone says the endpoint is gone for good: the webhook is switched off, not retried. */
+export const GONE_STATUS = 410;
 
 /** A delivery leased by one attempt: `leaseUntil` proves the lease is still ours when the result is written. */
 export interface LeasedDelivery {
@@ -34,14 +38,15 @@ export type RecordedOutcome = { status: 'delivered' } | { status: 'pending'; nex
  */
 export async function recordAttempt(db: Db, delivery: LeasedDelivery, result: AttemptResult, now: number, policy: FailurePolicy): Promise<RecordedOutcome> {
   const attemptsMade = delivery.attempts + 1;
+  const gone = result.statusCode === GONE_STATUS;
   let outcome: RecordedOutcome;
   if (result.delivered) outcome = { status: 'delivered' };
   else {
-    const next = policy.final ? ({ retry: false } as const) : nextAfterFailure(attemptsMade, policy.retryDelaysMs, policy.random);
+    const next = policy.final || gone ? ({ retry: false } as const) : honourRetryAfter(nextAfterFailure(attemptsMade, policy.retryDelaysMs, policy.random), result.retryAfterMs);
     outcome = next.retry ? { status: 'pending', nextAttemptAt: now + next.delayMs } : { status: 'failed' };
   }
-  await retryingDeadlocks(() =>
-    db
+  const write = (trx: Db) =>
+    trx
       .updateTable('webhook_deliveries')
       .set({
         status: outcome.status,
@@ -54,7 +59,27 @@ export async function recordAttempt(db: Db, delivery: LeasedDelivery, result: At
       })
       .where('id', '=', delivery.id)
       .where('locked_until', '=', delivery.leaseUntil)
-      .execute(),
+      .executeTakeFirst();
+  if (!gone) {
+    await retryingDeadlocks(() => write(db), RESULT_WRITE_ATTEMPTS);
+    return outcome;
+  }
+  // The result and the switch-off commit together, and only while the lease is ours.
+  await retryingDeadlocks(
+    () =>
+      inTransaction(db, async (trx) => {
+        const written = await write(trx);
+        if (Number(written.numUpdatedRows) === 0) return;
+        await trx
+          .updateTable('webhooks')
+          .set({
+            enabled: 0,
+            disabled_reason: `The receiver answered 410 Gone on ${iso(now)}, so Roomstage switched this webhook off. Save it enabled to turn it back on.`,
+            updated_at: now,
+          })
+          .where('key_id', '=', delivery.keyId)
+          .execute();
+      }),
     RESULT_WRITE_ATTEMPTS,
   );
   return outcome;

@@ -21,3 +21,12 @@ export function nextAfterFailure(attemptsMade: number, delaysMs: readonly number
 export function maxAttempts(delaysMs: readonly number[]): number {
   return delaysMs.length + 1;
 }
+
+/** A receiver's Retry-After is honoured up to the longest wait of the default schedule, never indefinitely. */
+export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** A 429/503 with Retry-After: the next attempt comes no sooner than the receiver asked (bounded), nor than scheduled. */
+export function honourRetryAfter(step: NextStep, retryAfterMs: number | null | undefined): NextStep {
+  if (!step.retry || retryAfterMs == null) return step;
+  return { retry: true, delayMs: Math.max(step.delayMs, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)) };
+}

@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
 import { retryingDeadlocks } from '../../db/transaction.js';
+import type { WebhookSecrets } from './sign.js';
 import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
 
 export interface WorkerOptions {
@@ -39,7 +40,7 @@ interface ClaimedDelivery extends LeasedDelivery {
   event: string;
   payload: string;
   url: string | null;
-  secret: string | null;
+  secrets: WebhookSecrets | null;
   enabled: boolean;
 }
 
@@ -211,7 +212,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .innerJoin('webhooks as w', 'w.key_id', 'd.key_id')
-      .select(['d.id', 'd.event_id', 'e.event', 'e.payload', 'w.url', 'w.secret', 'w.enabled'])
+      .select(['d.id', 'd.event_id', 'e.event', 'e.payload', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at', 'w.enabled'])
       .where(
         'd.id',
         'in',
@@ -232,7 +233,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
           event: detail.event,
           payload: detail.payload,
           url: detail.url,
-          secret: detail.secret,
+          secrets: detail.secret
+            ? { secret: detail.secret, previous_secret: detail.previous_secret, previous_secret_expires_at: detail.previous_secret_expires_at }
+            : null,
           enabled: detail.enabled === 1,
         },
       ];
@@ -242,7 +245,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     // A webhook switched off (or emptied) after the event was written receives nothing; a test ping still goes.
-    const disabled = !delivery.url || !delivery.secret || (!delivery.enabled && delivery.event !== 'test.ping');
+    const disabled = !delivery.url || !delivery.secrets || (!delivery.enabled && delivery.event !== 'test.ping');
     let result: AttemptResult;
     try {
       // Never send past our lease: by then another worker may own the row. It falls due again when the lease ends.
@@ -250,7 +253,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       result = disabled
         ? { delivered: false, statusCode: null, error: 'The webhook is disabled or has no url; not sent.', durationMs: 0 }
         : await deliverOnce(
-            { url: delivery.url!, secret: delivery.secret!, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
+            { url: delivery.url!, secrets: delivery.secrets!, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
             { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() }
           );
     } finally {

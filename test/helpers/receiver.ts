@@ -12,7 +12,10 @@ export interface ReceivedRequest {
   answeredWith: number | null;
 }
 
-export type ReceiverMode = { kind: 'ok'; status?: number } | { kind: 'fail'; status?: number } | { kind: 'hang' } | { kind: 'redirect'; location: string };
+export type ReceiverMode =
+  | { kind: 'ok'; status?: number }
+  | { kind: 'fail'; status?: number; headers?: Record<string, string> }
+  | { kind: 'hang' } | { kind: 'redirect'; location: string };
 
 /**
  * A real HTTP receiver on 127.0.0.1:<random port> that records every request. It can fail the first N requests
@@ -58,7 +61,8 @@ export class WebhookReceiver {
         } else {
           const status = mode.status ?? (mode.kind === 'ok' ? 200 : 500);
           entry.answeredWith = status;
-          res.writeHead(status, { 'content-type': 'text/plain' }).end(mode.kind === 'ok' ? 'ok' : 'nope');
+          const extra = mode.kind === 'fail' ? mode.headers : undefined;
+          res.writeHead(status, { 'content-type': 'text/plain', ...extra }).end(mode.kind === 'ok' ? 'ok' : 'nope');
         }
         for (const wake of this.waiters.splice(0)) wake();
       });

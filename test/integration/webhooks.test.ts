@@ -38,7 +38,7 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       const { token, keyId } = await signUpWithKey(server.api);
       const response = await server.api.get(path(keyId), { token });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null });
+      expect(response.body).toEqual({ key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null, disabled_reason: null });
     });
 
     it('creates a whsec_ secret at the first PUT and keeps it across updates', async () => {
@@ -52,6 +52,7 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
         secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32}$/),
         created_at: expect.stringMatching(/Z$/),
         updated_at: expect.stringMatching(/Z$/),
+        disabled_reason: null,
       });
       server.clock.advance(1_000);
       const second = await server.api.put(path(keyId), { token, json: { url: `${receiver.url}?v=2`, enabled: false } });

@@ -41,7 +41,7 @@ export async function sendTestPing(
   );
   const delivery = { id: ping.deliveryIds[0]!, keyId: input.keyId, attempts: 0, leaseUntil };
   const result = await deliverOnce(
-    { url: webhook.url, secret: webhook.secret, eventId: ping.eventId, event: 'test.ping', payload: ping.payload },
+    { url: webhook.url, secrets: webhook, eventId: ping.eventId, event: 'test.ping', payload: ping.payload },
     { allowPrivateNetwork: input.policy.allowPrivateNetwork, timeoutMs: input.timeoutMs, now: input.now }
   );
   await recordAttempt(db, delivery, result, input.now(), { retryDelaysMs: [], final: true });

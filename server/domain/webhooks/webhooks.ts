@@ -3,7 +3,7 @@ import { afterCommit, inTransaction } from '../../../db/transaction.js';
 import type { DeliveryStatus, Webhook } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { assertPublicUrl, type NetworkPolicy } from '../../http/network-guard.js';
-import { generateWebhookSecret } from '../../webhooks/sign.js';
+import { generateWebhookSecret, ROTATION_OVERLAP_MS } from '../../webhooks/sign.js';
 import { getOwnApiKey } from '../keys/api-keys.js';
 import { OUTBOX_WAKE, outboxSignal } from '../events/outbox.js';
 
@@ -23,7 +23,10 @@ export async function getConfiguredWebhook(db: Db, accountId: string, keyId: num
   return webhook as Webhook & { url: string; secret: string };
 }
 
-/** Creates the webhook (and its secret) at the first call; later calls change url and enabled and keep the secret. */
+/**
+ * Creates the webhook (and its secret) at the first call; later calls change url and enabled and keep the secret.
+ * Saving clears the reason Roomstage gave for switching it off: the owner has seen it and decided.
+ */
 export async function upsertWebhook(
   db: Db,
   input: { accountId: string; keyId: number; url: string; enabled: boolean; now: number; policy: NetworkPolicy }
@@ -40,7 +43,7 @@ export async function upsertWebhook(
     }
     const existing = await lookup.executeTakeFirst();
     if (existing) {
-      await trx.updateTable('webhooks').set({ url, enabled, updated_at: input.now }).where('key_id', '=', input.keyId).execute();
+      await trx.updateTable('webhooks').set({ url, enabled, disabled_reason: null, updated_at: input.now }).where('key_id', '=', input.keyId).execute();
     } else {
       await trx
         .insertInto('webhooks')
@@ -59,10 +62,22 @@ export async function upsertWebhook(
   });
 }
 
-/** A new secret takes effect for every attempt from now on, retries of older events included. */
+/**
+ * A new secret signs every attempt from now on, retries of older events included; for 24 h the replaced one signs
+ * too (a second `webhook-signature` entry), so receivers can switch over without dropping deliveries.
+ */
 export async function rotateWebhookSecret(db: Db, input: { accountId: string; keyId: number; now: number }): Promise<Webhook> {
   await getConfiguredWebhook(db, input.accountId, input.keyId);
-  await db.updateTable('webhooks').set({ secret: generateWebhookSecret(), updated_at: input.now }).where('key_id', '=', input.keyId).execute();
+  await db
+    .updateTable('webhooks')
+    .set((eb) => ({
+      previous_secret: eb.ref('secret'),
+      previous_secret_expires_at: input.now + ROTATION_OVERLAP_MS,
+      secret: generateWebhookSecret(),
+      updated_at: input.now,
+    }))
+    .where('key_id', '=', input.keyId)
+    .execute();
   return db.selectFrom('webhooks').selectAll().where('key_id', '=', input.keyId).executeTakeFirstOrThrow();
 }
 

@@ -1,0 +1,44 @@
+/**
+ * The typed Roomstage REST client: openapi-fetch over the types that `npm run clients` generates from
+ * /api/v1/openapi.json into ./schema.ts. Every path, body, query and response is typed from the API's own schemas.
+ *
+ *   const roomstage = createRoomstageClient({ baseUrl: 'https://roomstage.example', credential: process.env.ROOMSTAGE_API_KEY });
+ *   const { data, error } = await roomstage.POST('/api/v1/stage', { body: { image: [photo], style: 'modern' }, bodySerializer: formData });
+ *   if (error) throw new Error(`${error.code}: ${error.message}`);
+ *   console.log(data.claim_code, data.image_url);
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from './schema.js';
+
+export type { components, paths };
+export type RoomstageClient = Client<paths>;
+/** Every error body (CONTRACT §1): branch on `code`. */
+export type RoomstageError = components['schemas']['Error'];
+
+export interface RoomstageClientOptions {
+  /** Where the API runs, without /api/v1 (the paths carry it), e.g. https://roomstage.example */
+  baseUrl: string;
+  /** An API key (sk_live_… / sk_test_…) for Key endpoints, or an identity token for Token endpoints. */
+  credential?: string;
+  fetch?: typeof fetch;
+}
+
+export function createRoomstageClient({ baseUrl, credential, fetch }: RoomstageClientOptions): RoomstageClient {
+  return createClient<paths>({ baseUrl, fetch, headers: credential ? { Authorization: `Bearer ${credential}` } : {} });
+}
+
+/**
+ * `bodySerializer` for the image endpoints' multipart form: Blobs (files) become file fields, an array repeats its
+ * field (several `image` files for stage), everything else is sent as text.
+ */
+export function formData(body: Record<string, unknown> | undefined): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body ?? {})) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      if (item instanceof Blob) form.append(name, item, item instanceof File ? item.name : `${name}.bin`);
+      else form.append(name, String(item));
+    }
+  }
+  return form;
+}
