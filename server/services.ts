@@ -7,7 +7,7 @@ import { createRequestRateLimiter } from './limits/request-rate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
 import { createImageEngine } from './imaging/sharp-engine.js';
-import { createLocalDiskStorage } from './storage/local-disk.js';
+import { openImageStorage } from './storage/open.js';
 import type { Services } from './trpc.js';
 
 export interface ServiceHandle {
@@ -34,7 +34,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     clock,
     startedAt: clock.now(),
     engine: createImageEngine(),
-    storage: createLocalDiskStorage({ dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl }),
+    storage: openImageStorage(config.storageUrl, config.publicBaseUrl),
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
   };
   return { services, close: () => handle.close() };

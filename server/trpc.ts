@@ -26,7 +26,7 @@ export interface Services {
   startedAt: number;
   /** Stages, enhances and places products; tests may swap it for a failing one. */
   engine: ImageEngine;
-  /** Where output images live (local disk under DATA_DIR/images). */
+  /** Where output images live: STORAGE_URL, local disk under DATA_DIR/images by default. */
   storage: ImageStorage;
   requestRateLimiter: RequestRateLimiter;
 }
