@@ -16,6 +16,7 @@ import { type Charge, chargeCredits, refundCredits } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
+import { log } from '../../observability/logger.js';
 
 /*
  * The three image operations, in one order: read and inspect every input (bad input never charges), check the
@@ -61,7 +62,7 @@ async function undoOnFailure<T>(deps: ImagingDeps, charge: Charge | null, work: 
       try {
         await refundCredits(deps.db, charge, deps.clock.now());
       } catch (refundError) {
-        console.error(`[staging] refund of ${charge.credits} credit(s) for ${charge.reference} failed:`, refundError);
+        log.error({ err: refundError, credits: charge.credits, reference: charge.reference }, 'refund failed');
       }
     }
     throw asClientError(error);
