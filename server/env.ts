@@ -67,7 +67,7 @@ const envSchema = z.object({
   RETENTION_INTERVAL: duration('1h'),
   WEBHOOK_EVENT_RETENTION: duration('30d'),
   ORPHAN_FILE_GRACE: duration('1h'),
-  IMAGE_WORK_PER_PROCESS: positiveInt(8),
+  IMAGE_WORK_PER_PROCESS: positiveInt(16),
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
 });
 

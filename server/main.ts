@@ -113,14 +113,8 @@ export async function startServer(
   let worker: WebhookWorker | null = null;
   if (config.webhookWorker === 'inline') {
     const { db, clock } = handle.services;
-    worker = createWebhookWorker({
-      retryDelaysMs: config.webhookRetryDelaysMs,
-      allowPrivateNetwork: config.allowPrivateNetwork,
-      metrics: handle.services.metrics,
-      ...options.webhookWorker,
-      db,
-      clock,
-    });
+    const { metrics } = handle.services;
+    worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics, ...options.webhookWorker, db, clock });
     worker.start();
   }
   const app = await createApp(handle.services);
