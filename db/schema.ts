@@ -205,6 +205,13 @@ export interface RateLimitWindowsTable {
   hits: number;
 }
 
+/** The last impression counted for one viewer (hash of IP + User-Agent) of one placed image. */
+export interface ImpressionViewsTable {
+  image_id: string;
+  viewer: string;
+  counted_at: EpochMs;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -221,6 +228,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   image_operation_leases: ImageOperationLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
+  impression_views: ImpressionViewsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

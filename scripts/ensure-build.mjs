@@ -1,23 +1,26 @@
-// Builds the dashboard when its output is missing or older than any source file, so `npm start` and `npm test`
-// work on a fresh clone with no extra step.
+// Builds what is missing or older than its sources, so `npm install && npm start` (and `npm test`) work on a fresh
+// clone with no extra step: the dashboard (remix build → build/) and the server (tsc → dist/).
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const output = 'build/index.js';
-
-function newestMtime(dir) {
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  if (!statSync(path).isDirectory()) return statSync(path).mtimeMs;
   let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
+  for (const entry of readdirSync(path, { withFileTypes: true })) newest = Math.max(newest, newestMtime(join(path, entry.name)));
   return newest;
 }
 
-const sourcesChanged = () => Math.max(newestMtime('app'), statSync('remix.config.js').mtimeMs) > statSync(output).mtimeMs;
+const stale = (output, sources) => !existsSync(output) || Math.max(...sources.map(newestMtime)) > statSync(output).mtimeMs;
 
-if (!existsSync(output) || sourcesChanged()) {
+if (stale('build/index.js', ['app', 'remix.config.js'])) {
   console.log('Building the dashboard (remix build)…');
   execSync('npx remix build', { stdio: 'inherit' });
+}
+// The dashboard bundles some server modules, so server sources count for it too; tsc's own build info keeps a
+// rebuild of unchanged files cheap.
+if (stale('dist/server/main.js', ['server', 'db', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'])) {
+  console.log('Building the server (tsc → dist/)…');
+  execSync('node scripts/build-server.mjs', { stdio: 'inherit' });
 }

@@ -36,6 +36,8 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -56,6 +58,18 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   STRIPE_API_URL: z.url().optional(),
+  STORAGE_URL: z
+    .string()
+    .refine((url) => url.startsWith('file:') || /^s3:\/\/[^/?]+/.test(url), { message: 'must be file:<dir> or s3://bucket/prefix?endpoint=…&region=…' })
+    .optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  METRICS_TOKEN: z.string().min(1).optional(),
+  TRUST_PROXY: z.string().optional(),
+  RETENTION_INTERVAL: duration('1h'),
+  WEBHOOK_EVENT_RETENTION: duration('30d'),
+  ORPHAN_FILE_GRACE: duration('1h'),
+  IMAGE_WORK_PER_PROCESS: positiveInt(16),
+  CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
 });
 
 export type Config = {
@@ -73,6 +87,19 @@ export type Config = {
   /** Age of a hold's lease after which its request counts as dead and the credits are refunded (CONTRACT §8). */
   chargeHoldTimeoutMs: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
+  /** `file:<dir>` or `s3://bucket/prefix?…`; defaults to `file:<DATA_DIR>/images`. */
+  storageUrl: string;
+  /** Pino level; `silent` under NODE_ENV=test unless LOG_LEVEL is set, so expected failures print nothing. */
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** Express's `trust proxy` (hops, `true`, or addresses): which X-Forwarded-For entries name the client IP. */
+  trustProxy: boolean | number | string;
+  retention: { intervalMs: number; webhookEventsMs: number; orphanFileGraceMs: number };
+  /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
+  imageWorkPerProcess: number;
+  /** Claim previews and redemptions a minute per client IP. */
+  claimAttemptsPerMinute: number;
 };
 
 export class ConfigError extends Error {}
@@ -99,7 +126,20 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookWorker: env.WEBHOOK_WORKER,
     chargeHoldTimeoutMs: env.CHARGE_HOLD_TIMEOUT,
     stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
+    storageUrl: env.STORAGE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, '')}/images`,
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    metricsToken: env.METRICS_TOKEN,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
+    imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
+    claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
   };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -13,18 +13,24 @@ import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
 import { imageFilesRouter } from './http/image-files.js';
+import { dashboardBodyLimit } from './http/body-limits.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
+import { metricsEndpoint } from './http/metrics-endpoint.js';
 import { BufferedResponse, DirectResponse } from './http/response-control.js';
 import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor, rewriteBridgeErrors } from './openapi.js';
 import { appRouter, createCaller } from './root.js';
+import { log } from './observability/logger.js';
+import { createRouteLabeler, requestLogging } from './observability/request-log.js';
+import { PROJECT_ROOT } from './paths.js';
 import { closeOnSignals } from './process-signals.js';
 import { createServices } from './services.js';
 import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
 import type { Services } from './trpc.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const REMIX_BUILD = path.join(ROOT, 'build', 'index.js');
+const REMIX_BUILD = path.join(PROJECT_ROOT, 'build', 'index.js');
+/** Bodies of /trpc calls and dashboard form posts; image uploads have their own limits (./http/image-upload.ts). */
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface RunningServer {
   url: string;
@@ -43,9 +49,13 @@ async function loadRemixBuild(): Promise<ServerBuild | null> {
 export async function createApp(services: Services) {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', services.config.trustProxy);
   const createContext = createContextFactory(services);
 
   const openApiDocument = buildOpenApiDocument(services.config.publicBaseUrl);
+  const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: Object.keys(appRouter._def.procedures) });
+  app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
+  app.get('/metrics', metricsEndpoint(services.metrics, services.config.metricsToken));
   app.get('/api/v1/openapi.json', (_req, res) => res.json(openApiDocument));
 
   app.use(
@@ -55,12 +65,13 @@ export async function createApp(services: Services) {
       createContext: ({ req }) => createContext({ req, response: new BufferedResponse() }),
       responseMeta: responseMetaFor as never,
       onError: logServerFaults,
+      maxBodySize: BODY_LIMIT_BYTES,
     }),
   );
 
   // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
-  app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody);
-  app.use('/api', emptyBodyIsJson, jsonBody('1mb'));
+  app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services));
+  app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
   app.use('/api', apiNotFound, apiErrorHandler);
 
@@ -68,11 +79,12 @@ export async function createApp(services: Services) {
   app.use('/images', imageFilesRouter(services));
 
   const build = await loadRemixBuild();
-  app.use('/build', express.static(path.join(ROOT, 'public', 'build'), { immutable: true, maxAge: '1y' }));
-  app.use(express.static(path.join(ROOT, 'public'), { maxAge: '1h' }));
+  app.use('/build', express.static(path.join(PROJECT_ROOT, 'public', 'build'), { immutable: true, maxAge: '1y' }));
+  app.use(express.static(path.join(PROJECT_ROOT, 'public'), { maxAge: '1h' }));
   if (build) {
     app.all(
       '*',
+      dashboardBodyLimit(BODY_LIMIT_BYTES),
       createRequestHandler({
         build,
         mode: services.config.nodeEnv === 'production' ? 'production' : 'development',
@@ -102,7 +114,8 @@ export async function startServer(
   let worker: WebhookWorker | null = null;
   if (config.webhookWorker === 'inline') {
     const { db, clock } = handle.services;
-    worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, ...options.webhookWorker, db, clock });
+    const { metrics } = handle.services;
+    worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics, ...options.webhookWorker, db, clock });
     worker.start();
   }
   // Every server process refunds the holds of image requests that died, whichever process ran them (CONTRACT §8).
@@ -153,13 +166,13 @@ export async function startServer(
 async function main() {
   const config = loadConfigOrExit();
   const running = await startServer(config);
-  console.log(`Roomstage listening on ${config.publicBaseUrl} (port ${running.port}, ${running.services.dialect} database)`);
+  log.info({ port: running.port, database: running.services.dialect, storage: config.storageUrl.split('?')[0] }, `Roomstage listening on ${config.publicBaseUrl}`);
   closeOnSignals('in-flight requests', running.close, { force: () => running.server.closeAllConnections() });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((error) => {
-    console.error(error);
+  main().catch((error: unknown) => {
+    log.fatal({ err: error }, 'Roomstage could not start');
     process.exit(1);
   });
 }

@@ -1,9 +1,12 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorResponse, isServerFault, toErrorResponse } from './errors.js';
 import { describeErrors } from './http/error-docs.js';
 import { describeImageUploads } from './http/image-upload-docs.js';
 import { BufferedResponse } from './http/response-control.js';
+import { log } from './observability/logger.js';
+import { requestInfoOf } from './observability/request-log.js';
 import { appRouter } from './root.js';
 import type { AuthKind, Context, Meta, Services } from './trpc.js';
 import { APP_VERSION } from './version.js';
@@ -59,12 +62,16 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
 
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();
 
+type ContextRequest = IncomingMessage & { uploads?: Context['uploads']; ip?: string };
+
 export function createContextFactory(services: Services) {
-  return ({ req, response }: { req: { headers: Context['headers']; uploads?: Context['uploads'] }; response: Context['response'] }): Context => ({
+  return ({ req, response }: { req: ContextRequest; response: Context['response'] }): Context => ({
     services,
     headers: req.headers,
     response,
     uploads: req.uploads ?? NO_UPLOADS,
+    request: requestInfoOf(req),
+    clientIp: req.ip ?? req.socket?.remoteAddress ?? 'unknown',
   });
 }
 
@@ -82,8 +89,9 @@ export function responseMetaFor({ ctx, errors }: MetaArgs) {
   return { status: buffered?.status ?? 200, headers };
 }
 
-export function logServerFaults({ error, path }: { error: unknown; path?: string }) {
-  if (isServerFault(toErrorResponse(error))) console.error(`[api] ${path ?? 'request'} failed:`, (error as Error).cause ?? error);
+/** Full errors (stacks included) go to the log; the response body never carries them. */
+export function logServerFaults({ error, path, ctx }: { error: unknown; path?: string; ctx?: Context }) {
+  if (isServerFault(toErrorResponse(error))) log.error({ err: (error as Error).cause ?? error, procedure: path, req_id: ctx?.request.id }, 'request failed');
 }
 
 /**

@@ -4,19 +4,25 @@ import { createLucia } from './auth/lucia.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './env.js';
 import { createRequestRateLimiter } from './limits/request-rate.js';
+import { createWorkGate } from './limits/work-gate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
 import { createImageEngine } from './imaging/sharp-engine.js';
-import { createLocalDiskStorage } from './storage/local-disk.js';
+import { configureLogging } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { type RetentionJob, startRetentionJob } from './retention/job.js';
+import { openImageStorage } from './storage/open.js';
 import type { Services } from './trpc.js';
 
 export interface ServiceHandle {
   services: Services;
+  retention: RetentionJob;
   close(): Promise<void>;
 }
 
 /** Opens the database, brings it to the latest migration and wires the long-lived services. */
 export async function createServices(config: Config, options: { clock?: Clock } = {}): Promise<ServiceHandle> {
+  configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(handle.db);
@@ -26,6 +32,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     throw error;
   }
   const clock = options.clock ?? systemClock;
+  const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
   const services: Services = {
     config,
     db: handle.db,
@@ -34,8 +41,18 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     clock,
     startedAt: clock.now(),
     engine: createImageEngine(),
-    storage: createLocalDiskStorage({ dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl }),
+    storage,
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
+    imageWork: createWorkGate(config.imageWorkPerProcess),
+    metrics: createMetrics(handle.db),
   };
-  return { services, close: () => handle.close() };
+  const retention = startRetentionJob({ db: handle.db, storage, clock, policy: config.retention, intervalMs: config.retention.intervalMs });
+  return {
+    services,
+    retention,
+    close: async () => {
+      await retention.stop();
+      await handle.close();
+    },
+  };
 }

@@ -22,6 +22,10 @@ import {
 } from './limits/idempotency.js';
 import { acquireImageSlot } from './limits/image-slots.js';
 import type { RequestRateLimiter } from './limits/request-rate.js';
+import type { WorkGate } from './limits/work-gate.js';
+import { log } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import type { RequestInfo } from './observability/request-log.js';
 
 /** Long-lived things every request may use; built once per process in server/services.ts. */
 export interface Services {
@@ -33,9 +37,12 @@ export interface Services {
   startedAt: number;
   /** Stages, enhances and places products; tests may swap it for a failing one. */
   engine: ImageEngine;
-  /** Where output images live (local disk under DATA_DIR/images). */
+  /** Where output images live: STORAGE_URL, local disk under DATA_DIR/images by default. */
   storage: ImageStorage;
   requestRateLimiter: RequestRateLimiter;
+  /** Image requests in flight in this process (IMAGE_WORK_PER_PROCESS). */
+  imageWork: WorkGate;
+  metrics: Metrics;
 }
 
 export interface Context {
@@ -44,6 +51,10 @@ export interface Context {
   response: ResponseControl;
   /** Files of a multipart image request, kept as Buffers and named in the input by reference. */
   uploads: ReadonlyMap<string, Buffer>;
+  /** The request's id and, once a credential is checked, its account (for the request's log line). */
+  request: RequestInfo;
+  /** The client's address (behind a proxy: as TRUST_PROXY allows), for per-IP limits. */
+  clientIp: string;
 }
 
 export type AuthKind = 'none' | 'session' | 'apiKey';
@@ -108,6 +119,7 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
     throw new AppError('authentication_required', AUTH_MESSAGES.session);
   }
   if (session.fresh && !bearer) ctx.response.appendCookie(auth.createSessionCookie(session.id).serialize());
+  ctx.request.accountId = user.id;
   return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
 });
 
@@ -120,6 +132,7 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   const { db, clock, requestRateLimiter } = ctx.services;
   const apiKey: AuthenticatedKey | null = bearer ? await authenticateApiKey(db, bearer, clock.now()) : null;
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
+  ctx.request.accountId = apiKey.accountId;
   const rate = await requestRateLimiter.consume(apiKey.id, clock.now());
   ctx.response.setHeader('X-RateLimit-Limit', String(rate.limit));
   ctx.response.setHeader('X-RateLimit-Remaining', String(rate.remaining));
@@ -129,6 +142,21 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   }
   return next({ ctx: { apiKey } });
 });
+
+/**
+ * At most `perMinute(config)` calls a minute from one client IP to the procedures it guards, shared by every process
+ * (the budget lives in the database). For endpoints that must not be probed in bulk, like claim codes.
+ */
+export function limitPerClientIp(purpose: string, perMinute: (config: Config) => number) {
+  return t.middleware(async ({ ctx, next }) => {
+    const { requestRateLimiter, clock, config } = ctx.services;
+    const rate = await requestRateLimiter.consumeBucket(`${purpose}:${ctx.clientIp}`, perMinute(config), clock.now());
+    if (!rate.allowed) {
+      throw new AppError('rate_limited', `Too many attempts from this address: at most ${rate.limit} a minute. Retry in ${rate.resetSeconds} s.`, {}, { 'Retry-After': String(rate.resetSeconds) });
+    }
+    return next();
+  });
+}
 
 /** A replayed response skips the procedure; tRPC's middleware result carries it as if the procedure had run. */
 function replayed<T>(data: unknown): T {
@@ -157,17 +185,19 @@ export const imageProcedure = apiKeyProcedure
     // The work is done (and maybe charged): bookkeeping failures are logged, never turned into a failed response.
     // A record left in progress makes retries answer 409 for 24 h, which never charges twice.
     const settle = result.ok ? completeIdempotentRequest(db, scope, result.data) : abandonIdempotentRequest(db, { ...scope, startedAt });
-    await settle.catch((error: unknown) => console.error(`[idempotency] could not settle key ${idempotencyKey}:`, error));
+    await settle.catch((error: unknown) => log.error({ err: error, idempotencyKey }, 'idempotency key could not be settled'));
     return result;
   })
-  .use(async ({ ctx, next }) => {
-    const { db, clock, config } = ctx.services;
+  .use(async ({ ctx, path, next }) => {
+    const { db, clock, config, metrics } = ctx.services;
     const release = await acquireImageSlot(db, { keyId: ctx.apiKey.id, limit: config.rateLimitConcurrent, now: clock.now() });
     if (!release) {
       throw new AppError('rate_limited', `This API key may run ${config.rateLimitConcurrent} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
     }
     try {
-      return await next();
+      const result = await next();
+      metrics.imageOperations.inc({ operation: path, outcome: result.ok ? 'ok' : 'failed' });
+      return result;
     } finally {
       await release();
     }

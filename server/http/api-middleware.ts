@@ -1,5 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { errorResponse, isServerFault, toErrorResponse } from '../errors.js';
+import { log } from '../observability/logger.js';
+import { requestInfoOf } from '../observability/request-log.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -13,7 +15,7 @@ export const emptyBodyIsJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export const jsonBody = (limit: string): RequestHandler => express.json({ limit, strict: true });
+export const jsonBody = (limit: string | number): RequestHandler => express.json({ limit, strict: true });
 
 /** Anything under /api that no route answered. */
 export const apiNotFound: RequestHandler = (req, res) => {
@@ -22,9 +24,9 @@ export const apiNotFound: RequestHandler = (req, res) => {
 };
 
 /** Errors raised before a procedure runs (body parsing, multipart) get the same CONTRACT §1 bodies. */
-export const apiErrorHandler: ErrorRequestHandler = (error, _req, res, next) => {
+export const apiErrorHandler: ErrorRequestHandler = (error, req, res, next) => {
   if (res.headersSent) return next(error);
   const response = toErrorResponse(error);
-  if (isServerFault(response)) console.error('[api] request failed:', error);
+  if (isServerFault(response)) log.error({ err: error, req_id: requestInfoOf(req).id }, 'request failed');
   res.status(response.status).set(response.headers).json(response.body);
 };

@@ -1,16 +1,26 @@
-import { Router } from 'express';
+import { createHash } from 'node:crypto';
+import { type Request, Router } from 'express';
 import { countImpression } from '../domain/ads/revenue.js';
 import { findImageByStorageName } from '../domain/staging/images.js';
 import { errorResponse } from '../errors.js';
+import { log } from '../observability/logger.js';
 import { isImageName } from '../storage/storage.js';
 import type { Services } from '../trpc.js';
 
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
 
 /**
+ * A viewer is a client address (as TRUST_PROXY allows) with its User-Agent, hashed: what a browser on one network
+ * looks like to us without a cookie. Stored only as this hash, and only for an hour.
+ */
+function viewerOf(req: Request): string {
+  return createHash('sha256').update(`${req.ip ?? ''}\n${req.headers['user-agent'] ?? ''}`).digest('hex').slice(0, 32);
+}
+
+/**
  * GET /images/<name>: stored images, without credentials (the unguessable name is the capability). Only names with
- * a recorded image row are served, so files of a failed request never show. Each GET of a placed image counts one
- * impression per placement before the bytes go out.
+ * a recorded image row are served, so files of a failed request never show. A GET of a placed image counts one
+ * impression per placement before the bytes go out, at most once an hour per viewer.
  */
 export function imageFilesRouter(services: Services): Router {
   const router = Router();
@@ -23,7 +33,8 @@ export function imageFilesRouter(services: Services): Router {
       const stored = image ? await services.storage.get(name) : null;
       if (!image || !stored) return notFound();
       if (image.kind === 'placed' && req.method === 'GET') {
-        await countImpression(services.db, image.id).catch((error: unknown) => console.error('[images] impression not counted:', error));
+        const view = { imageId: image.id, viewer: viewerOf(req), now: services.clock.now() };
+        await countImpression(services.db, view).catch((error: unknown) => log.error({ err: error, imageId: image.id }, 'impression not counted'));
       }
       res.status(200).set({
         'Content-Type': image.content_type,

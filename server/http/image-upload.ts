@@ -3,8 +3,9 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import multer, { MulterError } from 'multer';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { bearerToken } from '../auth/bearer.js';
-import { isApiKeyShaped } from '../domain/keys/api-keys.js';
+import { authenticateApiKey } from '../domain/keys/api-keys.js';
 import { AppError } from '../errors.js';
+import type { Services } from '../trpc.js';
 
 /** The endpoints that take images (CONTRACT §5); only they accept multipart and large JSON bodies. */
 export const IMAGE_UPLOAD_PATHS = ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products'] as const;
@@ -126,19 +127,41 @@ const lightweight =
 const multipartBody = lightweight(multipartAsJson);
 const jsonImageBody = lightweight(largeJson);
 
+/** The body is never read: answered as if it were empty, so the procedure gives the usual 401. */
+function skipBody(req: Request): void {
+  req.resume();
+  req.body = {};
+  req.headers['content-type'] = 'application/json';
+  (req as Request & { _body?: boolean })._body = true;
+}
+
 /**
- * Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. A request without an API key never
- * gets its (up to 210 MB) body buffered: the body is drained unread and the procedure answers 401.
+ * Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. A request whose bearer is not a valid
+ * API key never gets its (up to 210 MB) body buffered: the body is drained unread and the procedure answers 401.
+ * A valid one takes a place in the process's image work gate first (503 with Retry-After when it is full), held
+ * until the response is done, so buffered bodies and decodes in memory stay bounded.
  */
-export const imageRequestBody: RequestHandler = (req, res, next) => {
-  const credential = bearerToken(req.headers);
-  if (!credential || !isApiKeyShaped(credential)) {
-    req.resume();
-    req.body = {};
-    req.headers['content-type'] = 'application/json';
-    (req as Request & { _body?: boolean })._body = true;
-    return next();
-  }
-  if (req.is('multipart/form-data')) return multipartBody(req, res, next);
-  return jsonImageBody(req, res, next);
-};
+export function imageRequestBody(services: Pick<Services, 'db' | 'clock' | 'imageWork'>): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const credential = bearerToken(req.headers);
+      const key = credential ? await authenticateApiKey(services.db, credential, services.clock.now()) : null;
+      if (!key) {
+        skipBody(req);
+        return next();
+      }
+      const release = services.imageWork.tryEnter();
+      if (!release) {
+        // The unread body is not drained: the connection closes after this answer.
+        res.setHeader('Connection', 'close');
+        const message = `This server is working on ${services.imageWork.limit} image requests already. Retry in a few seconds.`;
+        return next(new AppError('service_unavailable', message, {}, { 'Retry-After': '2' }));
+      }
+      res.once('close', release);
+      if (req.is('multipart/form-data')) return multipartBody(req, res, next);
+      return jsonImageBody(req, res, next);
+    } catch (error) {
+      next(error);
+    }
+  };
+}

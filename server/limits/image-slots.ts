@@ -2,6 +2,7 @@ import type { Db } from '../../db/client.js';
 import { isMysql } from '../../db/client.js';
 import { inTransaction, retryingDeadlocks } from '../../db/transaction.js';
 import { randomBase62 } from '../ids.js';
+import { log } from '../observability/logger.js';
 
 /** Longer than any image operation may take; a lease left by a crashed process frees itself after this. */
 export const LEASE_MS = 120_000;
@@ -38,6 +39,6 @@ async function releaseLease(db: Db, leaseId: string): Promise<void> {
   try {
     await retryingDeadlocks(() => db.deleteFrom('image_operation_leases').where('id', '=', leaseId).execute());
   } catch (error) {
-    console.error(`[limits] could not release image slot ${leaseId}; it expires within ${LEASE_MS / 1000} s:`, error);
+    log.error({ err: error, leaseId }, `image slot could not be released; it expires within ${LEASE_MS / 1000} s`);
   }
 }

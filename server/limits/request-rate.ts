@@ -11,7 +11,10 @@ export interface RateDecision {
 }
 
 export interface RequestRateLimiter {
+  /** One request of an API key against RATE_LIMIT_PER_MINUTE. */
   consume(keyId: number, now: number): Promise<RateDecision>;
+  /** One hit on any named budget (`<purpose>:<client ip>`, …) of `perMinute` a minute. */
+  consumeBucket(bucket: string, perMinute: number, now: number): Promise<RateDecision>;
 }
 
 const WINDOW_MS = 60_000;
@@ -44,16 +47,19 @@ export function createRequestRateLimiter(db: Db, options: { perMinute: number })
     return result.rows[0]?.hits ?? 1;
   }
 
+  async function consumeBucket(bucket: string, perMinute: number, now: number): Promise<RateDecision> {
+    const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+    const hits = await countHit(bucket, windowStart);
+    return {
+      allowed: hits <= perMinute,
+      limit: perMinute,
+      remaining: Math.max(0, perMinute - hits),
+      resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+    };
+  }
+
   return {
-    async consume(keyId, now) {
-      const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-      const hits = await countHit(`key:${keyId}`, windowStart);
-      return {
-        allowed: hits <= options.perMinute,
-        limit: options.perMinute,
-        remaining: Math.max(0, options.perMinute - hits),
-        resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
-      };
-    },
+    consume: (keyId, now) => consumeBucket(`key:${keyId}`, options.perMinute, now),
+    consumeBucket,
   };
 }

@@ -4,7 +4,7 @@ import { iso } from '../clock.js';
 import { adRevenueForAgent } from '../domain/ads/revenue.js';
 import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.js';
 import { listRedeemedImages } from '../domain/staging/images.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { limitPerClientIp, router, sessionProcedure } from '../trpc.js';
 import { imageSchema, presentImage } from './staging.js';
 import { isoTimestamp, noInput, nullableTimestamp } from './schemas.js';
 
@@ -13,8 +13,11 @@ const codeInput = z.object({
   code: z.string().trim().min(1).max(64).meta({ description: 'Claim code, e.g. RS-7K3M9QXD (case-insensitive; the hyphen may be left out)' }),
 });
 
+/** Claim codes are the only secret of a claim: previews and redemptions are limited per IP so none can be enumerated. */
+const claimAttemptProcedure = sessionProcedure.use(limitPerClientIp('claim', (config) => config.claimAttemptsPerMinute));
+
 export const claimsRouter = router({
-  preview: sessionProcedure
+  preview: claimAttemptProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/claim/preview', tags: ['Claims'], summary: 'Look at a claim before redeeming it: image count and expiry' } })
     .input(codeInput)
     .output(
@@ -30,7 +33,7 @@ export const claimsRouter = router({
     )
     .mutation(({ ctx, input }) => previewClaim(ctx.services.db, input.code, ctx.services.clock.now())),
 
-  redeem: sessionProcedure
+  redeem: claimAttemptProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/claim', tags: ['Claims'], summary: 'Redeem a claim (free): its images move to your dashboard' } })
     .input(codeInput)
     .output(

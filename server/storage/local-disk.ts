@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CONTENT_TYPE_BY_EXTENSION, type ImageStorage, isStoredName } from './storage.js';
+import { contentTypeOf, type ImageStorage, isStoredName } from './storage.js';
 
-/** Images as files under `<dataDir>/images`; written to a temporary name and renamed, so readers never see half a file. */
-export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl: string }): ImageStorage {
-  const directory = path.resolve(options.dataDir, 'images');
+/** Images as files in `directory`; written to a temporary name and renamed, so readers never see half a file. */
+export function createLocalDiskStorage(options: { directory: string; publicBaseUrl: string }): ImageStorage {
+  const directory = path.resolve(options.directory);
   let ready: Promise<unknown> | null = null;
   const ensureDirectory = () => (ready ??= mkdir(directory, { recursive: true }));
   const fileOf = (name: string) => {
@@ -30,7 +30,7 @@ export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl
       if (!isStoredName(name)) return null;
       try {
         const data = await readFile(fileOf(name));
-        return { data, contentType: CONTENT_TYPE_BY_EXTENSION[name.slice(name.lastIndexOf('.') + 1)]! };
+        return { data, contentType: contentTypeOf(name) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;
@@ -39,6 +39,19 @@ export function createLocalDiskStorage(options: { dataDir: string; publicBaseUrl
     async delete(name) {
       if (!isStoredName(name)) return;
       await rm(fileOf(name), { force: true });
+    },
+    async *list() {
+      let names: string[];
+      try {
+        names = await readdir(directory);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      for (const name of names.filter(isStoredName)) {
+        const info = await stat(path.join(directory, name)).catch(() => null);
+        if (info) yield { name, modifiedAt: info.mtimeMs };
+      }
     },
     url: (name) => `${options.publicBaseUrl}/images/${name}`,
   };

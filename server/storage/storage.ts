@@ -6,17 +6,30 @@ export interface StoredImage {
   contentType: string;
 }
 
+/** One stored file as `list` reports it. */
+export interface StoredEntry {
+  name: string;
+  /** When the file was written, epoch ms. */
+  modifiedAt: number;
+}
+
 /**
- * Where output images live. Local disk today (./local-disk.ts); an object store can replace it behind the same
- * three calls. Names come from `newImageName` and are the only handle: whoever knows one may fetch the image.
+ * Where output images live: local disk (./local-disk.ts) or any S3-compatible store (./s3.ts), chosen by STORAGE_URL
+ * (./open.ts). Names come from `newImageName` and are the only handle: whoever knows one may fetch the image.
  */
 export interface ImageStorage {
   put(name: string, data: Buffer, contentType: string): Promise<void>;
   get(name: string): Promise<StoredImage | null>;
   /** Best effort: used to clean up after a request that failed once its files were written. */
   delete(name: string): Promise<void>;
+  /** Every stored image (names we issued only), page by page; retention uses it to find files no row points to. */
+  list(): AsyncIterable<StoredEntry>;
   /** The absolute public URL of a stored image. */
   url(name: string): string;
+}
+
+export function contentTypeOf(name: string): string {
+  return CONTENT_TYPE_BY_EXTENSION[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 }
 
 const NAME_PATTERN = /^img_[0-9A-Za-z]{22}_[0-9A-Za-z]{20}\.(jpg|png|webp|avif|tiff)$/;

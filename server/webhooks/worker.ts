@@ -5,6 +5,8 @@ import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './
 import { retryingDeadlocks } from '../../db/transaction.js';
 import type { WebhookSecrets } from './sign.js';
 import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
+import { log as logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 
 export interface WorkerOptions {
   db: Db;
@@ -25,6 +27,8 @@ export interface WorkerOptions {
   batchSize?: number;
   random?: () => number;
   log?: (message: string, error?: unknown) => void;
+  /** Counts attempt outcomes (delivered, retry, failed) for /metrics. */
+  metrics?: Pick<Metrics, 'webhookAttempts'>;
 }
 
 export interface WebhookWorker {
@@ -60,7 +64,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const concurrency = options.concurrency ?? 256;
   const perTarget = options.perTargetConcurrency ?? 32;
   const batchSize = options.batchSize ?? 200;
-  const log = options.log ?? ((message, error) => console.error(`[webhooks] ${message}`, error ?? ''));
+  const log = options.log ?? ((message, error) => logger.error({ err: error, component: 'webhooks' }, message));
   const mysql = isMysql(db);
 
   let running = false;
@@ -267,9 +271,11 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const now = clock.now();
     if (result.delivered) {
       await recordDelivered(delivery, result, now);
+      options.metrics?.webhookAttempts.inc({ outcome: 'delivered' });
       return;
     }
     const outcome = await recordAttempt(db, delivery, result, now, { retryDelaysMs: options.retryDelaysMs, random: options.random, final: disabled });
+    options.metrics?.webhookAttempts.inc({ outcome: outcome.status === 'pending' ? 'retry' : 'failed' });
     if (outcome.status === 'pending' && running) {
       const timer = setTimeout(() => {
         retryTimers.delete(timer);

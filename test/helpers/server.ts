@@ -43,6 +43,8 @@ export async function startTestServer(dialect: TestDialect, options: TestServerO
     PUBLIC_BASE_URL: 'http://127.0.0.1:1',
     ALLOW_PRIVATE_NETWORK: 'true',
     WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
+    // Retention passes run only when a test asks (services' retention.runOnce), never in the middle of another test.
+    RETENTION_INTERVAL: '1000d',
     ...options.env,
   });
   const running = await startServer(config, { clock });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adRevenueForAgent } from '../../server/domain/ads/revenue.js';
 import { signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, roomJpeg } from '../helpers/images.js';
+import { fetchImage, imageForm, onServer, roomJpeg } from '../helpers/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { startImagingServer } from '../helpers/staging.js';
 import { independentlyVerified } from '../helpers/webhooks.js';
@@ -214,9 +214,11 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       }
       expect((await server.api.get('/api/v1/images', { token: issuer.token })).body.images).toEqual([]);
 
-      // Serving the placed image counted impressions; half the revenue is the agent's.
+      // Serving the placed image counted impressions, once an hour per viewer (IP + User-Agent); half the revenue is
+      // the agent's. The dashboard fetch above was the first viewer; four more viewers come, and one comes twice.
       const placedUrl = dashboard.body.images.find((i: { kind: string }) => i.kind === 'placed').image_url;
-      for (let i = 0; i < 4; i++) await fetchImage(server, placedUrl);
+      for (let i = 0; i < 4; i++) await fetch(new URL(onServer(server, placedUrl), server.url), { headers: { 'User-Agent': `viewer-${i}` } });
+      await fetch(new URL(onServer(server, placedUrl), server.url), { headers: { 'User-Agent': 'viewer-0' } });
       const revenue = await adRevenueForAgent(server.services.db, agent.userId);
       const placements = placed.body.placements.length;
       expect(revenue.impressions).toBe(5 * placements);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { isUniqueViolation } from '../../../db/errors.js';
 import type { Database } from '../../../db/schema.js';
 import type { Placement } from '../../imaging/engine.js';
 
@@ -29,13 +30,42 @@ export async function recordPlacements(
     .execute();
 }
 
-/** One serve of a placed image: one impression for each of its placements, as a single counter update. */
-export async function countImpression(db: Executor, imageId: string): Promise<void> {
+/** A viewer's impressions of one image count at most once in this window. */
+export const IMPRESSION_WINDOW_MS = 3_600_000;
+
+/**
+ * Takes the viewer's impression of the image for this hour: true when none was counted in the last hour. The
+ * primary key makes two simultaneous first views count once; a later view moves the row only if it is an hour old.
+ */
+async function claimView(db: Executor, view: { imageId: string; viewer: string; now: number }): Promise<boolean> {
+  try {
+    await db.insertInto('impression_views').values({ image_id: view.imageId, viewer: view.viewer, counted_at: view.now }).execute();
+    return true;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
+  const moved = await db
+    .updateTable('impression_views')
+    .set({ counted_at: view.now })
+    .where('image_id', '=', view.imageId)
+    .where('viewer', '=', view.viewer)
+    .where('counted_at', '<=', view.now - IMPRESSION_WINDOW_MS)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}
+
+/**
+ * One serve of a placed image: one impression for each of its placements, as a single counter update, unless this
+ * viewer's impression of it was already counted within the hour. Returns whether it counted.
+ */
+export async function countImpression(db: Executor, view: { imageId: string; viewer: string; now: number }): Promise<boolean> {
+  if (!(await claimView(db, view))) return false;
   await db
     .updateTable('placements')
     .set((eb) => ({ impressions: eb('impressions', '+', 1) }))
-    .where('image_id', '=', imageId)
+    .where('image_id', '=', view.imageId)
     .execute();
+  return true;
 }
 
 export interface AdRevenue {

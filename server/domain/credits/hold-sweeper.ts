@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/client.js';
 import { type Clock, systemClock } from '../../clock.js';
+import { log as logger } from '../../observability/logger.js';
 import { sweepDeadHolds } from './holds.js';
 
 export interface HoldSweeper {
@@ -16,7 +17,7 @@ export interface HoldSweeper {
 export function createHoldSweeper(options: { db: Db; timeoutMs: number; clock?: Clock; intervalMs?: number; log?: (message: string, error: unknown) => void }): HoldSweeper {
   const clock = options.clock ?? systemClock;
   const intervalMs = options.intervalMs ?? Math.max(50, Math.min(30_000, Math.floor(options.timeoutMs / 4)));
-  const log = options.log ?? ((message, error) => console.error(`[holds] ${message}`, error));
+  const log = options.log ?? ((message, error) => logger.error({ err: error }, `holds: ${message}`));
   let running = false;
   let timer: NodeJS.Timeout | null = null;
   let sweeping: Promise<void> = Promise.resolve();

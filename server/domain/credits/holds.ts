@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { abandonIdempotentRequest, type IdempotencyClaim } from '../../limits/idempotency.js';
+import { log as logger } from '../../observability/logger.js';
 import { changeCredits } from './ledger.js';
 
 /*
@@ -115,7 +116,7 @@ export interface HoldLease {
  * for a dead one. A renewal that fails is tried again at the next tick; if the process dies, the lease runs out.
  */
 export function keepHoldAlive(db: Db, holdId: string, options: { clock: Clock; timeoutMs: number; log?: (message: string, error: unknown) => void }): HoldLease {
-  const log = options.log ?? ((message, error) => console.error(`[holds] ${message}`, error));
+  const log = options.log ?? ((message, error) => logger.error({ err: error }, `holds: ${message}`));
   let renewing: Promise<void> | null = null;
   const renew = async () => {
     try {

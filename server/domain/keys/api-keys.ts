@@ -5,6 +5,7 @@ import type { ApiKey, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
 import { BALANCE_COLUMNS, type BalanceSummary, grantFirstKeyBonus, presentBalance } from '../credits/ledger.js';
+import { log } from '../../observability/logger.js';
 
 export const KEY_BODY_LENGTH = 32;
 export const KEY_PREFIX_LENGTH = 12;
@@ -113,7 +114,7 @@ function recordKeyUse(db: Db, keyId: number, now: number): void {
       .where('id', '=', keyId)
       .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
       .execute()
-      .catch((error: unknown) => console.error(`[api-keys] could not record the use of key ${keyId}:`, error))
+      .catch((error: unknown) => log.error({ err: error, keyId }, 'the use of an API key could not be recorded'))
       .finally(() => {
         if (state.latest === null) return void writes.delete(keyId);
         const next = state.latest;

@@ -18,6 +18,7 @@ import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
+import { log } from '../../observability/logger.js';
 
 /*
  * The three image operations, in one order: read and inspect every input (bad input never charges), check the
@@ -69,7 +70,7 @@ async function undoOnFailure<T>(deps: ImagingDeps, held: HeldCharge | null, work
       try {
         await releaseHold(deps.db, held.holdId, { now: deps.clock.now() });
       } catch (refundError) {
-        console.error(`[staging] refund of hold ${held.holdId} failed; the hold sweeper refunds it within CHARGE_HOLD_TIMEOUT:`, refundError);
+        log.error({ err: refundError, holdId: held.holdId }, 'refund failed; the hold sweeper refunds it within CHARGE_HOLD_TIMEOUT');
       }
     }
     throw asClientError(error);

@@ -1,0 +1,70 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../../db/client.js';
+import { log } from './logger.js';
+
+/**
+ * Prometheus metrics of one process (CONTRACT §9). Counters and histograms are per process; gauges read from the
+ * database (`dbGauge`) show the state every process shares, so any node answers them alike.
+ */
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  requestSeconds: Histogram<'method' | 'route'>;
+  imageOperations: Counter<'operation' | 'outcome'>;
+  webhookAttempts: Counter<'outcome'>;
+  /** A gauge whose value is read from the database at each scrape: one call per new gauge. */
+  dbGauge(name: string, help: string, read: (db: Db) => Promise<number | Record<string, number>>, labelName?: string): void;
+}
+
+export function createMetrics(db: Db): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics: Metrics = {
+    registry,
+    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    requestSeconds: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    imageOperations: new Counter({ name: 'image_operations_total', help: 'Image operations (stage, enhance, place) by outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome', labelNames: ['outcome'], registers: [registry] }),
+    dbGauge(name, help, read, labelName) {
+      new Gauge({
+        name,
+        help,
+        labelNames: labelName ? [labelName] : [],
+        registers: [registry],
+        async collect() {
+          try {
+            const value = await read(db);
+            this.reset();
+            if (typeof value === 'number') this.set(value);
+            else for (const [label, count] of Object.entries(value)) this.set({ [labelName ?? 'label']: label }, count);
+          } catch (error) {
+            log.warn({ err: error, metric: name }, 'metric could not be read from the database');
+          }
+        },
+      });
+    },
+  };
+
+  metrics.dbGauge('webhook_queue_depth', 'Webhook deliveries waiting to be attempted (all processes)', async (db) => {
+    const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    return Number(row?.n ?? 0);
+  });
+  metrics.dbGauge(
+    'webhook_deliveries',
+    'Webhook deliveries kept in the database, by status (all processes)',
+    async (db) => {
+      const rows = await db.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+      const counts: Record<string, number> = { pending: 0, delivered: 0, failed: 0 };
+      for (const row of rows) counts[row.status] = Number(row.n);
+      return counts;
+    },
+    'status',
+  );
+  return metrics;
+}

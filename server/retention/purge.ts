@@ -1,0 +1,123 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.js';
+import { IMPRESSION_WINDOW_MS } from '../domain/ads/revenue.js';
+import { IDEMPOTENCY_TTL_MS } from '../limits/idempotency.js';
+import type { ImageStorage } from '../storage/storage.js';
+
+export interface RetentionPolicy {
+  /** Delivered webhook events (and their deliveries) older than this go (WEBHOOK_EVENT_RETENTION, 30 days). */
+  webhookEventsMs: number;
+  /** Stored files with no image row are removed once older than this (ORPHAN_FILE_GRACE): rows commit after files. */
+  orphanFileGraceMs: number;
+}
+
+export interface PurgeReport {
+  idempotencyKeys: number;
+  sessions: number;
+  webhookEvents: number;
+  webhookDeliveries: number;
+  impressionViews: number;
+  rateLimitWindows: number;
+  orphanFiles: number;
+}
+
+/** Rows per statement: short statements keep row locks brief for the requests running beside the purge. */
+const BATCH = 500;
+/** Request-rate windows are a minute long; an hour-old one is certainly finished. */
+const RATE_WINDOW_KEEP_MS = 3_600_000;
+
+type AgedTable = 'idempotency_keys' | 'sessions' | 'impression_views' | 'rate_limit_windows';
+
+/**
+ * Deletes rows whose `column` is at most `cutoff`, a batch at a time: each statement deletes up to the BATCH-th
+ * oldest time, so it works alike on SQLite (no DELETE … LIMIT) and MySQL. Safe to run in many processes at once.
+ */
+async function deleteOlder(db: Db, table: AgedTable, column: string, cutoff: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const edge = await sql<{ edge_at: number }>`SELECT ${sql.ref(column)} AS edge_at FROM ${sql.table(table)} WHERE ${sql.ref(column)} <= ${cutoff} ORDER BY ${sql.ref(column)} LIMIT 1 OFFSET ${BATCH - 1}`.execute(db);
+    const upTo = edge.rows[0] ? Math.min(Number(edge.rows[0].edge_at), cutoff) : cutoff;
+    const result = await sql`DELETE FROM ${sql.table(table)} WHERE ${sql.ref(column)} <= ${upTo}`.execute(db);
+    const count = Number(result.numAffectedRows ?? 0);
+    deleted += count;
+    if (!edge.rows[0] || count === 0) return deleted;
+  }
+}
+
+/** Old events whose every delivery is delivered (or that had none to make), with those deliveries. */
+async function purgeWebhookEvents(db: Db, cutoff: number): Promise<{ events: number; deliveries: number }> {
+  let events = 0;
+  let deliveries = 0;
+  for (;;) {
+    const batch = await db
+      .selectFrom('webhook_events as e')
+      .select('e.id')
+      .where('e.created_at', '<=', cutoff)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id').where('d.status', '!=', 'delivered'))),
+      )
+      .orderBy('e.created_at')
+      .limit(BATCH)
+      .execute();
+    if (batch.length === 0) return { events, deliveries };
+    const ids = batch.map((row) => row.id);
+    await db.transaction().execute(async (trx) => {
+      // A delivery added since the select (a redelivery) keeps its event: only delivered rows and then events with
+      // nothing left go.
+      const d = await trx.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).where('status', '=', 'delivered').executeTakeFirst();
+      const e = await trx
+        .deleteFrom('webhook_events')
+        .where('id', 'in', ids)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))))
+        .executeTakeFirst();
+      deliveries += Number(d.numDeletedRows);
+      events += Number(e.numDeletedRows);
+    });
+    if (batch.length < BATCH) return { events, deliveries };
+  }
+}
+
+/**
+ * Files whose image row never committed (the request died between storing and recording), once older than the
+ * grace period: rows are written right after their files, so a younger file may still be about to get its row.
+ */
+async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): Promise<number> {
+  let removed = 0;
+  let candidates: string[] = [];
+  const sweep = async () => {
+    if (candidates.length === 0) return;
+    const names = candidates;
+    candidates = [];
+    // A file is known when a row names it as an output or as the original kept to re-render from.
+    const [outputs, originals] = await Promise.all([
+      db.selectFrom('images').select('storage_name as name').where('storage_name', 'in', names).execute(),
+      db.selectFrom('images').select('original_storage_name as name').where('original_storage_name', 'in', names).execute(),
+    ]);
+    const known = new Set([...outputs, ...originals].map((row) => row.name));
+    for (const name of names.filter((n) => !known.has(n))) {
+      await storage.delete(name);
+      removed += 1;
+    }
+  };
+  for await (const entry of storage.list()) {
+    if (entry.modifiedAt > cutoff) continue;
+    candidates.push(entry.name);
+    if (candidates.length >= BATCH) await sweep();
+  }
+  await sweep();
+  return removed;
+}
+
+/**
+ * One retention pass over everything that only grows (README, "Running at scale"). `now` is the service clock for
+ * rows; file ages are wall-clock times, so files are judged against `filesNow` (the real time).
+ */
+export async function purgeExpired(db: Db, storage: ImageStorage, policy: RetentionPolicy, now: number, filesNow = Date.now()): Promise<PurgeReport> {
+  const idempotencyKeys = await deleteOlder(db, 'idempotency_keys', 'created_at', now - IDEMPOTENCY_TTL_MS);
+  const sessions = await deleteOlder(db, 'sessions', 'expires_at', now);
+  const impressionViews = await deleteOlder(db, 'impression_views', 'counted_at', now - IMPRESSION_WINDOW_MS);
+  const rateLimitWindows = await deleteOlder(db, 'rate_limit_windows', 'window_start', now - RATE_WINDOW_KEEP_MS);
+  const webhooks = await purgeWebhookEvents(db, now - policy.webhookEventsMs);
+  const orphanFiles = await purgeOrphanFiles(db, storage, filesNow - policy.orphanFileGraceMs);
+  return { idempotencyKeys, sessions, webhookEvents: webhooks.events, webhookDeliveries: webhooks.deliveries, impressionViews, rateLimitWindows, orphanFiles };
+}

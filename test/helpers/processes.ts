@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  /** stdout's JSON lines (pino), parsed. */
+  logLines(): Array<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The server in a process of its own, as production runs it: `command` is the argv after `node`
+ * (default: tsx on server/main.ts; `['dist/server/main.js']` runs the compiled tree).
+ */
+export async function spawnServerProcess(env: Record<string, string>, command: string[] = ['--import', 'tsx', 'server/main.ts']): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, command, {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'roomstage-proc-')), 'test.db')}`,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-proc-data-')),
+      ALLOW_PRIVATE_NETWORK: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${stdout}${stderr}`);
+    const healthy = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (healthy) {
+      return {
+        child,
+        url,
+        stdout: () => stdout,
+        logLines: () =>
+          stdout
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        stop,
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start: ${stdout}${stderr}`);
+}

@@ -1,0 +1,56 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
+import { roomJpeg } from '../helpers/images.js';
+import { type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
+
+describe('The production build (npm run build, npm start, npm run worker)', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    // What `npm start` runs first: builds whatever is missing or stale.
+    execFileSync(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'ignore' });
+    server = await spawnServerProcess({}, ['dist/server/main.js']);
+  }, 300_000);
+  afterAll(async () => server?.stop());
+
+  it('serves the API and the dashboard from compiled JavaScript, with migrations loaded from dist/', async () => {
+    const api = new ApiClient(server.url);
+    expect((await api.get('/api/health')).body).toMatchObject({ status: 'ok', database: 'ok' });
+    expect((await api.get('/login')).status).toBe(200);
+    const { key } = await signUpWithKey(api);
+    // Placing products reads the artwork copied next to the compiled engine.
+    const placed = await api.post('/api/v1/place-products', { token: key, json: { image: (await roomJpeg(500, 400)).toString('base64') } });
+    expect(placed.status).toBe(200);
+    expect(placed.body.placements.length).toBeGreaterThan(0);
+  });
+
+  it('runs the webhook worker from compiled JavaScript', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roomstage-worker-'));
+    const child = spawn(process.execPath, ['dist/server/webhooks/worker-main.js'], {
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'w.db')}`, DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !output.includes('webhook worker running') && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(output).toContain('"msg":"Roomstage webhook worker running"');
+    expect(code).toBe(0);
+  });
+
+  it('keeps test-only packages out of the production dependencies', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    for (const name of ['playwright-core', 'tsx', 'autocannon', 'vitest', '@20minutes/s3rver', 'pino-pretty']) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(pkg.devDependencies[name], name).toBeDefined();
+    }
+  });
+});
