@@ -1,4 +1,5 @@
 import { authRouter } from './routers/auth.js';
+import { billingRouter } from './routers/billing.js';
 import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
@@ -18,6 +19,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   staging: stagingRouter,
   claims: claimsRouter,
+  billing: billingRouter,
   settings: settingsRouter,
   usage: usageRouter,
 });

@@ -363,6 +363,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance, card on file and auto top-up state (the dashboard’s balance) */
+        get: operations["billing-overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings": {
         parameters: {
             query?: never;
@@ -1594,6 +1611,59 @@ export interface operations {
                              */
                             created_at: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credits: number;
+                        has_payment_method: boolean;
+                        total_purchased: number;
+                        total_used: number;
+                        auto_topup: {
+                            enabled: boolean;
+                            amount: number;
+                            threshold: number;
+                            /** @description Credits auto top-up may buy per calendar month (UTC); null = no cap */
+                            monthly_limit: number | null;
+                            /** @description No top-up is tried before this time (after a failed charge) */
+                            paused_until: string | null;
+                            last_failure_reason: ("card_declined" | "authentication_required" | "payment_method_missing" | "monthly_limit_reached" | "processing_error") | null;
+                        };
+                        payment_method: {
+                            /** @description Card brand, e.g. visa */
+                            brand: string;
+                            last4: string;
+                            exp_month: number;
+                            exp_year: number;
+                            /** @description A card of the built-in simulated gateway (no Stripe key configured) */
+                            simulated: boolean;
+                        } | null;
                     };
                 };
             };

@@ -67,6 +67,6 @@ export function createMetrics(db: Db): Metrics {
     },
     'status',
   );
-  metrics.dbGauge('charge_holds_outstanding', 'Credit holds of image requests not yet final or refunded (all processes)', countOutstandingHolds);
+  metrics.dbGauge('charge_holds_outstanding', 'Charge holds outstanding: image requests in flight, or dead and not yet refunded (all processes)', (db) => countOutstandingHolds(db));
   return metrics;
 }
