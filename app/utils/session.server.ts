@@ -24,7 +24,7 @@ export async function requireAccount(context: AppLoadContext, request: Request):
 
 /** For the sign-in and sign-up pages: someone already signed in goes straight to the dashboard. */
 export async function requireAnonymous(context: AppLoadContext): Promise<void> {
-  if (await getAccount(context)) throw redirect('/keys');
+  if (await getAccount(context)) throw redirect('/overview');
 }
 
 /** Finishes sign-in or sign-up: stores the session in the cookie and continues where the visitor wanted to go. */
