@@ -1,9 +1,12 @@
 import { authRouter } from './routers/auth.js';
+import { billingRouter } from './routers/billing.js';
 import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
 import { keysRouter } from './routers/keys.js';
+import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
+import { usageRouter } from './routers/usage.js';
 import { webhooksRouter } from './routers/webhooks.js';
 import { createCallerFactory, router } from './trpc.js';
 
@@ -16,6 +19,9 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   staging: stagingRouter,
   claims: claimsRouter,
+  billing: billingRouter,
+  settings: settingsRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

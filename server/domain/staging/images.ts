@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
+import { IMAGE_COUNTER, recordUsage } from '../usage/rollup.js';
 import { type OutputOrigin, serializeScene } from './originals.js';
 
 type Executor = Kysely<Database>;
@@ -47,6 +48,7 @@ export async function insertImages(
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();
+  await recordUsage(trx, { accountId: input.accountId, keyId: input.keyId, at: input.now, counts: { [IMAGE_COUNTER[input.kind]]: rows.length } });
   return rows;
 }
 
