@@ -49,11 +49,12 @@ describe.skipIf(skipReason !== null)(`Content Security Policy in a browser${skip
     await page.getByLabel('E-mail').fill(uniqueEmail('csp'));
     await page.getByLabel('Password').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: /sign up|create account/i }).click();
-    await page.waitForURL('**/keys');
+    await page.waitForURL('**/overview');
+    await page.goto(`${server.url}/keys`);
     await expectHydrated();
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByLabel('Secret key').inputValue(), POLL).toMatch(/^sk_live_/);
-    for (const path of ['/claims', '/gallery', '/keys']) {
+    for (const path of ['/overview', '/keys', '/webhooks', '/playground', '/usage', '/billing/transactions', '/claims', '/gallery']) {
       await page.goto(`${server.url}${path}`);
       await expectHydrated();
     }
