@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import * as usageRollupMigration from '../../db/migrations/2026_11_23_1020_create_usage_daily.js';
 import { DAY_MS } from '../../server/clock.js';
 import { AppError } from '../../server/errors.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
@@ -161,5 +162,18 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
       { date: today(), images_staged: 2, images_enhanced: 0, product_placements: 0, credits_used: 2 },
     ]);
     expect(report.totals).toMatchObject({ images_staged: 3, credits_used: 3, claims_issued: 2 });
+  });
+
+  it("rolls up existing rows in its migration exactly as the transactions kept them (run after every other test's work)", async () => {
+    const db = server.services.db;
+    const snapshot = async () =>
+      (await db.selectFrom('usage_daily').selectAll().orderBy('account_id').orderBy('day').orderBy('key_id').execute()).map((row) =>
+        Object.fromEntries(Object.entries(row).map(([column, value]) => [column, column === 'account_id' ? value : Number(value)])),
+      );
+    const kept = await snapshot();
+    expect(kept.length).toBeGreaterThan(5);
+    await usageRollupMigration.down(db);
+    await usageRollupMigration.up(db);
+    expect(await snapshot()).toEqual(kept);
   });
 });
