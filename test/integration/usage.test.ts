@@ -150,6 +150,15 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     }
   });
 
+  it('counts each of 12 simultaneous stages on 10 credits once, and none of the refused ones', async () => {
+    const user = await signUpWithKey(server.api);
+    const responses = await Promise.all(Array.from({ length: 12 }, () => server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
+    const report = (await usage(user.token)).body;
+    expect(report.totals).toMatchObject({ images_staged: 10, credits_used: 10, claims_issued: 10 });
+    expect(report.keys).toEqual([{ key_id: user.keyId, name: 'Default', credits_used: 10, last_used_at: expect.any(String) }]);
+  });
+
   it('puts work done on a later day into that day', async () => {
     const user = await signUpWithKey(server.api);
     expect((await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status).toBe(200);
