@@ -51,7 +51,8 @@ describe.skipIf(skipReason !== null)(`Usage and transactions in a browser${skipR
     await page.getByLabel('E-mail').fill(uniqueEmail('usage'));
     await page.getByLabel('Password').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: /sign up|create account/i }).click();
-    await page.waitForURL('**/keys');
+    await page.waitForURL('**/overview');
+    await page.goto(`${server.url}/keys`);
     await page.getByLabel('Name').fill('Studio server');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.getByLabel('Secret key');

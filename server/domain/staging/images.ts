@@ -74,3 +74,20 @@ export async function listRedeemedImages(db: Executor, accountId: string, limit 
     .limit(limit)
     .execute();
 }
+
+/** One page of the agent's dashboard images (same order as listRedeemedImages), with the total for paging. */
+export async function pageRedeemedImages(db: Executor, accountId: string, page: { offset: number; limit: number }): Promise<{ images: Image[]; total: number }> {
+  const redeemed = db.selectFrom('images').innerJoin('claims', 'claims.code', 'images.claim_code').where('claims.redeemed_by', '=', accountId);
+  const [images, counted] = await Promise.all([
+    redeemed
+      .selectAll('images')
+      .orderBy('claims.redeemed_at', 'desc')
+      .orderBy('images.created_at', 'asc')
+      .orderBy('images.id', 'asc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    redeemed.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { images, total: Number(counted.total) };
+}
