@@ -67,6 +67,7 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   RETENTION_INTERVAL: duration('1h'),
   WEBHOOK_EVENT_RETENTION: duration('30d'),
+  JOB_RETENTION: duration('30d'),
   ORPHAN_FILE_GRACE: duration('1h'),
   IMAGE_WORK_PER_PROCESS: positiveInt(16),
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
@@ -95,7 +96,7 @@ export type Config = {
   metricsToken?: string;
   /** Express's `trust proxy` (hops, `true`, or addresses): which X-Forwarded-For entries name the client IP. */
   trustProxy: boolean | number | string;
-  retention: { intervalMs: number; webhookEventsMs: number; orphanFileGraceMs: number };
+  retention: { intervalMs: number; webhookEventsMs: number; jobsMs: number; orphanFileGraceMs: number };
   /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
   imageWorkPerProcess: number;
   /** Claim previews and redemptions a minute per client IP. */
@@ -130,7 +131,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     metricsToken: env.METRICS_TOKEN,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
+    retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, jobsMs: env.JOB_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
   };

@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   claim: 'clm',
   ledger: 'txn',
   hold: 'hld',
+  job: 'job',
+  jobLease: 'jwk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,6 +2,7 @@ import { authRouter } from './routers/auth.js';
 import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
+import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
 import { stagingRouter } from './routers/staging.js';
 import { webhooksRouter } from './routers/webhooks.js';
@@ -15,6 +16,7 @@ export const appRouter = router({
   credits: creditsRouter,
   webhooks: webhooksRouter,
   staging: stagingRouter,
+  jobs: jobsRouter,
   claims: claimsRouter,
 });
 

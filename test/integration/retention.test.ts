@@ -11,7 +11,7 @@ import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 const DAY = 86_400_000;
-const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, orphanFileGraceMs: 3_600_000 };
+const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, jobsMs: 30 * DAY, orphanFileGraceMs: 3_600_000 };
 
 describeEachDatabase('Retention', (dialect) => {
   let server: Awaited<ReturnType<typeof startImagingServer>>;
