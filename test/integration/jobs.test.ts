@@ -5,6 +5,7 @@ import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { fetchImage, imageForm, roomJpeg, textFile } from '../helpers/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
+import { engineWith } from '../helpers/slow-engine.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 
 /** CONTRACT §5 "Asynchronous requests": Prefer: respond-async, GET /api/v1/jobs/{id}, job.failed. */
@@ -37,16 +38,6 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const put = await server.api.put(`/api/v1/keys/${account.keyId}/webhook`, { token: account.token, json: { url: receiver.url, enabled: true } });
     expect(put.status).toBe(200);
     return account;
-  }
-
-  function engineWith(overrides: Partial<ImageEngine>): ImageEngine {
-    return {
-      inspect: (input) => realEngine.inspect(input),
-      stage: (input, options) => realEngine.stage(input, options),
-      enhance: (input) => realEngine.enhance(input),
-      placeProducts: (input, options) => realEngine.placeProducts(input, options),
-      ...overrides,
-    };
   }
 
   /** Polls the job until it has finished, and returns its last state. */
@@ -113,7 +104,7 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
   it('refunds a failed job and sends job.failed with the error body', async () => {
     const { key, keyId, userId } = await customerWithWebhook();
-    server.services.engine = engineWith({
+    server.services.engine = engineWith(realEngine, {
       stage: async () => {
         throw new Error('GPU fell over');
       },
@@ -177,7 +168,7 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const { key } = await signUpWithKey(server.api);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    server.services.engine = engineWith({ enhance: async (input) => (await gate, realEngine.enhance(input)) });
+    server.services.engine = engineWith(realEngine, { enhance: async (input) => (await gate, realEngine.enhance(input)) });
     const first = await server.api.post('/api/v1/enhance', { token: key, json: json(photo), headers: ASYNC });
     const second = await server.api.post('/api/v1/enhance', { token: key, json: json(photo), headers: ASYNC });
     expect([first.status, second.status]).toEqual([202, 202]);
