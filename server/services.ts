@@ -12,6 +12,7 @@ import { configureLogging } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { type RetentionJob, startRetentionJob } from './retention/job.js';
 import { openImageStorage } from './storage/open.js';
+import type { ImagingDeps } from './domain/staging/deps.js';
 import type { Services } from './trpc.js';
 
 export interface ServiceHandle {
@@ -55,4 +56,10 @@ export async function createServices(config: Config, options: { clock?: Clock } 
       await handle.close();
     },
   };
+}
+
+/** What the image operations (and the job runner) need from the process's services. */
+export function imagingDeps(services: Services): ImagingDeps {
+  const { db, engine, storage, clock, config } = services;
+  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs };
 }
