@@ -134,14 +134,16 @@ export default function Overview() {
                     <th scope="row">
                       <code className="nowrap">{claim.claim_code}</code>
                     </th>
-                    <td>{claim.image_count}</td>
-                    <td>
+                    <td data-label="Images">{claim.image_count}</td>
+                    <td data-label="Status">
                       <Badge tone={claim.status === 'redeemed' ? 'active' : claim.status === 'expired' ? 'revoked' : 'test'}>
                         {CLAIM_STATUS_TEXT[claim.status]}
                       </Badge>
                       {claim.claimed_by_email ? <span className="muted cell-note">by {claim.claimed_by_email}</span> : null}
                     </td>
-                    <td className="nowrap">{formatTimestamp(claim.created_at)}</td>
+                    <td className="nowrap" data-label="Issued (UTC)">
+                      {formatTimestamp(claim.created_at)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
