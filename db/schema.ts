@@ -40,6 +40,7 @@ export interface AccountsTable {
 }
 
 export interface SessionsTable {
+  /** SHA-256 (hex) of the identity token, never the token itself (server/auth/lucia-adapter.ts). */
   id: string;
   account_id: string;
   expires_at: EpochMs;

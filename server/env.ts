@@ -71,6 +71,8 @@ const envSchema = z.object({
   ORPHAN_FILE_GRACE: duration('1h'),
   IMAGE_WORK_PER_PROCESS: positiveInt(16),
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
+  SIGN_IN_LIMIT_PER_IP: positiveInt(30),
+  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
 });
 
 export type Config = {
@@ -103,6 +105,8 @@ export type Config = {
   imageWorkPerProcess: number;
   /** Claim previews and redemptions a minute per client IP. */
   claimAttemptsPerMinute: number;
+  /** Sign-in and sign-up attempts a minute, per client IP and per e-mail address (429 with Retry-After). */
+  signInLimit: { perIp: number; perEmail: number };
 };
 
 export class ConfigError extends Error {}
@@ -137,6 +141,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
+    signInLimit: { perIp: env.SIGN_IN_LIMIT_PER_IP, perEmail: env.SIGN_IN_LIMIT_PER_EMAIL },
   };
 }
 

@@ -33,6 +33,9 @@ export async function endProcess(child: ChildProcess, signal: NodeJS.Signals): P
   await exited;
 }
 
+/** Suites sign up dozens of accounts from 127.0.0.1 within a minute; the sign-in throttle's own tests lower these. */
+export const MANY_SIGN_INS = { SIGN_IN_LIMIT_PER_IP: '100000', SIGN_IN_LIMIT_PER_EMAIL: '100000' };
+
 /**
  * The server in a process of its own, as production runs it: `command` is the argv after `node`
  * (default: tsx on server/main.ts; `['dist/server/main.js']` runs the compiled tree).
@@ -47,6 +50,7 @@ export async function spawnServerProcess(env: Record<string, string>, command: s
       DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'roomstage-proc-')), 'test.db')}`,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-proc-data-')),
       ALLOW_PRIVATE_NETWORK: 'true',
+      ...MANY_SIGN_INS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
