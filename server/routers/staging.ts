@@ -149,7 +149,7 @@ async function withImageLimits<T>(services: Services, keyId: number, work: () =>
 const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).';
 
 export const stagingRouter = router({
-  /** Dashboard only (no REST path): what the playground offers, the keys it can charge and the balance. */
+  /** Dashboard only (no REST path): what the playground offers and the keys it can charge. */
   playgroundOptions: sessionProcedure
     .input(noInput)
     .output(
@@ -158,23 +158,15 @@ export const stagingRouter = router({
         room_types: z.array(roomTypeSchema),
         samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
         keys: z.array(z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) })),
-        credits: z.number().int(),
-        low_balance_threshold: z.number().int(),
       }),
     )
     .query(async ({ ctx }) => {
-      const { db } = ctx.services;
-      const [keys, account] = await Promise.all([
-        listApiKeys(db, ctx.account.id),
-        db.selectFrom('accounts').select(['credits', 'low_balance_threshold']).where('id', '=', ctx.account.id).executeTakeFirstOrThrow(),
-      ]);
+      const keys = await listApiKeys(ctx.services.db, ctx.account.id);
       return {
         styles: [...STYLES],
         room_types: [...ROOM_TYPES],
         samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
         keys: keys.filter((key) => key.revoked_at === null).map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
-        credits: account.credits,
-        low_balance_threshold: account.low_balance_threshold,
       };
     }),
 
