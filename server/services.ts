@@ -10,6 +10,8 @@ import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
 import { createImageEngine } from './imaging/sharp-engine.js';
 import { configureLogging } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { createAutoTopUp } from './domain/billing/auto-topup.js';
+import { openPaymentGateway } from './domain/billing/open.js';
 import { type RetentionJob, startRetentionJob } from './retention/job.js';
 import { openImageStorage } from './storage/open.js';
 import type { Services } from './trpc.js';
@@ -33,6 +35,16 @@ export async function createServices(config: Config, options: { clock?: Clock } 
   }
   const clock = options.clock ?? systemClock;
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
+  const metrics = createMetrics(handle.db);
+  const payments = openPaymentGateway(config);
+  const autoTopUp = createAutoTopUp({
+    db: handle.db,
+    gateway: payments,
+    clock,
+    onOutcome: (outcome) => {
+      if (outcome.kind !== 'skipped') metrics.autoTopUps.inc({ outcome: outcome.kind === 'succeeded' ? 'succeeded' : outcome.reason });
+    },
+  });
   const services: Services = {
     config,
     db: handle.db,
@@ -44,7 +56,9 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     storage,
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
     imageWork: createWorkGate(config.imageWorkPerProcess),
-    metrics: createMetrics(handle.db),
+    metrics,
+    payments,
+    autoTopUp,
   };
   const retention = startRetentionJob({ db: handle.db, storage, clock, policy: config.retention, intervalMs: config.retention.intervalMs });
   return {
@@ -52,6 +66,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     retention,
     close: async () => {
       await retention.stop();
+      await autoTopUp.drain();
       await handle.close();
     },
   };

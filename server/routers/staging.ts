@@ -48,8 +48,8 @@ export function presentImage(storage: ImageStorage, image: Image): z.infer<typeo
 }
 
 function imagingDeps(services: Services): ImagingDeps {
-  const { db, engine, storage, clock, config } = services;
-  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs };
+  const { db, engine, storage, clock, config, autoTopUp } = services;
+  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs, autoTopUp };
 }
 
 /** The API key, its account and the request's Idempotency-Key (a refunded charge frees it). */
