@@ -40,6 +40,7 @@ export interface AccountsTable {
 }
 
 export interface SessionsTable {
+  /** SHA-256 (hex) of the identity token, never the token itself (server/auth/lucia-adapter.ts). */
   id: string;
   account_id: string;
   expires_at: EpochMs;
@@ -265,6 +266,26 @@ export interface TopUpAttemptsTable {
   finished_at: EpochMs | null;
 }
 
+/**
+ * Usage of one account on one UTC day through one API key (0: none, e.g. purchases), maintained in the same
+ * transactions as the rows it counts (server/domain/usage/rollup.ts); GET /usage sums these rows.
+ */
+export interface UsageDailyTable {
+  account_id: string;
+  /** Days since 1970-01-01 (UTC): floor(epoch ms / 86 400 000). */
+  day: number;
+  key_id: number;
+  images_staged: ColumnType<number, number | undefined, number>;
+  images_enhanced: ColumnType<number, number | undefined, number>;
+  product_placements: ColumnType<number, number | undefined, number>;
+  /** Credits spent by stage and enhance, net of refunds (a refund on a later day lowers that day's figure). */
+  credits_used: ColumnType<number, number | undefined, number>;
+  credits_purchased: ColumnType<number, number | undefined, number>;
+  claims_issued: ColumnType<number, number | undefined, number>;
+  /** Claims this account issued that were redeemed that day (by any agent). */
+  claims_redeemed: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
   checkout_sessions: CheckoutSessionsTable;
   stripe_events: StripeEventsTable;
@@ -285,6 +306,7 @@ export interface Database {
   image_operation_leases: ImageOperationLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
   impression_views: ImpressionViewsTable;
+  usage_daily: UsageDailyTable;
 }
 
 export type Account = Selectable<AccountsTable>;

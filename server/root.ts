@@ -4,7 +4,9 @@ import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
 import { keysRouter } from './routers/keys.js';
+import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
+import { usageRouter } from './routers/usage.js';
 import { webhooksRouter } from './routers/webhooks.js';
 import { createCallerFactory, router } from './trpc.js';
 
@@ -18,6 +20,8 @@ export const appRouter = router({
   staging: stagingRouter,
   claims: claimsRouter,
   billing: billingRouter,
+  settings: settingsRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

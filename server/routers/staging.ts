@@ -3,10 +3,14 @@ import type { Image } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import type { ApiCaller, ImagingDeps } from '../domain/staging/deps.js';
 import { enhanceImage, placeProducts, stageImages } from '../domain/staging/operations.js';
+import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
+import { listApiKeys } from '../domain/keys/api-keys.js';
+import { acquireImageSlot } from '../limits/image-slots.js';
+import { AppError } from '../errors.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../limits/idempotency.js';
 import type { ImageStorage } from '../storage/storage.js';
-import { imageProcedure, publicProcedure, router, type Services } from '../trpc.js';
+import { imageProcedure, publicProcedure, router, type Services, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
@@ -57,7 +61,113 @@ function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotency:
   return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotency: ctx.idempotency };
 }
 
+const stageOutput = z.object({
+  success: z.literal(true),
+  claim_code: z.string(),
+  image_url: z.string().meta({ description: 'URL of the first staged image' }),
+  images: z.array(imageSchema),
+  style: styleSchema,
+  room_type: roomTypeSchema,
+  credits_used: z.number().int(),
+  credits_remaining: z.number().int(),
+  expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
+});
+
+function presentStageResult(storage: ImageStorage, result: Awaited<ReturnType<typeof stageImages>>, input: { style: z.infer<typeof styleSchema>; room_type: z.infer<typeof roomTypeSchema> }) {
+  const images = result.images.map((image) => presentImage(storage, image));
+  return {
+    success: true as const,
+    claim_code: result.claim.code,
+    image_url: images[0]!.image_url,
+    images,
+    style: input.style,
+    room_type: input.room_type,
+    credits_used: images.length,
+    credits_remaining: result.creditsRemaining,
+    expires_at: iso(result.claim.expires_at),
+  };
+}
+
+/**
+ * Runs `work` in one of the process's image work places and one of the key's image slots, as an API image request
+ * would (server/http/image-upload.ts and imageProcedure), so the playground cannot get round either limit.
+ */
+async function withImageLimits<T>(services: Services, keyId: number, work: () => Promise<T>): Promise<T> {
+  const leave = services.imageWork.tryEnter();
+  if (!leave) throw new AppError('service_unavailable', `This server is working on ${services.imageWork.limit} image requests already. Retry in a few seconds.`, {}, { 'Retry-After': '2' });
+  try {
+    const release = await acquireImageSlot(services.db, { keyId, limit: services.config.rateLimitConcurrent, now: services.clock.now() });
+    if (!release) {
+      throw new AppError('rate_limited', `This API key may run ${services.config.rateLimitConcurrent} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
+    }
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  } finally {
+    leave();
+  }
+}
+
 export const stagingRouter = router({
+  /** Dashboard only (no REST path): what the playground offers, the keys it can charge and the balance. */
+  playgroundOptions: sessionProcedure
+    .input(noInput)
+    .output(
+      z.object({
+        styles: z.array(styleSchema),
+        room_types: z.array(roomTypeSchema),
+        samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
+        keys: z.array(z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) })),
+        credits: z.number().int(),
+        low_balance_threshold: z.number().int(),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      const { db } = ctx.services;
+      const [keys, account] = await Promise.all([
+        listApiKeys(db, ctx.account.id),
+        db.selectFrom('accounts').select(['credits', 'low_balance_threshold']).where('id', '=', ctx.account.id).executeTakeFirstOrThrow(),
+      ]);
+      return {
+        styles: [...STYLES],
+        room_types: [...ROOM_TYPES],
+        samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
+        keys: keys.filter((key) => key.revoked_at === null).map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
+        credits: account.credits,
+        low_balance_threshold: account.low_balance_threshold,
+      };
+    }),
+
+  /**
+   * Dashboard only: stages one photo (uploaded, or a drawn sample) exactly as POST /api/v1/stage does with the
+   * chosen key of the signed-in account: one credit from the account, a claim, `staging.complete` to the key's webhook.
+   */
+  playground: sessionProcedure
+    .input(
+      z.object({
+        key_id: z.number().int().positive(),
+        image: z.string().optional().meta({ description: 'The photo, base64 or a data:image/…;base64, URL' }),
+        sample: z.enum(PLAYGROUND_SAMPLES).optional(),
+        style: styleSchema.default(DEFAULT_STYLE),
+        room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+      }),
+    )
+    .output(stageOutput)
+    .mutation(async ({ ctx, input }) => {
+      if ((input.image === undefined) === (input.sample === undefined)) {
+        const message = 'Upload a photo or pick a sample (one of the two).';
+        throw new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
+      }
+      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id);
+      const image = input.image ?? (await sampleImage(input.sample!)).toString('base64');
+      const result = await withImageLimits(ctx.services, caller.keyId, () =>
+        stageImages(imagingDeps(ctx.services), caller, { sources: { image }, style: input.style, roomType: input.room_type }),
+      );
+      return presentStageResult(ctx.services.storage, result, input);
+    }),
+
   styles: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/styles', tags: ['Images'], summary: 'Staging styles and room types', protect: false } })
     .input(noInput)
@@ -84,39 +194,15 @@ export const stagingRouter = router({
         claim_code: claimCodeInput.optional(),
       }),
     )
-    .output(
-      z.object({
-        success: z.literal(true),
-        claim_code: z.string(),
-        image_url: z.string().meta({ description: 'URL of the first staged image' }),
-        images: z.array(imageSchema),
-        style: styleSchema,
-        room_type: roomTypeSchema,
-        credits_used: z.number().int(),
-        credits_remaining: z.number().int(),
-        expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
-      }),
-    )
+    .output(stageOutput)
     .mutation(async ({ ctx, input }) => {
-      const { storage } = ctx.services;
       const result = await stageImages(imagingDeps(ctx.services), callerOf(ctx), {
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
         style: input.style,
         roomType: input.room_type,
         claimCode: input.claim_code,
       });
-      const images = result.images.map((image) => presentImage(storage, image));
-      return {
-        success: true as const,
-        claim_code: result.claim.code,
-        image_url: images[0]!.image_url,
-        images,
-        style: input.style,
-        room_type: input.room_type,
-        credits_used: images.length,
-        credits_remaining: result.creditsRemaining,
-        expires_at: iso(result.claim.expires_at),
-      };
+      return presentStageResult(ctx.services.storage, result, input);
     }),
 
   enhance: imageProcedure
