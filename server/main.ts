@@ -12,6 +12,7 @@ import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
+import { simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
 import { dashboardBodyLimit } from './http/body-limits.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
@@ -77,11 +78,13 @@ export async function createApp(services: Services) {
 
   // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
   app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services));
+  app.use(stripeWebhookRouter(services));
   app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
   app.use('/api', apiNotFound, apiErrorHandler);
 
   app.use('/docs', docsRouter());
+  app.use(simulatedCheckoutRouter(services));
   app.use('/images', embeddableResources, imageFilesRouter(services));
 
   const build = await loadRemixBuild();

@@ -12,6 +12,8 @@ import type { Config } from './env.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
 import type { ResponseControl } from './http/response-control.js';
 import type { ImageEngine } from './imaging/engine.js';
+import type { AutoTopUp } from './domain/billing/auto-topup.js';
+import type { PaymentGateway } from './domain/billing/gateway.js';
 import type { ImageStorage } from './storage/storage.js';
 import { type AuthenticatedKey, authenticateApiKey } from './domain/keys/api-keys.js';
 import {
@@ -45,6 +47,9 @@ export interface Services {
   /** Image requests in flight in this process (IMAGE_WORK_PER_PROCESS). */
   imageWork: WorkGate;
   metrics: Metrics;
+  /** Stripe when STRIPE_SECRET_KEY is set, the simulated gateway otherwise. */
+  payments: PaymentGateway;
+  autoTopUp: AutoTopUp;
 }
 
 export interface Context {

@@ -15,6 +15,8 @@ export interface Metrics {
   webhookAttempts: Counter<'outcome'>;
   /** Asynchronous jobs finished by this process, by operation and outcome (succeeded, failed). */
   jobOutcomes: Counter<'operation' | 'outcome'>;
+  /** Auto top-ups tried by this process: `succeeded` or the failure reason. */
+  autoTopUps: Counter<'outcome'>;
   /** A gauge whose value is read from the database at each scrape: one call per new gauge. */
   dbGauge(name: string, help: string, read: (db: Db) => Promise<number | Record<string, number>>, labelName?: string): void;
 }
@@ -35,6 +37,7 @@ export function createMetrics(db: Db): Metrics {
     imageOperations: new Counter({ name: 'image_operations_total', help: 'Image operations (stage, enhance, place) by outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
     webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome', labelNames: ['outcome'], registers: [registry] }),
     jobOutcomes: new Counter({ name: 'jobs_finished_total', help: 'Asynchronous jobs finished by this process, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    autoTopUps: new Counter({ name: 'auto_topups_total', help: 'Auto top-ups tried by this process, by outcome (succeeded or the failure reason)', labelNames: ['outcome'], registers: [registry] }),
     dbGauge(name, help, read, labelName) {
       new Gauge({
         name,

@@ -22,6 +22,7 @@ import { type MetricsServer, startMetricsServer } from '../observability/metrics
 import { closeOnSignals } from '../process-signals.js';
 import { startRetentionJob } from '../retention/job.js';
 import { openImageStorage } from '../storage/open.js';
+import { openPayments } from '../services.js';
 import { createWebhookWorker } from './worker.js';
 
 export interface RunningWorker {
@@ -44,6 +45,8 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
     clock: systemClock,
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
+    // Jobs are charged when accepted; a top-up a job's charge might start belongs to the process that took it.
+    autoTopUp: openPayments(handle.db, config, systemClock, metrics).autoTopUp,
   };
   const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs });
   jobs.start();

@@ -3,7 +3,7 @@ import type { Db } from '../../../db/client.js';
 import type { Database, LedgerReason } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { placeHold } from '../credits/holds.js';
-import { resolveShortfall, shortfallError } from '../credits/shortfall.js';
+import { resolveShortfall, shortfallError, type ShortfallTopUp } from '../credits/shortfall.js';
 import type { ApiCaller } from './deps.js';
 
 export interface Charge {
@@ -29,7 +29,12 @@ export interface HeldCharge {
 export async function chargeCredits(
   db: Db,
   charge: Charge,
-  hold: { now: () => number; timeoutMs: number; onHeld?: (trx: Kysely<Database>, held: HeldCharge) => Promise<void> },
+  hold: {
+    now: () => number;
+    timeoutMs: number;
+    topUp: ShortfallTopUp & { afterCharge(accountId: string): void };
+    onHeld?: (trx: Kysely<Database>, held: HeldCharge) => Promise<void>;
+  },
   beforeCharge?: (trx: Kysely<Database>) => Promise<void>,
 ): Promise<HeldCharge> {
   for (let attempt = 0; ; attempt++) {
@@ -48,10 +53,14 @@ export async function chargeCredits(
       if (placed.ok && hold.onHeld) await hold.onHeld(trx, { holdId: placed.holdId, balanceAfter: placed.balanceAfter });
       return placed;
     });
-    if (result.ok) return { holdId: result.holdId, balanceAfter: result.balanceAfter };
+    if (result.ok) {
+      // Outside the charge's transaction: a balance left below the threshold starts one top-up in the background.
+      hold.topUp.afterCharge(charge.caller.accountId);
+      return { holdId: result.holdId, balanceAfter: result.balanceAfter };
+    }
     const shortfall = { accountId: charge.caller.accountId, required: charge.credits, available: result.available, now: hold.now() };
     // A second refusal right after a top-up made room answers plainly instead of trying again.
     if (attempt > 0) throw shortfallError(shortfall, false);
-    await resolveShortfall(db, shortfall);
+    await resolveShortfall(hold.topUp, shortfall);
   }
 }

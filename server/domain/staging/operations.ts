@@ -157,7 +157,7 @@ async function store(deps: ImagingDeps, written: string[], id: string, output: E
 }
 
 function holdOptions(deps: ImagingDeps) {
-  return { now: () => deps.clock.now(), timeoutMs: deps.chargeHoldTimeoutMs };
+  return { now: () => deps.clock.now(), timeoutMs: deps.chargeHoldTimeoutMs, topUp: deps.autoTopUp };
 }
 
 /** Checks the claim named by `claim_code` (if any) against this account; a closed claim refuses before any charge. */
