@@ -87,6 +87,11 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const books = await readBooks(server.services.db, userId);
     expect(books).toMatchObject({ credits: 8, holds: 0, paidImages: 2 });
     expectBooksAgree(books);
+
+    const metrics = await fetch(new URL('/metrics', server.url)).then((response) => response.text());
+    expect(metrics).toMatch(/jobs_finished_total\{operation="stage",outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/jobs_active\{status="queued"\} \d+/);
+    expect(metrics).toMatch(/jobs_active\{status="running"\} \d+/);
   });
 
   it('runs enhance and place-products (multipart too) as jobs with their synchronous bodies', async () => {
