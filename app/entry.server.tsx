@@ -1,15 +1,30 @@
 import { PassThrough } from 'node:stream';
-import type { EntryContext } from '@remix-run/node';
+import type { AppLoadContext, EntryContext } from '@remix-run/node';
 import { createReadableStreamFromReadable } from '@remix-run/node';
 import { RemixServer } from '@remix-run/react';
 import { renderToPipeableStream } from 'react-dom/server';
+import { NonceContext } from './utils/nonce.js';
 
 const ABORT_DELAY_MS = 5_000;
 
-export default function handleRequest(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
+export default function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+  loadContext: AppLoadContext,
+) {
+  // Every inline script React or Remix writes carries the nonce the Content-Security-Policy header names.
+  const nonce = loadContext.cspNonce;
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
-    const { pipe, abort } = renderToPipeableStream(<RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} />, {
+    const app = (
+      <NonceContext.Provider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
+      </NonceContext.Provider>
+    );
+    const { pipe, abort } = renderToPipeableStream(app, {
+      nonce,
       onShellReady() {
         shellRendered = true;
         const body = new PassThrough();

@@ -9,8 +9,17 @@ declare module '@remix-run/node' {
     trpc: AppCaller;
     sessionCookie(token: string): string;
     blankSessionCookie(): string;
-    /** The CONTRACT §1 view of anything a procedure threw: status, code, message, details… */
-    describeError(error: unknown): { status: number; error: string; code: string; message: string; details?: { path: string; message: string }[] } & Record<string, unknown>;
+    /** This response's Content-Security-Policy nonce, for Remix's inline scripts (entry.server.tsx). */
+    cspNonce: string;
+    /** The CONTRACT §1 view of anything a procedure threw: status, code, message, details…, and its headers (Retry-After). */
+    describeError(error: unknown): {
+      status: number;
+      error: string;
+      code: string;
+      message: string;
+      details?: { path: string; message: string }[];
+      headers: Record<string, string>;
+    } & Record<string, unknown>;
   }
 }
 

@@ -5,6 +5,7 @@ import './load-context';
 import { describeRouteError, ErrorCard } from './components/error-card.js';
 import { SiteHeader } from './components/site-header.js';
 import styles from './styles.css?url';
+import { useNonce } from './utils/nonce.js';
 import { getAccount } from './utils/session.server.js';
 
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(
@@ -28,6 +29,7 @@ export async function loader({ context }: LoaderFunctionArgs) {
 }
 
 export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
   return (
     <html lang="en">
       <head>
@@ -42,8 +44,8 @@ export function Layout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

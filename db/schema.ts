@@ -23,9 +23,24 @@ export interface AccountsTable {
   auto_topup_threshold: ColumnType<number, number | undefined, number>;
   low_balance_threshold: ColumnType<number, number | undefined, number>;
   created_at: EpochMs;
+  /** The Stripe Customer of this account (one per account), created at its first Checkout. */
+  stripe_customer_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the dashboard shows of the card on file; `payment_method_simulated` = 1 for the built-in gateway's cards. */
+  payment_method_brand: ColumnType<string | null, string | null | undefined, string | null>;
+  payment_method_last4: ColumnType<string | null, string | null | undefined, string | null>;
+  payment_method_exp_month: ColumnType<number | null, number | null | undefined, number | null>;
+  payment_method_exp_year: ColumnType<number | null, number | null | undefined, number | null>;
+  payment_method_simulated: ColumnType<Flag | null, Flag | null | undefined, Flag | null>;
+  /** Credits auto top-up may buy per calendar month (UTC); null = no cap. */
+  auto_topup_monthly_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  /** No off-session charge is tried before this time (set after a failed one). */
+  auto_topup_paused_until: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  auto_topup_consecutive_failures: ColumnType<number, number | undefined, number>;
+  auto_topup_last_failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
+  /** SHA-256 (hex) of the identity token, never the token itself (server/auth/lucia-adapter.ts). */
   id: string;
   account_id: string;
   expires_at: EpochMs;
@@ -212,6 +227,65 @@ export interface ImpressionViewsTable {
   counted_at: EpochMs;
 }
 
+export type CheckoutStatus = 'open' | 'complete' | 'expired';
+export type GatewayName = 'stripe' | 'simulated';
+
+/** A purchase of credits; `credited_at` is claimed once, by whichever of the Stripe event or the return page comes first. */
+export interface CheckoutSessionsTable {
+  id: string;
+  account_id: string;
+  credits: number;
+  gateway: GatewayName;
+  checkout_url: string;
+  status: CheckoutStatus;
+  credited_at: EpochMs | null;
+  created_at: EpochMs;
+}
+
+/** Ids of the Stripe events already applied: each is applied at most once. */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  received_at: EpochMs;
+}
+
+export type TopUpStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One auto top-up try. `in_flight_account_id` is unique and set only while pending: one top-up at a time per account. */
+export interface TopUpAttemptsTable {
+  id: string;
+  account_id: string;
+  in_flight_account_id: string | null;
+  amount: number;
+  status: TopUpStatus;
+  reason: string | null;
+  payment_id: string | null;
+  created_at: EpochMs;
+  /** A pending attempt whose lease passed died with its process; the next trigger finishes it (same idempotency key). */
+  lease_expires_at: EpochMs;
+  finished_at: EpochMs | null;
+}
+
+/**
+ * Usage of one account on one UTC day through one API key (0: none, e.g. purchases), maintained in the same
+ * transactions as the rows it counts (server/domain/usage/rollup.ts); GET /usage sums these rows.
+ */
+export interface UsageDailyTable {
+  account_id: string;
+  /** Days since 1970-01-01 (UTC): floor(epoch ms / 86 400 000). */
+  day: number;
+  key_id: number;
+  images_staged: ColumnType<number, number | undefined, number>;
+  images_enhanced: ColumnType<number, number | undefined, number>;
+  product_placements: ColumnType<number, number | undefined, number>;
+  /** Credits spent by stage and enhance, net of refunds (a refund on a later day lowers that day's figure). */
+  credits_used: ColumnType<number, number | undefined, number>;
+  credits_purchased: ColumnType<number, number | undefined, number>;
+  claims_issued: ColumnType<number, number | undefined, number>;
+  /** Claims this account issued that were redeemed that day (by any agent). */
+  claims_redeemed: ColumnType<number, number | undefined, number>;
+}
+
 export type JobOperation = 'stage' | 'enhance' | 'place_products';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -245,6 +319,9 @@ export interface JobInputsTable {
 }
 
 export interface Database {
+  checkout_sessions: CheckoutSessionsTable;
+  stripe_events: StripeEventsTable;
+  topup_attempts: TopUpAttemptsTable;
   accounts: AccountsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
@@ -261,6 +338,7 @@ export interface Database {
   image_operation_leases: ImageOperationLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
   impression_views: ImpressionViewsTable;
+  usage_daily: UsageDailyTable;
   jobs: JobsTable;
   job_inputs: JobInputsTable;
 }
@@ -276,4 +354,6 @@ export type Claim = Selectable<ClaimsTable>;
 export type Image = Selectable<ImagesTable>;
 export type Product = Selectable<ProductsTable>;
 export type PlacementRow = Selectable<PlacementsTable>;
+export type CheckoutSession = Selectable<CheckoutSessionsTable>;
+export type TopUpAttempt = Selectable<TopUpAttemptsTable>;
 export type Job = Selectable<JobsTable>;

@@ -64,6 +64,7 @@ const envSchema = z.object({
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
   METRICS_TOKEN: z.string().min(1).optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   TRUST_PROXY: z.string().optional(),
   RETENTION_INTERVAL: duration('1h'),
   WEBHOOK_EVENT_RETENTION: duration('30d'),
@@ -71,6 +72,8 @@ const envSchema = z.object({
   ORPHAN_FILE_GRACE: duration('1h'),
   IMAGE_WORK_PER_PROCESS: positiveInt(16),
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
+  SIGN_IN_LIMIT_PER_IP: positiveInt(30),
+  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
 });
 
 export type Config = {
@@ -94,6 +97,8 @@ export type Config = {
   logLevel: (typeof LOG_LEVELS)[number];
   /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** `npm run worker` serves GET /metrics on this port when set (app nodes serve it on PORT). */
+  metricsPort?: number;
   /** Express's `trust proxy` (hops, `true`, or addresses): which X-Forwarded-For entries name the client IP. */
   trustProxy: boolean | number | string;
   retention: { intervalMs: number; webhookEventsMs: number; jobsMs: number; orphanFileGraceMs: number };
@@ -101,6 +106,8 @@ export type Config = {
   imageWorkPerProcess: number;
   /** Claim previews and redemptions a minute per client IP. */
   claimAttemptsPerMinute: number;
+  /** Sign-in and sign-up attempts a minute, per client IP and per e-mail address (429 with Retry-After). */
+  signInLimit: { perIp: number; perEmail: number };
 };
 
 export class ConfigError extends Error {}
@@ -130,10 +137,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     storageUrl: env.STORAGE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, '')}/images`,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     metricsToken: env.METRICS_TOKEN,
+    metricsPort: env.METRICS_PORT,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, jobsMs: env.JOB_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
+    signInLimit: { perIp: env.SIGN_IN_LIMIT_PER_IP, perEmail: env.SIGN_IN_LIMIT_PER_EMAIL },
   };
 }
 

@@ -7,6 +7,7 @@ export const ERROR_CATALOG = {
   authentication_required: { status: 401, error: 'authentication required' },
   insufficient_credits: { status: 402, error: 'insufficient credits' },
   no_credits: { status: 402, error: 'no credits remaining' },
+  forbidden: { status: 403, error: 'forbidden' },
   not_found: { status: 404, error: 'not found' },
   conflict: { status: 409, error: 'conflict' },
   claim_already_redeemed: { status: 409, error: 'claim already redeemed' },

@@ -23,6 +23,10 @@ export const ID_PREFIXES = {
   claim: 'clm',
   ledger: 'txn',
   hold: 'hld',
+  topUp: 'tpu',
+  simulatedCheckout: 'cs_sim',
+  simulatedPayment: 'pi_sim',
+  simulatedCard: 'pm_sim',
   job: 'job',
   jobLease: 'jwk',
 } as const;

@@ -16,6 +16,9 @@ import { imageFilesRouter } from './http/image-files.js';
 import { dashboardBodyLimit } from './http/body-limits.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
 import { metricsEndpoint } from './http/metrics-endpoint.js';
+import { refuseCrossSiteForms } from './http/same-origin.js';
+import { cspNonceOf, embeddableResources, securityHeaders } from './http/security-headers.js';
+import { sessionCookieHeader } from './auth/session-cookie.js';
 import { BufferedResponse, DirectResponse } from './http/response-control.js';
 import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor, rewriteBridgeErrors } from './openapi.js';
 import { appRouter, createCaller } from './root.js';
@@ -52,10 +55,12 @@ export async function createApp(services: Services) {
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
   const createContext = createContextFactory(services);
+  const createApiContext = createContextFactory(services, { refuseCrossSite: true });
 
   const openApiDocument = buildOpenApiDocument(services.config.publicBaseUrl);
   const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: Object.keys(appRouter._def.procedures) });
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
+  app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
   app.get('/metrics', metricsEndpoint(services.metrics, services.config.metricsToken));
   app.get('/api/v1/openapi.json', (_req, res) => res.json(openApiDocument));
 
@@ -63,7 +68,7 @@ export async function createApp(services: Services) {
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: ({ req }) => createContext({ req, response: new BufferedResponse() }),
+      createContext: ({ req }) => createApiContext({ req, response: new BufferedResponse() }),
       responseMeta: responseMetaFor as never,
       onError: logServerFaults,
       maxBodySize: BODY_LIMIT_BYTES,
@@ -77,7 +82,7 @@ export async function createApp(services: Services) {
   app.use('/api', apiNotFound, apiErrorHandler);
 
   app.use('/docs', docsRouter());
-  app.use('/images', imageFilesRouter(services));
+  app.use('/images', embeddableResources, imageFilesRouter(services));
 
   const build = await loadRemixBuild();
   app.use('/build', express.static(path.join(PROJECT_ROOT, 'public', 'build'), { immutable: true, maxAge: '1y' }));
@@ -85,19 +90,24 @@ export async function createApp(services: Services) {
   if (build) {
     app.all(
       '*',
+      refuseCrossSiteForms(services.config.publicBaseUrl),
       dashboardBodyLimit(BODY_LIMIT_BYTES),
       createRequestHandler({
         build,
         mode: services.config.nodeEnv === 'production' ? 'production' : 'development',
-        getLoadContext: (req, res) => ({
-          trpc: createCaller(createContext({ req, response: new DirectResponse(res) })),
-          sessionCookie: (token: string) => services.auth.createSessionCookie(token).serialize(),
-          blankSessionCookie: () => services.auth.createBlankSessionCookie().serialize(),
-          describeError: (error: unknown) => {
-            const { status, body } = toErrorResponse(error);
-            return { status, ...body };
-          },
-        }),
+        getLoadContext: (req, res) => {
+          const context = createContext({ req, response: new DirectResponse(res) });
+          return {
+            trpc: createCaller(context),
+            sessionCookie: (token: string) => sessionCookieHeader(services.auth, token, { secure: context.secureTransport }),
+            blankSessionCookie: () => sessionCookieHeader(services.auth, null, { secure: context.secureTransport }),
+            cspNonce: cspNonceOf(res),
+            describeError: (error: unknown) => {
+              const { status, body, headers } = toErrorResponse(error);
+              return { status, ...body, headers };
+            },
+          };
+        },
       }),
     );
   } else {

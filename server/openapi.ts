@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
-import { errorResponse, isServerFault, toErrorResponse } from './errors.js';
+import { AppError, errorResponse, isServerFault, toErrorResponse } from './errors.js';
 import { describeAsyncRequests } from './http/async-request-docs.js';
 import { describeErrors } from './http/error-docs.js';
 import { describeImageUploads } from './http/image-upload-docs.js';
 import { BufferedResponse } from './http/response-control.js';
+import { CROSS_SITE_MESSAGE, isCrossSiteCookieRequest } from './http/same-origin.js';
 import { log } from './observability/logger.js';
 import { requestInfoOf } from './observability/request-log.js';
 import { appRouter } from './root.js';
@@ -63,17 +64,28 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
 
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();
 
-type ContextRequest = IncomingMessage & { uploads?: Context['uploads']; ip?: string };
+type ContextRequest = IncomingMessage & { uploads?: Context['uploads']; ip?: string; secure?: boolean; protocol?: string };
 
-export function createContextFactory(services: Services) {
-  return ({ req, response }: { req: ContextRequest; response: Context['response'] }): Context => ({
-    services,
-    headers: req.headers,
-    response,
-    uploads: req.uploads ?? NO_UPLOADS,
-    request: requestInfoOf(req),
-    clientIp: req.ip ?? req.socket?.remoteAddress ?? 'unknown',
-  });
+/**
+ * `refuseCrossSite`: for /trpc and the REST bridge, a state-changing call that only the session cookie authenticates
+ * must come from our own pages (403 `forbidden`, before any procedure runs). Dashboard form posts are checked
+ * before Remix (./http/same-origin.ts).
+ */
+export function createContextFactory(services: Services, options: { refuseCrossSite?: boolean } = {}) {
+  const { publicBaseUrl } = services.config;
+  return ({ req, response }: { req: ContextRequest; response: Context['response'] }): Context => {
+    if (options.refuseCrossSite && isCrossSiteCookieRequest(req, publicBaseUrl)) throw new AppError('forbidden', CROSS_SITE_MESSAGE);
+    return {
+      services,
+      headers: req.headers,
+      response,
+      uploads: req.uploads ?? NO_UPLOADS,
+      request: requestInfoOf(req),
+      clientIp: req.ip ?? req.socket?.remoteAddress ?? 'unknown',
+      // Express's req.secure follows X-Forwarded-Proto only as TRUST_PROXY allows.
+      secureTransport: req.secure === true || publicBaseUrl.startsWith('https://'),
+    };
+  };
 }
 
 type MetaArgs = { ctx?: Context; errors: readonly unknown[] };
@@ -122,7 +134,7 @@ function contractBodyOf(text: string): unknown {
 }
 
 export function createRestBridge(services: Services): RequestHandler {
-  const createContext = createContextFactory(services);
+  const createContext = createContextFactory(services, { refuseCrossSite: true });
   return createOpenApiExpressMiddleware({
     router: appRouter,
     createContext: ({ req }) => createContext({ req, response: new BufferedResponse() }),

@@ -1,10 +1,13 @@
 import { authRouter } from './routers/auth.js';
+import { billingRouter } from './routers/billing.js';
 import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
 import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
+import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
+import { usageRouter } from './routers/usage.js';
 import { webhooksRouter } from './routers/webhooks.js';
 import { createCallerFactory, router } from './trpc.js';
 
@@ -18,6 +21,9 @@ export const appRouter = router({
   staging: stagingRouter,
   jobs: jobsRouter,
   claims: claimsRouter,
+  billing: billingRouter,
+  settings: settingsRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

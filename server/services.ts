@@ -38,7 +38,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     config,
     db: handle.db,
     dialect: handle.dialect,
-    auth: createLucia(handle.db, { secureCookies: config.publicBaseUrl.startsWith('https://') }),
+    auth: createLucia(handle.db),
     clock,
     startedAt: clock.now(),
     engine: createImageEngine(),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
@@ -5,6 +6,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db, DialectName } from '../db/client.js';
 import { bearerToken } from './auth/bearer.js';
 import type { Auth } from './auth/lucia.js';
+import { sessionCookieHeader } from './auth/session-cookie.js';
 import type { Clock } from './clock.js';
 import type { Config } from './env.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
@@ -55,6 +57,8 @@ export interface Context {
   request: RequestInfo;
   /** The client's address (behind a proxy: as TRUST_PROXY allows), for per-IP limits. */
   clientIp: string;
+  /** Served over HTTPS (directly, via a trusted proxy's X-Forwarded-Proto, or PUBLIC_BASE_URL https): cookies get Secure. */
+  secureTransport: boolean;
 }
 
 export type AuthKind = 'none' | 'session' | 'apiKey';
@@ -65,6 +69,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   410: 'NOT_FOUND',
@@ -115,10 +120,10 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
   }
   const { session, user } = await auth.validateSession(sessionId);
   if (!session) {
-    if (!bearer) ctx.response.appendCookie(auth.createBlankSessionCookie().serialize());
+    if (!bearer) ctx.response.appendCookie(sessionCookieHeader(auth, null, { secure: ctx.secureTransport }));
     throw new AppError('authentication_required', AUTH_MESSAGES.session);
   }
-  if (session.fresh && !bearer) ctx.response.appendCookie(auth.createSessionCookie(session.id).serialize());
+  if (session.fresh && !bearer) ctx.response.appendCookie(sessionCookieHeader(auth, session.id, { secure: ctx.secureTransport }));
   ctx.request.accountId = user.id;
   return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
 });
@@ -143,20 +148,40 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   return next({ ctx: { apiKey } });
 });
 
+/** One hit on a named per-minute budget shared by every process; over it, 429 with Retry-After and `tooMany`'s words. */
+async function spendAttempt(ctx: Context, bucket: string, perMinute: number, tooMany: (limit: number, retrySeconds: number) => string) {
+  const { requestRateLimiter, clock } = ctx.services;
+  const rate = await requestRateLimiter.consumeBucket(bucket, perMinute, clock.now());
+  if (!rate.allowed) throw new AppError('rate_limited', tooMany(rate.limit, rate.resetSeconds), {}, { 'Retry-After': String(rate.resetSeconds) });
+}
+
 /**
  * At most `perMinute(config)` calls a minute from one client IP to the procedures it guards, shared by every process
  * (the budget lives in the database). For endpoints that must not be probed in bulk, like claim codes.
  */
 export function limitPerClientIp(purpose: string, perMinute: (config: Config) => number) {
   return t.middleware(async ({ ctx, next }) => {
-    const { requestRateLimiter, clock, config } = ctx.services;
-    const rate = await requestRateLimiter.consumeBucket(`${purpose}:${ctx.clientIp}`, perMinute(config), clock.now());
-    if (!rate.allowed) {
-      throw new AppError('rate_limited', `Too many attempts from this address: at most ${rate.limit} a minute. Retry in ${rate.resetSeconds} s.`, {}, { 'Retry-After': String(rate.resetSeconds) });
-    }
+    await spendAttempt(ctx, `${purpose}:${ctx.clientIp}`, perMinute(ctx.services.config), (limit, retry) => `Too many attempts from this address: at most ${limit} a minute. Retry in ${retry} s.`);
     return next();
   });
 }
+
+/**
+ * Sign-in and sign-up: SIGN_IN_LIMIT_PER_IP attempts a minute from one address, and SIGN_IN_LIMIT_PER_EMAIL for one
+ * e-mail address, so guessing one account's password from many addresses meets the second budget. The e-mail is
+ * hashed into the bucket name: the limits table holds no addresses.
+ */
+export const limitSignInAttempts = t.middleware(async ({ ctx, getRawInput, next }) => {
+  const { signInLimit } = ctx.services.config;
+  await spendAttempt(ctx, `sign-in-ip:${ctx.clientIp}`, signInLimit.perIp, (limit, retry) => `Too many sign-in attempts from your network (at most ${limit} a minute). Please wait ${retry} s and try again.`);
+  const input = await getRawInput();
+  const email = input && typeof input === 'object' && 'email' in input && typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+  if (email) {
+    const digest = createHash('sha256').update(email).digest('hex').slice(0, 40);
+    await spendAttempt(ctx, `sign-in-email:${digest}`, signInLimit.perEmail, (limit, retry) => `Too many sign-in attempts for this e-mail address (at most ${limit} a minute). Please wait ${retry} s and try again.`);
+  }
+  return next();
+});
 
 /** A replayed response skips the procedure; tRPC's middleware result carries it as if the procedure had run. */
 function replayed<T>(data: unknown): T {

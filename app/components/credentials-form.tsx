@@ -33,6 +33,7 @@ export function CredentialsForm({ kind, redirectTo, state }: Props) {
               <Link to={otherHref}>Sign in to your account</Link>
             </p>
           ) : null}
+          {state.code === 'rate_limited' ? <p>We pause sign-in for a moment after many attempts, to keep accounts safe from password guessing.</p> : null}
         </Alert>
       ) : null}
       {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}

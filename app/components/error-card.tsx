@@ -44,8 +44,8 @@ export function ErrorCard({ error, signedIn }: { error: unknown; signedIn: boole
           Go to the home page
         </Link>
         {signedIn ? (
-          <Link to="/keys" className="button button--ghost">
-            Your API keys
+          <Link to="/overview" className="button button--ghost">
+            Your overview
           </Link>
         ) : null}
       </p>

@@ -1,64 +1,198 @@
-import { Form, Link, NavLink } from '@remix-run/react';
+import { Form, Link, useLocation } from '@remix-run/react';
+import { type ReactNode, useEffect, useRef } from 'react';
 
 interface Props {
   /** The signed-in account, or null for visitors. */
   account: { email: string } | null;
 }
 
-/** The bar on every page: brand, navigation, and who is signed in with a way to sign out. */
+interface NavItem {
+  to: string;
+  label: string;
+  /** Served by Express outside the Remix app (Swagger UI): a plain link, a full page load. */
+  external?: boolean;
+  /** Other addresses that belong to this page (a key's webhook page belongs to Webhooks, not API keys). */
+  alsoActive?: RegExp;
+}
+
+/** The two roles of an account, each with its own pages (CONTRACT: one account can be both). */
+export const NAV_GROUPS: readonly { id: string; label: string; items: readonly NavItem[] }[] = [
+  {
+    id: 'staging',
+    label: 'Staging',
+    items: [
+      { to: '/overview', label: 'Overview' },
+      { to: '/keys', label: 'API keys' },
+      { to: '/webhooks', label: 'Webhooks', alsoActive: /^\/keys\/[^/]+\/webhook/ },
+      { to: '/billing', label: 'Billing' },
+      { to: '/usage', label: 'Usage' },
+      { to: '/playground', label: 'Playground' },
+      { to: '/docs', label: 'API docs', external: true },
+    ],
+  },
+  {
+    id: 'agents',
+    label: 'Agents',
+    items: [
+      { to: '/claims', label: 'Claims' },
+      { to: '/gallery', label: 'Images' },
+    ],
+  },
+];
+
+/** The nav item a path belongs to: one claiming it through `alsoActive` first, else the one whose address starts it. */
+function currentItemFor(pathname: string): string | null {
+  const items = NAV_GROUPS.flatMap((group) => group.items);
+  const claimed = items.find((item) => item.alsoActive?.test(pathname));
+  if (claimed) return claimed.to;
+  return items.find((item) => pathname === item.to || pathname.startsWith(`${item.to}/`))?.to ?? null;
+}
+
+function NavLinkItem({ item, current }: { item: NavItem; current: boolean }) {
+  return (
+    <li>
+      {item.external ? (
+        <a href={item.to}>{item.label}</a>
+      ) : (
+        <Link to={item.to} prefetch="intent" aria-current={current ? 'page' : undefined}>
+          {item.label}
+        </Link>
+      )}
+    </li>
+  );
+}
+
+/** The grouped links; `idPrefix` keeps the group labels' ids unique when the list shows twice (bar and phone menu). */
+function NavGroups({ idPrefix }: { idPrefix: string }) {
+  const current = currentItemFor(useLocation().pathname);
+  return (
+    <>
+      {NAV_GROUPS.map((group) => (
+        <div className="nav-group" key={group.id}>
+          <span className="nav-group__label" id={`${idPrefix}-${group.id}`}>
+            {group.label}
+          </span>
+          <ul aria-labelledby={`${idPrefix}-${group.id}`}>
+            {group.items.map((item) => (
+              <NavLinkItem key={item.to} item={item} current={item.to === current} />
+            ))}
+          </ul>
+        </div>
+      ))}
+    </>
+  );
+}
+
+/**
+ * A `<details>` menu: opens and closes with the keyboard without JavaScript; once hydrated it also closes on Escape,
+ * on a click outside and after navigating.
+ */
+function Disclosure({ className, summary, summaryLabel, children }: { className: string; summary: ReactNode; summaryLabel: string; children: ReactNode }) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  const location = useLocation();
+  useEffect(() => {
+    ref.current?.removeAttribute('open');
+  }, [location.pathname, location.search, location.key]);
+  useEffect(() => {
+    const details = ref.current;
+    if (!details) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && details.open) {
+        details.open = false;
+        details.querySelector('summary')?.focus();
+      }
+    };
+    const onClick = (event: MouseEvent) => {
+      if (details.open && !details.contains(event.target as Node)) details.open = false;
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('click', onClick);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('click', onClick);
+    };
+  }, []);
+  return (
+    <details ref={ref} className={`disclosure ${className}`}>
+      <summary aria-label={summaryLabel}>{summary}</summary>
+      <div className="disclosure__panel">{children}</div>
+    </details>
+  );
+}
+
+/** The bar on every page: brand, navigation grouped by role, and the account menu. One row at every width. */
 export function SiteHeader({ account }: Props) {
   return (
     <header className="site-header">
       <div className="site-header__inner">
-        <Link to="/" className="brand" aria-label="Roomstage home">
+        <Link to={account ? '/overview' : '/'} className="brand" aria-label="Roomstage home">
           <span className="brand__mark" aria-hidden="true" />
           Roomstage
         </Link>
-        <nav aria-label="Main" className="site-nav">
-          <ul>
-            {account ? (
-              <>
+        {account ? (
+          <>
+            <nav aria-label="Main" className="site-nav site-nav--bar">
+              <NavGroups idPrefix="nav" />
+            </nav>
+            <Disclosure className="site-nav site-nav--compact" summary={<span aria-hidden="true">☰ Menu</span>} summaryLabel="Menu: all pages">
+              <nav aria-label="Main (compact)">
+                <NavGroups idPrefix="menu" />
+              </nav>
+            </Disclosure>
+            <Disclosure
+              className="account-menu"
+              summaryLabel={`Account menu for ${account.email}`}
+              summary={
+                <>
+                  <span className="account-menu__avatar" aria-hidden="true">
+                    {account.email.slice(0, 1).toUpperCase()}
+                  </span>
+                  <span className="account-menu__label" aria-hidden="true">
+                    Account
+                  </span>
+                </>
+              }
+            >
+              <p className="account-menu__email">
+                Signed in as <strong title={account.email}>{account.email}</strong>
+              </p>
+              <ul className="account-menu__links">
                 <li>
-                  <NavLink to="/claims">Redeem a claim</NavLink>
+                  <Link to="/overview">Overview</Link>
                 </li>
                 <li>
-                  <NavLink to="/gallery">Images</NavLink>
+                  <Link to="/keys">API keys</Link>
                 </li>
                 <li>
-                  <NavLink to="/keys">API keys</NavLink>
+                  <a href="/docs">API docs</a>
                 </li>
-              </>
-            ) : null}
-            <li>
-              {/* Swagger UI is served by Express, outside the Remix app: a full page load. */}
-              <a href="/docs">API reference</a>
-            </li>
-          </ul>
-        </nav>
-        <div className="site-header__account">
-          {account ? (
-            <>
-              <span className="site-header__email" title={account.email}>
-                <span className="visually-hidden">Signed in as </span>
-                {account.email}
-              </span>
+              </ul>
               <Form method="post" action="/logout">
-                <button type="submit" className="button button--ghost button--small">
+                <button type="submit" className="button button--ghost button--small button--block">
                   Sign out
                 </button>
               </Form>
-            </>
-          ) : (
-            <>
+            </Disclosure>
+          </>
+        ) : (
+          <>
+            <nav aria-label="Main" className="site-nav site-nav--visitor">
+              <ul>
+                <li>
+                  <a href="/docs">API docs</a>
+                </li>
+              </ul>
+            </nav>
+            <div className="site-header__account">
               <Link to="/login" className="button button--ghost button--small">
                 Sign in
               </Link>
               <Link to="/signup" className="button button--primary button--small">
                 Sign up
               </Link>
-            </>
-          )}
-        </div>
+            </div>
+          </>
+        )}
       </div>
     </header>
   );

@@ -1,8 +1,15 @@
-import type { MetaFunction } from '@remix-run/node';
+import { type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/node';
 import { Link, useRouteLoaderData } from '@remix-run/react';
 import type { loader as rootLoader } from '../root.js';
+import { getAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () => [{ title: 'Roomstage · Virtual staging API for room photos' }];
+
+/** Signed in, the home page is the dashboard's overview; visitors see what Roomstage is. */
+export async function loader({ context }: LoaderFunctionArgs) {
+  if (await getAccount(context)) throw redirect('/overview');
+  return null;
+}
 
 export default function Index() {
   // The root loader already knows whether someone is signed in.
@@ -19,7 +26,7 @@ export default function Index() {
         <div className="actions">
           {account ? (
             <>
-              <Link to="/keys" className="button button--primary button--large">
+              <Link to="/overview" className="button button--primary button--large">
                 Go to your dashboard
               </Link>
               <a href="/docs" className="button button--ghost button--large">
@@ -70,7 +77,7 @@ export default function Index() {
           </p>
           <p>
             {account ? (
-              <Link to="/keys">Open your dashboard</Link>
+              <Link to="/overview">Open your dashboard</Link>
             ) : (
               <>
                 <Link to="/signup">Sign up</Link> or <Link to="/login">sign in</Link> to get started.

@@ -25,7 +25,16 @@ export async function action({ context, request }: ActionFunctionArgs) {
   try {
     if (intent === 'preview') return json({ intent, preview: await context.trpc.claims.preview({ code }) } as const);
     if (intent === 'redeem') return json({ intent, redeemed: await context.trpc.claims.redeem({ code }) } as const);
-    return json({ intent: 'unknown', status: 400, code: 'invalid_request', formError: 'Unknown action. Reload the page and try again.', fieldErrors: {} as Record<string, string> }, { status: 400 });
+    return json(
+      {
+        intent: 'unknown',
+        status: 400,
+        code: 'invalid_request',
+        formError: 'Unknown action. Reload the page and try again.',
+        fieldErrors: {} as Record<string, string>,
+      },
+      { status: 400 }
+    );
   } catch (error) {
     const failure = describeFormFailure(context, error, ['code']);
     // An unknown code is about the field the agent typed, not the page.
@@ -47,18 +56,21 @@ export default function Claims() {
   return (
     <>
       <header className="page-header">
-        <p className="eyebrow">Estate agents</p>
+        <p className="eyebrow">Agents</p>
         <h1>Redeem a claim</h1>
         <p className="lead">
-          Your staging company gives you a claim code such as <code>RS-7K3M9QXD</code> with each set of staged photos. Redeem it to move the
-          images into <Link to="/gallery">your gallery</Link>. Redeeming is free; codes expire 30 days after they are issued.
+          Your staging company gives you a claim code such as <code>RS-7K3M9QXD</code> with each set of staged photos. Redeem it to move the images into{' '}
+          <Link to="/gallery">your gallery</Link>. Redeeming is free; codes expire 30 days after they are issued.
         </p>
       </header>
 
       <div aria-live="polite" className="stack">
         {redeemed ? (
           <Alert tone="success" title={`Claim ${redeemed.claim_code} redeemed`}>
-            {redeemed.image_count} image{redeemed.image_count === 1 ? ' is' : 's are'} now in <Link to="/gallery">your gallery</Link>.
+            {redeemed.image_count} image{redeemed.image_count === 1 ? ' is' : 's are'} now in your gallery.{' '}
+            <Link to="/gallery" className="button button--primary button--small">
+              View and download your images
+            </Link>
           </Alert>
         ) : null}
         {failure && !failure.fieldErrors.code ? <Alert tone="error">{failure.formError}</Alert> : null}
@@ -93,16 +105,22 @@ export default function Claims() {
           <h2 id="claim-preview-title">
             Claim <code>{preview.code}</code>
           </h2>
-          <dl>
-            <dt>Status</dt>
-            <dd>{STATUS_TEXT[preview.status]}</dd>
-            <dt>Images</dt>
-            <dd>{preview.image_count}</dd>
-            <dt>Expires</dt>
-            <dd>
-              {formatTimestamp(preview.expires_at)}
-              {preview.valid ? ` (in ${preview.days_until_expiry} day${preview.days_until_expiry === 1 ? '' : 's'})` : null}
-            </dd>
+          <dl className="result-facts">
+            <div>
+              <dt>Status</dt>
+              <dd>{STATUS_TEXT[preview.status]}</dd>
+            </div>
+            <div>
+              <dt>Images</dt>
+              <dd>{preview.image_count}</dd>
+            </div>
+            <div>
+              <dt>Expires (UTC)</dt>
+              <dd>
+                {formatTimestamp(preview.expires_at)}
+                {preview.valid ? ` (in ${preview.days_until_expiry} day${preview.days_until_expiry === 1 ? '' : 's'})` : null}
+              </dd>
+            </div>
           </dl>
           {preview.valid ? (
             <Form method="post">
@@ -113,7 +131,12 @@ export default function Claims() {
               </button>
             </Form>
           ) : (
-            <p className="muted">This claim can no longer be redeemed.</p>
+            <p className="muted">
+              This claim can no longer be redeemed
+              {preview.status === 'expired'
+                ? ': it expired. Ask your staging company for a new code.'
+                : ': it was redeemed already. Its images are in the gallery of the account that redeemed it.'}
+            </p>
           )}
         </section>
       ) : null}
@@ -121,28 +144,40 @@ export default function Claims() {
       <section className="card" aria-labelledby="redeemed-title">
         <h2 id="redeemed-title">Claims you redeemed</h2>
         {claims.length === 0 ? (
-          <p className="muted">None yet.</p>
+          <p className="empty-state">None yet. Enter the code from your staging company above to collect your first images.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Code</th>
-                <th scope="col">Images</th>
-                <th scope="col">Redeemed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {claims.map((claim) => (
-                <tr key={claim.claim_code}>
-                  <td>
-                    <code>{claim.claim_code}</code>
-                  </td>
-                  <td>{claim.image_count}</td>
-                  <td>{claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}</td>
+          <div className="table-wrap">
+            <table className="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Code</th>
+                  <th scope="col">Images</th>
+                  <th scope="col">Redeemed (UTC)</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {claims.map((claim) => (
+                  <tr key={claim.claim_code}>
+                    <th scope="row">
+                      <code className="nowrap">{claim.claim_code}</code>
+                    </th>
+                    <td data-label="Images">{claim.image_count}</td>
+                    <td className="nowrap" data-label="Redeemed (UTC)">
+                      {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
+                    </td>
+                    <td className="cell-actions">
+                      <Link to="/gallery" className="button button--ghost button--small">
+                        View images<span className="visually-hidden"> of claim {claim.claim_code}</span>
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>

@@ -13,7 +13,7 @@ export const meta: MetaFunction = () => [{ title: 'API keys · Roomstage' }];
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const { keys } = await context.trpc.keys.list();
-  return { keys };
+  return { keys, origin: new URL(request.url).origin };
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
@@ -53,7 +53,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
 }
 
 export default function Keys() {
-  const { keys } = useLoaderData<typeof loader>();
+  const { keys, origin } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const pendingIntent = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
@@ -85,7 +85,7 @@ export default function Keys() {
         ) : null}
       </div>
 
-      {created ? <NewKeyPanel key={`new-key-${created.id}`} created={created} /> : null}
+      {created ? <NewKeyPanel key={`new-key-${created.id}`} created={created} origin={origin} /> : null}
 
       <CreateKeyForm
         // A fresh, empty form after each key created.

@@ -21,13 +21,19 @@ export async function loader({ context, request, params }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const id = keyIdFrom(params);
   try {
-    const [webhook, { deliveries }, { keys }] = await Promise.all([
+    const [webhook, { deliveries }, { keys }, policy] = await Promise.all([
       context.trpc.webhooks.get({ id }),
       context.trpc.webhooks.deliveries({ id, limit: 50 }),
       context.trpc.keys.list(),
+      context.trpc.webhooks.policy(),
     ]);
     const key = keys.find((k) => k.id === id);
-    return { webhook, deliveries, key: key ? { id: key.id, name: key.name, prefix: key.prefix, mode: key.mode } : null };
+    return {
+      webhook,
+      deliveries,
+      allowPrivateNetwork: policy.allow_private_network,
+      key: key ? { id: key.id, name: key.name, prefix: key.prefix, mode: key.mode } : null,
+    };
   } catch (error) {
     const described = context.describeError(error);
     if (described.status === 404) throw new Response('Not found', { status: 404 });
@@ -81,7 +87,7 @@ function When({ iso, empty = '—' }: { iso: string | null; empty?: string }) {
 const STATUS_TONE = { delivered: 'active', pending: 'test', failed: 'revoked' } as const;
 
 export default function KeyWebhook() {
-  const { webhook, deliveries, key } = useLoaderData<typeof loader>();
+  const { webhook, deliveries, key, allowPrivateNetwork } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const pending = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
@@ -93,7 +99,7 @@ export default function KeyWebhook() {
     <>
       <header className="page-header">
         <p className="eyebrow">
-          <Link to="/keys">API keys</Link> → {keyLabel}
+          <Link to="/webhooks">Webhooks</Link> → {keyLabel}
         </p>
         <h1>Webhook</h1>
         <p className="lead">
@@ -131,7 +137,11 @@ export default function KeyWebhook() {
             placeholder="https://example.com/roomstage/webhooks"
             defaultValue={webhook.url ?? ''}
             error={failure?.intent === 'save' ? failure.fieldErrors.url : undefined}
-            hint="http or https; private and loopback addresses are refused."
+            hint={
+              allowPrivateNetwork
+                ? 'http or https. This server also accepts private and loopback addresses (the operator allows them).'
+                : 'http or https, on a public address; private and loopback addresses are refused.'
+            }
           />
           <label className="field">
             <span>
@@ -151,8 +161,8 @@ export default function KeyWebhook() {
         <section className="card" aria-labelledby="webhook-secret">
           <h2 id="webhook-secret">Signing secret</h2>
           <p>
-            Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time, or pass this secret to
-            any Standard Webhooks library (the <code>webhook-signature</code> header).
+            Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time, or pass this secret to any
+            Standard Webhooks library (the <code>webhook-signature</code> header).
           </p>
           <details>
             <summary>Reveal secret</summary>
@@ -177,9 +187,19 @@ export default function KeyWebhook() {
         </p>
         <Form method="post" className="actions">
           <input type="hidden" name="intent" value="test" />
-          <button type="submit" className="button" disabled={!webhook.url || pending === 'test'}>
+          <button
+            type="submit"
+            className="button"
+            disabled={!webhook.url || pending === 'test'}
+            aria-describedby={webhook.url ? undefined : 'webhook-test-why'}
+          >
             {pending === 'test' ? 'Sending…' : 'Send test'}
           </button>
+          {webhook.url ? null : (
+            <p id="webhook-test-why" className="field__hint">
+              Save a url under Endpoint first: the test event is sent there.
+            </p>
+          )}
         </Form>
         {test ? (
           <Alert tone={test.delivered ? 'success' : 'error'} title={test.delivered ? 'Delivered' : 'Not delivered'}>
@@ -194,7 +214,9 @@ export default function KeyWebhook() {
       <section className="card" aria-labelledby="webhook-deliveries">
         <h2 id="webhook-deliveries">Recent deliveries</h2>
         {deliveries.length === 0 ? (
-          <p className="empty-state">No deliveries yet.</p>
+          <p className="empty-state">
+            No deliveries yet. {webhook.url ? 'Send a test event above, or stage an image with this key.' : 'Save a url above, then send a test event.'}
+          </p>
         ) : (
           <div className="table-wrap">
             <table className="key-table">
@@ -215,9 +237,8 @@ export default function KeyWebhook() {
                 {deliveries.map((delivery) => (
                   <tr key={delivery.id}>
                     <th scope="row" data-label="Event">
-                      <code>{delivery.event}</code>
-                      <br />
-                      <span className="muted">{delivery.event_id}</span>
+                      <code className="event-name">{delivery.event}</code>
+                      <span className="event-id muted">{delivery.event_id}</span>
                     </th>
                     <td data-label="Status">
                       <span className={`badge badge--${STATUS_TONE[delivery.status]}`}>{delivery.status}</span>
@@ -234,12 +255,16 @@ export default function KeyWebhook() {
                     <td data-label="Created (UTC)">
                       <When iso={delivery.created_at} />
                     </td>
-                    <td>
+                    <td className="key-table__actions">
                       <Form method="post">
                         <input type="hidden" name="intent" value="retry" />
                         <input type="hidden" name="delivery_id" value={delivery.id} />
                         <button type="submit" className="button button--small" disabled={pending === 'retry'}>
-                          Resend
+                          {pending === 'retry' && navigation.formData?.get('delivery_id') === delivery.id ? 'Resending…' : 'Resend'}
+                          <span className="visually-hidden">
+                            {' '}
+                            {delivery.event} event {delivery.event_id}
+                          </span>
                         </button>
                       </Form>
                     </td>

@@ -1,9 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { useActionData, useSearchParams } from '@remix-run/react';
 import { CredentialsForm } from '../components/credentials-form.js';
-import { credentialsAction, requireAnonymous } from '../utils/session.server.js';
+import { credentialsAction, credentialsHeaders, requireAnonymous } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () => [{ title: 'Sign in · Roomstage' }];
+
+export const headers = credentialsHeaders;
 
 export async function loader({ context }: LoaderFunctionArgs) {
   await requireAnonymous(context);

@@ -1,4 +1,4 @@
-export const DEFAULT_REDIRECT = '/keys';
+export const DEFAULT_REDIRECT = '/overview';
 
 /**
  * Only same-site paths: "/x" yes; "//evil.example" and "/\evil.example" no (browsers read both as another host),

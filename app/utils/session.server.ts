@@ -1,4 +1,4 @@
-import { type AppLoadContext, json, redirect } from '@remix-run/node';
+import { type AppLoadContext, type HeadersFunction, json, redirect } from '@remix-run/node';
 import { describeFormFailure, formText } from './forms.server.js';
 import { safeRedirect } from './safe-redirect.js';
 
@@ -24,7 +24,7 @@ export async function requireAccount(context: AppLoadContext, request: Request):
 
 /** For the sign-in and sign-up pages: someone already signed in goes straight to the dashboard. */
 export async function requireAnonymous(context: AppLoadContext): Promise<void> {
-  if (await getAccount(context)) throw redirect('/keys');
+  if (await getAccount(context)) throw redirect('/overview');
 }
 
 /** Finishes sign-in or sign-up: stores the session in the cookie and continues where the visitor wanted to go. */
@@ -45,6 +45,15 @@ export async function credentialsAction(context: AppLoadContext, request: Reques
     return startSession(context, token, formText(form, 'redirectTo'));
   } catch (error) {
     const failure = describeFormFailure(context, error, ['email', 'password']);
-    return json({ ...failure, email }, { status: failure.status });
+    // Throttled (429): the form says how long to wait, and Retry-After says it to machines.
+    const retryAfter = failure.status === 429 ? context.describeError(error).headers['Retry-After'] : undefined;
+    const headers: Record<string, string> = retryAfter ? { 'Retry-After': retryAfter } : {};
+    return json({ ...failure, email }, { status: failure.status, headers });
   }
 }
+
+/** The sign-in and sign-up pages pass a throttled action's Retry-After on to the page itself. */
+export const credentialsHeaders: HeadersFunction = ({ actionHeaders }) => {
+  const retryAfter = actionHeaders.get('Retry-After');
+  return retryAfter ? { 'Retry-After': retryAfter } : new Headers();
+};

@@ -389,6 +389,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance, card on file and auto top-up state (the dashboard’s balance) */
+        get: operations["billing-overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** All settings of the account: auto top-up and notifications */
+        get: operations["settings-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The low-balance threshold of credits.low */
+        get: operations["settings-notifications"];
+        /** Set the low-balance threshold (0–100 000) of credits.low */
+        put: operations["settings-updateNotifications"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Credit ledger of the account, newest first, in pages */
+        get: operations["usage-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage between two dates (UTC, inclusive; default the last 30 days, at most 366), optionally of one API key */
+        get: operations["usage-report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -464,7 +550,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "forbidden" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -1454,7 +1540,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "rate_limited" | "internal_error" | "service_unavailable";
+                            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "forbidden" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "rate_limited" | "internal_error" | "service_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -1671,6 +1757,292 @@ export interface operations {
                              */
                             created_at: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credits: number;
+                        has_payment_method: boolean;
+                        total_purchased: number;
+                        total_used: number;
+                        auto_topup: {
+                            enabled: boolean;
+                            amount: number;
+                            threshold: number;
+                            /** @description Credits auto top-up may buy per calendar month (UTC); null = no cap */
+                            monthly_limit: number | null;
+                            /** @description No top-up is tried before this time (after a failed charge) */
+                            paused_until: string | null;
+                            last_failure_reason: ("card_declined" | "authentication_required" | "payment_method_missing" | "monthly_limit_reached" | "processing_error") | null;
+                        };
+                        payment_method: {
+                            /** @description Card brand, e.g. visa */
+                            brand: string;
+                            last4: string;
+                            exp_month: number;
+                            exp_year: number;
+                            /** @description A card of the built-in simulated gateway (no Stripe key configured) */
+                            simulated: boolean;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        auto_topup: {
+                            enabled: boolean;
+                            amount: number;
+                            threshold: number;
+                        };
+                        notifications: {
+                            /** @description credits.low is emitted once each time the balance falls below this (default 5) */
+                            low_balance_threshold: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description credits.low is emitted once each time the balance falls below this (default 5) */
+                        low_balance_threshold: number;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-updateNotifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description credits.low is emitted once each time the balance falls below this (default 5) */
+                    low_balance_threshold: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description credits.low is emitted once each time the balance falls below this (default 5) */
+                        low_balance_threshold: number;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "usage-transactions": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transactions: {
+                            /** @description txn_…; pass the last one of a page as starting_after for the next page */
+                            id: string;
+                            /** @description Credits added (positive) or taken (negative) */
+                            delta: number;
+                            /** @enum {string} */
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund";
+                            balance_after: number;
+                            /** @description What the entry is for, e.g. the first image id of a stage request */
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "usage-report": {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                key_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 2026-11-23 */
+                        from: string;
+                        /** @example 2026-11-23 */
+                        to: string;
+                        totals: {
+                            images_staged: number;
+                            images_enhanced: number;
+                            /** @description Images made by place-products */
+                            product_placements: number;
+                            /** @description Credits spent by stage and enhance, net of refunds */
+                            credits_used: number;
+                            /** @description Credits bought (purchases and auto top-ups) */
+                            credits_purchased: number;
+                            claims_issued: number;
+                            /** @description Claims you issued that an agent redeemed in the range */
+                            claims_redeemed: number;
+                        };
+                        /** @description One row for every day of the range (UTC), oldest first, zeros included */
+                        daily: {
+                            /** @example 2026-11-23 */
+                            date: string;
+                            images_staged: number;
+                            images_enhanced: number;
+                            product_placements: number;
+                            credits_used: number;
+                        }[];
+                        keys: {
+                            key_id: number;
+                            name: string;
+                            credits_used: number;
+                            last_used_at: string | null;
+                        }[];
+                        /** @description All-time ad revenue of the images in claims you redeemed (as an agent) */
+                        ad_revenue: {
+                            impressions: number;
+                            gross_cents: number;
+                            /** @description Your 50 % share, in US cents */
+                            earned_cents: number;
+                        };
                     };
                 };
             };

@@ -1,7 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { Adapter, DatabaseSession, DatabaseUser } from 'lucia';
 import type { Db } from '../../db/client.js';
 
-/** Lucia v3 is deprecated upstream (a learning resource now), so this adapter stays deliberately thin. */
+/** What the sessions table keys a session by: the token's SHA-256, so reading the table yields no usable token. */
+export function sessionIdHash(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('hex');
+}
+
+/**
+ * Lucia v3 is deprecated upstream (a learning resource now), so this adapter stays deliberately thin. Lucia hands it
+ * plaintext session ids; every query goes through their hash, and the sessions it returns carry the id Lucia asked
+ * for (Lucia writes that id back into the refreshed cookie).
+ */
 export class KyselyLuciaAdapter implements Adapter {
   constructor(private readonly db: Db) {}
 
@@ -9,16 +19,17 @@ export class KyselyLuciaAdapter implements Adapter {
     const row = await this.db
       .selectFrom('sessions')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-      .select(['sessions.id', 'sessions.account_id', 'sessions.expires_at', 'accounts.email', 'accounts.created_at'])
-      .where('sessions.id', '=', sessionId)
+      .select(['sessions.account_id', 'sessions.expires_at', 'accounts.email', 'accounts.created_at'])
+      .where('sessions.id', '=', sessionIdHash(sessionId))
       .executeTakeFirst();
     if (!row) return [null, null];
     return [
-      { id: row.id, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} },
+      { id: sessionId, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} },
       { id: row.account_id, attributes: { email: row.email, created_at: row.created_at } },
     ];
   }
 
+  /** The ids returned are hashes (the tokens are not kept); deleteSession accepts only tokens. */
   async getUserSessions(userId: string): Promise<DatabaseSession[]> {
     const rows = await this.db.selectFrom('sessions').selectAll().where('account_id', '=', userId).execute();
     return rows.map((row) => ({ id: row.id, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} }));
@@ -27,16 +38,16 @@ export class KyselyLuciaAdapter implements Adapter {
   async setSession(session: DatabaseSession): Promise<void> {
     await this.db
       .insertInto('sessions')
-      .values({ id: session.id, account_id: session.userId, expires_at: session.expiresAt.getTime() })
+      .values({ id: sessionIdHash(session.id), account_id: session.userId, expires_at: session.expiresAt.getTime() })
       .execute();
   }
 
   async updateSessionExpiration(sessionId: string, expiresAt: Date): Promise<void> {
-    await this.db.updateTable('sessions').set({ expires_at: expiresAt.getTime() }).where('id', '=', sessionId).execute();
+    await this.db.updateTable('sessions').set({ expires_at: expiresAt.getTime() }).where('id', '=', sessionIdHash(sessionId)).execute();
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('id', '=', sessionId).execute();
+    await this.db.deleteFrom('sessions').where('id', '=', sessionIdHash(sessionId)).execute();
   }
 
   async deleteUserSessions(userId: string): Promise<void> {

@@ -4,12 +4,15 @@ import { KyselyLuciaAdapter } from './lucia-adapter.js';
 
 export const SESSION_COOKIE_NAME = 'roomstage_session';
 
-/** The session id is the identity token: the dashboard carries it in a cookie, API clients as a Bearer token. */
-export function createLucia(db: Db, options: { secureCookies: boolean }) {
+/**
+ * The session id is the identity token: the dashboard carries it in a cookie, API clients as a Bearer token. The
+ * cookie's Secure flag is decided per request (./session-cookie.ts); the database keeps only the id's SHA-256.
+ */
+export function createLucia(db: Db) {
   return new Lucia(new KyselyLuciaAdapter(db), {
     // Lucia extends a session when half its life has passed, so 30 days of idleness ends it.
     sessionExpiresIn: new TimeSpan(30, 'd'),
-    sessionCookie: { name: SESSION_COOKIE_NAME, attributes: { secure: options.secureCookies, sameSite: 'lax' } },
+    sessionCookie: { name: SESSION_COOKIE_NAME, attributes: { secure: false, sameSite: 'lax' } },
     getUserAttributes: (attributes) => ({ email: attributes.email, createdAt: attributes.created_at }),
   });
 }

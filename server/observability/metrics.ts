@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../../db/client.js';
+import { countOutstandingHolds } from '../domain/credits/holds.js';
 import { log } from './logger.js';
 
 /**
@@ -69,6 +70,7 @@ export function createMetrics(db: Db): Metrics {
     },
     'status',
   );
+  metrics.dbGauge('charge_holds_outstanding', 'Charge holds outstanding: image requests in flight, or dead and not yet refunded (all processes)', (db) => countOutstandingHolds(db));
   metrics.dbGauge(
     'jobs_active',
     'Asynchronous jobs queued or running (all processes), by status',

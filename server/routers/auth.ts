@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { iso } from '../clock.js';
 import { createAccount, findAccountByCredentials } from '../domain/accounts/accounts.js';
+import { sessionCookieHeader } from '../auth/session-cookie.js';
 import { AppError } from '../errors.js';
-import { publicProcedure, router, sessionProcedure } from '../trpc.js';
+import { limitSignInAttempts, publicProcedure, router, sessionProcedure } from '../trpc.js';
 import { noInput, successSchema, userSchema } from './schemas.js';
 
 const credentialsInput = z.object({
@@ -14,10 +15,13 @@ const signupInput = credentialsInput.extend({
 });
 const sessionOutput = z.object({ token: z.string().meta({ description: 'Identity token: send as Authorization: Bearer <token>' }), user: userSchema });
 
+/** Sign-in and sign-up count against the per-IP and per-e-mail attempt budgets before any password is hashed. */
+const signInProcedure = publicProcedure.use(limitSignInAttempts);
+
 const toUser = (account: { id: string; email: string; created_at: number }) => ({ id: account.id, email: account.email, created_at: iso(account.created_at) });
 
 export const authRouter = router({
-  signup: publicProcedure
+  signup: signInProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/auth/signup', tags: ['Accounts'], summary: 'Create a dashboard account and sign in', protect: false }, successStatus: 201 })
     .input(signupInput)
     .output(sessionOutput)
@@ -29,7 +33,7 @@ export const authRouter = router({
       return { token: session.id, user: toUser(account) };
     }),
 
-  login: publicProcedure
+  login: signInProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/auth/login', tags: ['Accounts'], summary: 'Sign in and get an identity token', protect: false } })
     .input(credentialsInput)
     .output(sessionOutput)
@@ -47,7 +51,7 @@ export const authRouter = router({
     .output(successSchema)
     .mutation(async ({ ctx }) => {
       await ctx.services.auth.invalidateSession(ctx.session.id);
-      ctx.response.appendCookie(ctx.services.auth.createBlankSessionCookie().serialize());
+      ctx.response.appendCookie(sessionCookieHeader(ctx.services.auth, null, { secure: ctx.secureTransport }));
       return { success: true } as const;
     }),
 

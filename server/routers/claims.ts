@@ -3,7 +3,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { iso } from '../clock.js';
 import { adRevenueForAgent } from '../domain/ads/revenue.js';
 import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.js';
-import { listRedeemedImages } from '../domain/staging/images.js';
+import { listRedeemedImages, pageRedeemedImages } from '../domain/staging/images.js';
+import { originalPreview } from '../domain/staging/playground.js';
 import { limitPerClientIp, router, sessionProcedure } from '../trpc.js';
 import { imageSchema, presentImage } from './staging.js';
 import { isoTimestamp, noInput, nullableTimestamp } from './schemas.js';
@@ -114,4 +115,48 @@ export const claimsRouter = router({
     .input(noInput)
     .output(z.object({ impressions: z.number().int(), gross_cents: z.number().int(), earned_cents: z.number().int() }))
     .query(({ ctx }) => adRevenueForAgent(ctx.services.db, ctx.account.id)),
+
+  /** Dashboard only: one page of `images`, each saying whether its original photo can be shown beside it. */
+  gallery: sessionProcedure
+    .input(z.object({ page: z.number().int().min(1).default(1), per_page: z.number().int().min(1).max(48).default(12) }))
+    .output(
+      z.object({
+        images: z.array(
+          imageSchema.extend({
+            kind: z.enum(['staged', 'enhanced', 'placed']),
+            claim_code: z.string().nullable(),
+            created_at: isoTimestamp,
+            has_original: z.boolean(),
+          }),
+        ),
+        page: z.number().int(),
+        per_page: z.number().int(),
+        total: z.number().int(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const { db, storage } = ctx.services;
+      const { images, total } = await pageRedeemedImages(db, ctx.account.id, { offset: (input.page - 1) * input.per_page, limit: input.per_page });
+      return {
+        images: images.map((image) => ({
+          ...presentImage(storage, image),
+          kind: image.kind,
+          claim_code: image.claim_code,
+          created_at: iso(image.created_at),
+          has_original: image.original_storage_name !== null,
+        })),
+        page: input.page,
+        per_page: input.per_page,
+        total,
+      };
+    }),
+
+  /** Dashboard only: the photo an image was drawn on (JPEG, base64), for its maker or the agent who redeemed it. */
+  original: sessionProcedure
+    .input(z.object({ image_id: z.string().min(1).max(64) }))
+    .output(z.object({ content_type: z.literal('image/jpeg'), data: z.string() }))
+    .query(async ({ ctx, input }) => {
+      const jpeg = await originalPreview(ctx.services.db, ctx.services.storage, { viewerAccountId: ctx.account.id, imageId: input.image_id });
+      return { content_type: 'image/jpeg' as const, data: jpeg.toString('base64') };
+    }),
 });

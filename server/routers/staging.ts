@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { enqueueJob } from '../domain/jobs/jobs.js';
+import { AppError } from '../errors.js';
+import { listApiKeys } from '../domain/keys/api-keys.js';
+import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
+import { acquireImageSlot } from '../limits/image-slots.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
 import {
   chargePrepared,
@@ -10,12 +14,13 @@ import {
   preparePlace,
   prepareStage,
   type PreparedOperation,
+  stageImages,
 } from '../domain/staging/operations.js';
 import { enhanceResponse, placeResponse, presentImage, stageResponse } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../limits/idempotency.js';
 import { imagingDeps } from '../services.js';
-import { type Context, imageProcedure, publicProcedure, router } from '../trpc.js';
+import { type Context, imageProcedure, publicProcedure, router, type Services, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
@@ -119,9 +124,80 @@ function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotency:
   return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotency: ctx.idempotency };
 }
 
+/**
+ * Runs `work` in one of the process's image work places and one of the key's image slots, as an API image request
+ * would (server/http/image-upload.ts and imageProcedure), so the playground cannot get round either limit.
+ */
+async function withImageLimits<T>(services: Services, keyId: number, work: () => Promise<T>): Promise<T> {
+  const leave = services.imageWork.tryEnter();
+  if (!leave) throw new AppError('service_unavailable', `This server is working on ${services.imageWork.limit} image requests already. Retry in a few seconds.`, {}, { 'Retry-After': '2' });
+  try {
+    const release = await acquireImageSlot(services.db, { keyId, limit: services.config.rateLimitConcurrent, now: services.clock.now() });
+    if (!release) {
+      throw new AppError('rate_limited', `This API key may run ${services.config.rateLimitConcurrent} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
+    }
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  } finally {
+    leave();
+  }
+}
+
 const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).';
 
 export const stagingRouter = router({
+  /** Dashboard only (no REST path): what the playground offers and the keys it can charge. */
+  playgroundOptions: sessionProcedure
+    .input(noInput)
+    .output(
+      z.object({
+        styles: z.array(styleSchema),
+        room_types: z.array(roomTypeSchema),
+        samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
+        keys: z.array(z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) })),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      const keys = await listApiKeys(ctx.services.db, ctx.account.id);
+      return {
+        styles: [...STYLES],
+        room_types: [...ROOM_TYPES],
+        samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
+        keys: keys.filter((key) => key.revoked_at === null).map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
+      };
+    }),
+
+  /**
+   * Dashboard only: stages one photo (uploaded, or a drawn sample) exactly as POST /api/v1/stage does with the
+   * chosen key of the signed-in account: one credit from the account, a claim, `staging.complete` to the key's webhook.
+   */
+  playground: sessionProcedure
+    .input(
+      z.object({
+        key_id: z.number().int().positive(),
+        image: z.string().optional().meta({ description: 'The photo, base64 or a data:image/…;base64, URL' }),
+        sample: z.enum(PLAYGROUND_SAMPLES).optional(),
+        style: styleSchema.default(DEFAULT_STYLE),
+        room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+      }),
+    )
+    .output(stageOutput)
+    .mutation(async ({ ctx, input }) => {
+      if ((input.image === undefined) === (input.sample === undefined)) {
+        const message = 'Upload a photo or pick a sample (one of the two).';
+        throw new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
+      }
+      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id);
+      const image = input.image ?? (await sampleImage(input.sample!)).toString('base64');
+      const result = await withImageLimits(ctx.services, caller.keyId, () =>
+        stageImages(imagingDeps(ctx.services), caller, { sources: { image }, style: input.style, roomType: input.room_type }),
+      );
+      return stageResponse(ctx.services.storage, { style: input.style, roomType: input.room_type }, result);
+    }),
+
   styles: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/styles', tags: ['Images'], summary: 'Staging styles and room types', protect: false } })
     .input(noInput)

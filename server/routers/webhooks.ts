@@ -4,7 +4,7 @@ import { iso } from '../clock.js';
 import { sendTestPing } from '../domain/webhooks/test-ping.js';
 import { type DeliveryView, getWebhook, listDeliveries, retryDelivery, rotateWebhookSecret, upsertWebhook } from '../domain/webhooks/webhooks.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, keyIdParam, nullableTimestamp, strictBoolean } from './schemas.js';
+import { isoTimestamp, keyIdParam, noInput, nullableTimestamp, strictBoolean } from './schemas.js';
 
 const TAGS = ['Webhooks'];
 
@@ -70,6 +70,12 @@ const httpUrl = z
 const keyInput = z.object({ id: keyIdParam });
 
 export const webhooksRouter = router({
+  /** Dashboard only (no REST path): what the operator allows as a webhook url, so the form's help text tells the truth. */
+  policy: sessionProcedure
+    .input(noInput)
+    .output(z.object({ allow_private_network: z.boolean() }))
+    .query(({ ctx }) => ({ allow_private_network: ctx.services.config.allowPrivateNetwork })),
+
   get: sessionProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/keys/{id}/webhook', tags: TAGS, summary: 'The webhook of an API key (url, enabled, signing secret)' } })
     .input(keyInput)

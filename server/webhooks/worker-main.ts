@@ -2,7 +2,8 @@
  * `npm run worker`: the webhook delivery worker and the asynchronous job runner alone (with the charge-hold sweeper),
  * for deployments that run them apart from the app servers.
  * Several workers and app servers can share one MySQL database; SIGTERM finishes attempts and jobs in flight first.
- * Like every process it also runs the retention job.
+ * Like every process it also runs the retention job. With METRICS_PORT set it serves GET /metrics on that port
+ * (this worker's webhook attempts, plus the database-backed gauges every process reports alike).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,8 @@ import { type Config, loadConfigOrExit } from '../env.js';
 import type { ImageEngine } from '../imaging/engine.js';
 import { createImageEngine } from '../imaging/sharp-engine.js';
 import { configureLogging, log } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import { type MetricsServer, startMetricsServer } from '../observability/metrics-server.js';
 import { closeOnSignals } from '../process-signals.js';
 import { startRetentionJob } from '../retention/job.js';
 import { openImageStorage } from '../storage/open.js';
@@ -30,7 +33,8 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
   configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl);
   await migrateToLatest(handle.db);
-  const worker = createWebhookWorker({ db: handle.db, retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork });
+  const metrics = createMetrics(handle.db);
+  const worker = createWebhookWorker({ db: handle.db, retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics });
   worker.start();
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
   const deps: ImagingDeps = {
@@ -41,15 +45,18 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
   };
-  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs });
+  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs, metrics });
   jobs.start();
   // Worker processes sweep dead charge holds too, so refunds happen even when no app server is running.
   const sweeper = createHoldSweeper({ db: handle.db, timeoutMs: config.chargeHoldTimeoutMs });
   sweeper.start();
   const retention = startRetentionJob({ db: handle.db, storage, clock: systemClock, policy: config.retention, intervalMs: config.retention.intervalMs });
-  log.info({ database: handle.dialect, runs: ['webhooks', 'jobs'] }, 'Roomstage webhook worker running');
+  let metricsServer: MetricsServer | null = null;
+  if (config.metricsPort !== undefined) metricsServer = await startMetricsServer({ metrics, token: config.metricsToken, port: config.metricsPort });
+  log.info({ database: handle.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null }, 'Roomstage webhook worker running');
   return {
     async close() {
+      await metricsServer?.close();
       await worker.stop();
       await jobs.stop();
       await sweeper.stop();

@@ -29,7 +29,8 @@ describe.skipIf(skipReason !== null)(`Dashboard in a browser${skipReason ? ` [sk
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: /sign up|create account/i }).click();
-    await page.waitForURL('**/keys');
+    await page.waitForURL('**/overview');
+    await page.goto(`${server.url}/keys`);
   }
 
   it('Visitors are sent to sign in before they can see API keys', async () => {
@@ -68,7 +69,8 @@ describe.skipIf(skipReason !== null)(`Dashboard in a browser${skipReason ? ` [sk
     await expect.poll(async () => (await server.api.get('/api/v1/credits', { token: key })).status, POLL).toBe(401);
   });
 
-  it('A signed-in user signs out and the keys page asks to sign in again', async () => {
+  it('A signed-in user signs out from the account menu and the keys page asks to sign in again', async () => {
+    await page.getByLabel(/^Account menu for /).click();
     await page.getByRole('button', { name: /sign out/i }).click();
     await page.waitForURL((url) => url.pathname === '/');
     await page.goto(`${server.url}/keys`);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -16,4 +17,22 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** A port nobody listens on right now, so a test server's PUBLIC_BASE_URL can name it before it starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Server settings for browser tests: image URLs point at the server itself, so pages show and download them. */
+export async function browserServerEnv(): Promise<Record<string, string>> {
+  const port = await freePort();
+  return { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
 }

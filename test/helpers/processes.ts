@@ -21,7 +21,20 @@ export interface ServerProcess {
   /** stdout's JSON lines (pino), parsed. */
   logLines(): Array<Record<string, unknown>>;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, mid-request, as a crashed machine would. */
+  kill(): Promise<void>;
 }
+
+/** Sends `signal` unless the process has already ended, and waits for it to exit. */
+export async function endProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+/** Suites sign up dozens of accounts from 127.0.0.1 within a minute; the sign-in throttle's own tests lower these. */
+export const MANY_SIGN_INS = { SIGN_IN_LIMIT_PER_IP: '100000', SIGN_IN_LIMIT_PER_EMAIL: '100000' };
 
 /**
  * The server in a process of its own, as production runs it: `command` is the argv after `node`
@@ -37,6 +50,7 @@ export async function spawnServerProcess(env: Record<string, string>, command: s
       DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'roomstage-proc-')), 'test.db')}`,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-proc-data-')),
       ALLOW_PRIVATE_NETWORK: 'true',
+      ...MANY_SIGN_INS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,12 +60,8 @@ export async function spawnServerProcess(env: Record<string, string>, command: s
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
-  };
+  const stop = () => endProcess(child, 'SIGTERM');
+  const kill = () => endProcess(child, 'SIGKILL');
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stdout}${stderr}`);
@@ -70,10 +80,39 @@ export async function spawnServerProcess(env: Record<string, string>, command: s
             .filter((line) => line.startsWith('{'))
             .map((line) => JSON.parse(line) as Record<string, unknown>),
         stop,
+        kill,
       };
     }
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
   child.kill('SIGKILL');
   throw new Error(`server did not start: ${stdout}${stderr}`);
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+/** `npm run worker` as production runs it (compiled JavaScript), in a process of its own; resolves once it runs. */
+export async function spawnWorkerProcess(env: Record<string, string>, command: string[] = ['dist/server/webhooks/worker-main.js']): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, command, {
+    env: { ...process.env, NODE_ENV: 'test', ALLOW_PRIVATE_NETWORK: 'true', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const worker: WorkerProcess = { child, output: () => output, stop: () => endProcess(child, 'SIGTERM'), kill: () => endProcess(child, 'SIGKILL') };
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
+    if (output.includes('"msg":"Roomstage webhook worker running"')) return worker;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await worker.kill();
+  throw new Error(`worker did not start: ${output}`);
 }

@@ -6,6 +6,7 @@ import type { Clock } from '../../server/clock.js';
 import { loadConfig } from '../../server/env.js';
 import { type RunningServer, startServer } from '../../server/main.js';
 import { ApiClient } from './api-client.js';
+import { MANY_SIGN_INS } from './processes.js';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
 
 /** Real time plus an offset the test can move forward (expiry without sleeping). */
@@ -45,6 +46,7 @@ export async function startTestServer(dialect: TestDialect, options: TestServerO
     WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
     // Retention passes run only when a test asks (services' retention.runOnce), never in the middle of another test.
     RETENTION_INTERVAL: '1000d',
+    ...MANY_SIGN_INS,
     ...options.env,
   });
   const running = await startServer(config, { clock });

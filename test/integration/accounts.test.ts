@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';
+import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 
 describeEachDatabase('Accounts and identity tokens', (dialect) => {
   const server = useTestServer(dialect);
@@ -80,11 +81,11 @@ describeEachDatabase('Accounts and identity tokens', (dialect) => {
 
   it('expires a session after 30 days without use', async () => {
     const { token } = await signUp(server.api);
-    const row = await server.services.db.selectFrom('sessions').select('expires_at').where('id', '=', token).executeTakeFirstOrThrow();
+    const row = await server.services.db.selectFrom('sessions').select('expires_at').where('id', '=', sessionIdHash(token)).executeTakeFirstOrThrow();
     const days = (row.expires_at - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThanOrEqual(30);
-    await server.services.db.updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('id', '=', token).execute();
+    await server.services.db.updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('id', '=', sessionIdHash(token)).execute();
     expect((await server.api.get('/api/v1/me', { token })).status).toBe(401);
   });
 

@@ -54,6 +54,8 @@ describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dial
     expect(gallery.html).toContain('2 images');
     for (const image of staged.body.images) expect(gallery.html).toContain(image.image_url);
     expect(gallery.html.match(/Download full size/g)).toHaveLength(2);
+    // Staged images are shown beside the photo they were drawn on.
+    for (const image of staged.body.images) expect(gallery.html).toContain(`/originals/${image.id}`);
     expect(gallery.html).toContain('Your share (50 %)');
   });
 

@@ -102,6 +102,8 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="[\d.]+",method="POST",route="\/api\/v1\/stage"\} \d/);
     expect(text).toMatch(/image_operations_total\{operation="staging.stage",outcome="ok"\} 1/);
     expect(text).toMatch(/^webhook_queue_depth \d+$/m);
+    // The stage above finished: its hold was made final, so none is outstanding.
+    expect(text).toMatch(/^charge_holds_outstanding 0$/m);
     expect(text).toMatch(/webhook_deliveries\{status="delivered"\} \d+/);
   });
 });

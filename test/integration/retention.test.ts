@@ -9,6 +9,7 @@ import { signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
+import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 
 const DAY = 86_400_000;
 const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, jobsMs: 30 * DAY, orphanFileGraceMs: 3_600_000 };
@@ -43,9 +44,9 @@ describeEachDatabase('Retention', (dialect) => {
     const { db } = server.services;
     const stale = await signUp(server.api);
     const live = await signUp(server.api);
-    await db.updateTable('sessions').set({ expires_at: server.clock.now() - 1 }).where('id', '=', stale.token).execute();
+    await db.updateTable('sessions').set({ expires_at: server.clock.now() - 1 }).where('id', '=', sessionIdHash(stale.token)).execute();
     expect((await purge()).sessions).toBeGreaterThanOrEqual(1);
-    expect(await db.selectFrom('sessions').select('id').where('id', '=', stale.token).executeTakeFirst()).toBeUndefined();
+    expect(await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst()).toBeUndefined();
     expect((await server.api.get('/api/v1/claims', { token: live.token })).status).toBe(200);
   });
 
@@ -157,14 +158,14 @@ describeEachDatabase('Retention', (dialect) => {
   it('runs by itself every RETENTION_INTERVAL, and two processes purging at once do not trip over each other', async () => {
     const { db, storage } = server.services;
     const stale = await signUp(server.api);
-    await db.updateTable('sessions').set({ expires_at: server.clock.now() - 1 }).where('id', '=', stale.token).execute();
+    await db.updateTable('sessions').set({ expires_at: server.clock.now() - 1 }).where('id', '=', sessionIdHash(stale.token)).execute();
     const jobs = [1, 2].map(() => startRetentionJob({ db, storage, clock: server.clock, policy: POLICY, intervalMs: 100 }));
     try {
       const deadline = Date.now() + 5_000;
-      while (Date.now() < deadline && (await db.selectFrom('sessions').select('id').where('id', '=', stale.token).executeTakeFirst())) {
+      while (Date.now() < deadline && (await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst())) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(await db.selectFrom('sessions').select('id').where('id', '=', stale.token).executeTakeFirst()).toBeUndefined();
+      expect(await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst()).toBeUndefined();
     } finally {
       await Promise.all(jobs.map((job) => job.stop()));
     }

@@ -3,6 +3,7 @@ import type { Claim, Database, Image } from '../../../db/schema.js';
 import { DAY_MS, iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../events/outbox.js';
+import { recordUsage } from '../usage/rollup.js';
 import { generateClaimCode, normalizeClaimCode } from './codes.js';
 
 type Executor = Kysely<Database>;
@@ -69,6 +70,7 @@ export async function issueClaim(trx: Executor, input: { accountId: string; keyI
       redeemed_at: null,
     };
     await trx.insertInto('claims').values(claim).execute();
+    await recordUsage(trx, { accountId: input.accountId, keyId: input.keyId, at: input.now, counts: { claims_issued: 1 } });
     return claim;
   }
   throw new Error('Could not draw an unused claim code');
@@ -140,6 +142,8 @@ export async function redeemClaim(trx: Executor, input: { typed: string; account
   const claim = await trx.selectFrom('claims').selectAll().where('code', '=', code).executeTakeFirst();
   if (!claim) throw unknownClaim();
   if (Number(won.numUpdatedRows) !== 1) throw refusalFor(claim, input.now) ?? unknownClaim();
+  // The issuer's usage: its claims redeemed that day, on the key that issued them.
+  await recordUsage(trx, { accountId: claim.account_id, keyId: claim.key_id, at: input.now, counts: { claims_redeemed: 1 } });
 
   await emitEvent(trx, {
     accountId: claim.account_id,

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Account, Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
 import { emitEvent } from '../events/outbox.js';
+import { ledgerUsage, recordUsage } from '../usage/rollup.js';
 
 type Executor = Kysely<Database>;
 
@@ -58,6 +59,7 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
     // Once each time the balance falls below the threshold, not on every charge below it.
     await emitEvent(trx, { accountId, keyId: null, event: 'credits.low', data: { current_balance: balanceAfter, threshold }, now: change.now });
   }
+  await recordUsage(trx, { accountId, keyId: change.apiKeyId ?? null, at: change.now, counts: ledgerUsage(reason, delta) });
   return { ok: true, balanceAfter, entryId: Number(inserted.insertId) };
 }
 

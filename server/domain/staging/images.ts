@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
+import { IMAGE_COUNTER, recordUsage } from '../usage/rollup.js';
 import { type OutputOrigin, serializeScene } from './originals.js';
 
 type Executor = Kysely<Database>;
@@ -47,6 +48,7 @@ export async function insertImages(
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();
+  await recordUsage(trx, { accountId: input.accountId, keyId: input.keyId, at: input.now, counts: { [IMAGE_COUNTER[input.kind]]: rows.length } });
   return rows;
 }
 
@@ -71,4 +73,21 @@ export async function listRedeemedImages(db: Executor, accountId: string, limit 
     .orderBy('images.id', 'asc')
     .limit(limit)
     .execute();
+}
+
+/** One page of the agent's dashboard images (same order as listRedeemedImages), with the total for paging. */
+export async function pageRedeemedImages(db: Executor, accountId: string, page: { offset: number; limit: number }): Promise<{ images: Image[]; total: number }> {
+  const redeemed = db.selectFrom('images').innerJoin('claims', 'claims.code', 'images.claim_code').where('claims.redeemed_by', '=', accountId);
+  const [images, counted] = await Promise.all([
+    redeemed
+      .selectAll('images')
+      .orderBy('claims.redeemed_at', 'desc')
+      .orderBy('images.created_at', 'asc')
+      .orderBy('images.id', 'asc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    redeemed.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { images, total: Number(counted.total) };
 }

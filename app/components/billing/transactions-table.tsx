@@ -1,0 +1,90 @@
+import { Link } from '@remix-run/react';
+import { formatTimestamp } from '../../utils/format.js';
+
+export interface TransactionRow {
+  id: string;
+  delta: number;
+  reason: 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund';
+  balance_after: number;
+  reference: string | null;
+  created_at: string;
+}
+
+const REASON_TEXT: Record<TransactionRow['reason'], string> = {
+  signup_bonus: 'Signup bonus',
+  purchase: 'Purchase',
+  auto_topup: 'Auto top-up',
+  stage: 'Staging',
+  enhance: 'Enhancement',
+  refund: 'Refund',
+};
+
+interface Props {
+  transactions: TransactionRow[];
+  hasMore: boolean;
+  /** The page this table sits on: paging links keep its path and change only `starting_after`. */
+  basePath: string;
+  /** Whether this is a later page (then a link back to the newest is shown). */
+  paged: boolean;
+}
+
+/** One page of the credit ledger, newest first, with links to older pages. Reusable by any billing page. */
+export function TransactionsTable({ transactions, hasMore, basePath, paged }: Props) {
+  if (transactions.length === 0) {
+    return <p className="empty-state">{paged ? 'No older transactions.' : 'No transactions yet. Your first API key brings 10 free credits.'}</p>;
+  }
+  const older = `${basePath}?${new URLSearchParams({ starting_after: transactions.at(-1)!.id })}`;
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="data-table">
+          <thead>
+            <tr>
+              <th scope="col">
+                Date <span className="data-table__note">(UTC)</span>
+              </th>
+              <th scope="col">What</th>
+              <th scope="col" className="data-table__number">
+                Credits
+              </th>
+              <th scope="col" className="data-table__number">
+                Balance after
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {transactions.map((transaction) => (
+              <tr key={transaction.id}>
+                <td data-label="Date (UTC)">
+                  <time dateTime={transaction.created_at}>{formatTimestamp(transaction.created_at)}</time>
+                </td>
+                <td data-label="What">
+                  {REASON_TEXT[transaction.reason]}
+                  {transaction.reference ? <span className="data-table__reference">{transaction.reference}</span> : null}
+                </td>
+                <td data-label="Credits" className={`data-table__number ${transaction.delta < 0 ? 'is-negative' : 'is-positive'}`}>
+                  {transaction.delta > 0 ? `+${transaction.delta}` : `−${Math.abs(transaction.delta)}`}
+                </td>
+                <td data-label="Balance after" className="data-table__number">
+                  {transaction.balance_after.toLocaleString('en-GB')}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <nav className="pager" aria-label="Transaction pages">
+        {paged ? (
+          <Link to={basePath} className="button button--ghost button--small">
+            ← Newest
+          </Link>
+        ) : null}
+        {hasMore ? (
+          <Link to={older} className="button button--ghost button--small">
+            Older →
+          </Link>
+        ) : null}
+      </nav>
+    </>
+  );
+}

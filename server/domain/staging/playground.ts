@@ -1,0 +1,68 @@
+/**
+ * The dashboard's playground: a signed-in staging company tries staging without writing code. It charges exactly
+ * like POST /api/v1/stage (stageImages, one credit, on the chosen key of the account), so the ledger, the claim,
+ * the webhook event and the key's usage are the same as for an API call.
+ */
+import sharp from 'sharp';
+import type { Db } from '../../../db/client.js';
+import type { Image } from '../../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { emptyRoomImage } from '../../imaging/synthetic-room.js';
+import type { ImageStorage } from '../../storage/storage.js';
+import { getOwnApiKey } from '../keys/api-keys.js';
+import type { ApiCaller } from './deps.js';
+
+export const PLAYGROUND_SAMPLES = ['empty-living-room', 'empty-wide-room'] as const;
+export type PlaygroundSample = (typeof PLAYGROUND_SAMPLES)[number];
+
+/** Drawn rooms (server/imaging/synthetic-room.ts), the same as docs/samples/empty-room.jpg: nothing to upload. */
+const SAMPLE_SIZES: Record<PlaygroundSample, { width: number; height: number; label: string }> = {
+  'empty-living-room': { width: 1200, height: 800, label: 'Empty room, 3:2' },
+  'empty-wide-room': { width: 1600, height: 900, label: 'Empty room, 16:9' },
+};
+
+export function sampleLabel(sample: PlaygroundSample): string {
+  return SAMPLE_SIZES[sample].label;
+}
+
+const sampleCache = new Map<PlaygroundSample, Promise<Buffer>>();
+
+/** The sample's JPEG bytes (drawn once per process). */
+export function sampleImage(sample: PlaygroundSample): Promise<Buffer> {
+  let image = sampleCache.get(sample);
+  if (!image) {
+    const { width, height } = SAMPLE_SIZES[sample];
+    image = emptyRoomImage(width, height);
+    sampleCache.set(sample, image);
+  }
+  return image;
+}
+
+/** The caller a playground charge runs as: one of the account's own active keys (its credits, its webhook). */
+export async function playgroundCaller(db: Db, accountId: string, keyId: number): Promise<ApiCaller> {
+  const key = await getOwnApiKey(db, accountId, keyId);
+  if (key.revoked_at !== null) {
+    throw new AppError('conflict', `API key “${key.name}” is revoked; choose an active key.`, { details: [{ path: 'key_id', message: 'This key is revoked.' }] });
+  }
+  return { accountId, keyId: key.id, idempotency: null };
+}
+
+const PREVIEW_EDGE = 1600;
+
+/**
+ * A JPEG (long edge ≤ 1600 px) of the photo an image was drawn on, for the before/after views. Only the account
+ * that made the image or the agent who redeemed its claim sees it; anyone else, or an image with no recorded
+ * original (enhanced images), reads as not found.
+ */
+export async function originalPreview(db: Db, storage: ImageStorage, input: { viewerAccountId: string; imageId: string }): Promise<Buffer> {
+  const image: Pick<Image, 'original_storage_name'> | undefined = await db
+    .selectFrom('images')
+    .leftJoin('claims', 'claims.code', 'images.claim_code')
+    .select('images.original_storage_name')
+    .where('images.id', '=', input.imageId)
+    .where((eb) => eb.or([eb('images.account_id', '=', input.viewerAccountId), eb('claims.redeemed_by', '=', input.viewerAccountId)]))
+    .executeTakeFirst();
+  const stored = image?.original_storage_name ? await storage.get(image.original_storage_name) : null;
+  if (!stored) throw new AppError('not_found', `No original is kept for image ${input.imageId}.`);
+  return sharp(stored.data).rotate().resize({ width: PREVIEW_EDGE, height: PREVIEW_EDGE, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 82 }).toBuffer();
+}

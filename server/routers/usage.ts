@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { iso } from '../clock.js';
+import { MAX_REPORT_DAYS, resolveRange, usageReport } from '../domain/usage/report.js';
+import { listTransactions, transactionId } from '../domain/usage/transactions.js';
+import { router, sessionProcedure } from '../trpc.js';
+import { isoTimestamp, keyIdParam } from './schemas.js';
+
+const ledgerReason = z.enum(['signup_bonus', 'purchase', 'auto_topup', 'stage', 'enhance', 'refund']);
+const count = z.number().int();
+const dateText = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date written YYYY-MM-DD').meta({ example: '2026-11-23' });
+
+const transactionSchema = z.object({
+  id: z.string().meta({ description: 'txn_…; pass the last one of a page as starting_after for the next page' }),
+  delta: z.number().int().meta({ description: 'Credits added (positive) or taken (negative)' }),
+  reason: ledgerReason,
+  balance_after: z.number().int(),
+  reference: z.string().nullable().meta({ description: 'What the entry is for, e.g. the first image id of a stage request' }),
+  created_at: isoTimestamp,
+});
+
+const usageSchema = z.object({
+  from: dateText,
+  to: dateText,
+  totals: z.object({
+    images_staged: count,
+    images_enhanced: count,
+    product_placements: count.meta({ description: 'Images made by place-products' }),
+    credits_used: count.meta({ description: 'Credits spent by stage and enhance, net of refunds' }),
+    credits_purchased: count.meta({ description: 'Credits bought (purchases and auto top-ups)' }),
+    claims_issued: count,
+    claims_redeemed: count.meta({ description: 'Claims you issued that an agent redeemed in the range' }),
+  }),
+  daily: z
+    .array(z.object({ date: dateText, images_staged: count, images_enhanced: count, product_placements: count, credits_used: count }))
+    .meta({ description: 'One row for every day of the range (UTC), oldest first, zeros included' }),
+  keys: z.array(z.object({ key_id: z.number().int(), name: z.string(), credits_used: count, last_used_at: isoTimestamp.nullable() })),
+  ad_revenue: z
+    .object({ impressions: count, gross_cents: count, earned_cents: count.meta({ description: 'Your 50 % share, in US cents' }) })
+    .meta({ description: 'All-time ad revenue of the images in claims you redeemed (as an agent)' }),
+});
+
+export const usageRouter = router({
+  transactions: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/billing/transactions', tags: ['Billing'], summary: 'Credit ledger of the account, newest first, in pages' } })
+    .input(
+      z
+        .object({
+          limit: z.coerce.number().int().min(1).max(100).default(25),
+          starting_after: z.string().min(1).max(64).optional().meta({ description: 'Id of the last transaction of the previous page' }),
+        })
+        .default({ limit: 25 }),
+    )
+    .output(z.object({ transactions: z.array(transactionSchema), has_more: z.boolean() }))
+    .query(async ({ ctx, input }) => {
+      const page = await listTransactions(ctx.services.db, { accountId: ctx.account.id, limit: input.limit, startingAfter: input.starting_after });
+      return {
+        transactions: page.entries.map((entry) => ({
+          id: transactionId(entry.id),
+          delta: entry.delta,
+          reason: entry.reason,
+          balance_after: entry.balance_after,
+          reference: entry.reference,
+          created_at: iso(entry.created_at),
+        })),
+        has_more: page.hasMore,
+      };
+    }),
+
+  report: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/usage',
+        tags: ['Usage'],
+        summary: `Usage between two dates (UTC, inclusive; default the last 30 days, at most ${MAX_REPORT_DAYS}), optionally of one API key`,
+      },
+    })
+    .input(
+      z
+        .object({
+          from: dateText.optional(),
+          to: dateText.optional(),
+          key_id: keyIdParam.optional(),
+        })
+        .default({}),
+    )
+    .output(usageSchema)
+    .query(({ ctx, input }) => {
+      const range = resolveRange({ from: input.from, to: input.to, now: ctx.services.clock.now() });
+      return usageReport(ctx.services.db, { accountId: ctx.account.id, ...range, keyId: input.key_id });
+    }),
+});

@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUpWithKey, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
+import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { WebhookReceiver } from '../helpers/receiver.js';
+import { startTestServer } from '../helpers/server.js';
+
+const skipReason = browserSkipReason();
+const POLL = { timeout: 15_000, interval: 100 };
+
+describe.skipIf(skipReason !== null)(`Dashboard flows in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let browser: Browser;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { env: await browserServerEnv() });
+    browser = await launchChromium();
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    return page;
+  }
+
+  async function signUpInBrowser(page: Page, email: string) {
+    await page.goto(`${server.url}/signup`);
+    await expectPageFits(page, 'signup');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: /sign up|create account/i }).click();
+    await page.waitForURL('**/overview');
+  }
+
+  /** Opens a page from the navigation bar, as a person would, and checks it fits at both widths. */
+  async function openFromNav(page: Page, label: string, path: string) {
+    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: label, exact: true }).click();
+    await page.waitForURL(`**${path}`);
+    await expectPageFits(page, path);
+  }
+
+  it('A staging company signs up, creates a key, stages a photo in the playground and sees the curl command', async () => {
+    const page = await newPage();
+    await withFailureScreenshot(page, 'staging-company-playground', async () => {
+      await signUpInBrowser(page, uniqueEmail('studio'));
+      await expectPageFits(page, 'overview');
+      expect(await page.getByText('Create your first key').count()).toBe(1);
+
+      await openFromNav(page, 'API keys', '/keys');
+      await page.getByLabel('Name').fill('Website');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const secret = page.getByLabel('Secret key');
+      await expect.poll(() => secret.inputValue(), POLL).toMatch(/^sk_live_/);
+      const key = await secret.inputValue();
+      // The new-key panel shows ready-to-run calls with the full key filled in.
+      expect(await page.getByLabel('curl').inputValue()).toContain(`Authorization: Bearer ${key}`);
+      expect(await page.getByLabel('Python (requests)').inputValue()).toContain(`"Authorization": "Bearer ${key}"`);
+      await expectPageFits(page, 'keys-with-new-key');
+
+      await openFromNav(page, 'Playground', '/playground');
+      await page.getByLabel('Style').selectOption('scandinavian');
+      await page.getByLabel('Room type').selectOption('bedroom');
+      await page.getByRole('button', { name: 'Stage photo' }).click();
+      await expect.poll(() => page.getByRole('status').filter({ hasText: 'Staged' }).count(), POLL).toBe(1);
+
+      // Before and after, both loaded: the original from the dashboard, the staged image from /images.
+      const before = page.getByAltText('Your photo before staging');
+      const after = page.getByAltText('The photo staged as a scandinavian bedroom');
+      await expect.poll(() => before.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), POLL).toBeGreaterThan(0);
+      await expect.poll(() => after.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), POLL).toBeGreaterThan(0);
+      await page.getByLabel(/Before and after: how much of the original to show/).fill('20');
+
+      const curl = await page.getByLabel('curl').inputValue();
+      expect(curl).toContain(`curl -s ${server.url}/api/v1/stage`);
+      expect(curl).toContain(`Bearer ${key.slice(0, 12)}…`);
+      expect(curl).toContain('style=scandinavian -F room_type=bedroom');
+      expect(await page.getByLabel('Python (requests)').inputValue()).toContain('import requests');
+      await expectPageFits(page, 'playground-result');
+
+      // One credit was spent through the key, exactly as an API call would.
+      expect((await server.api.get('/api/v1/credits', { token: key })).body.credits).toBe(9);
+
+      await openFromNav(page, 'Overview', '/overview');
+      expect(await page.locator('.stat__value').first().textContent()).toContain('9');
+      expect(await page.getByRole('row').count()).toBe(2);
+      await openFromNav(page, 'Webhooks', '/webhooks');
+      await openFromNav(page, 'Claims', '/claims');
+      await openFromNav(page, 'Images', '/gallery');
+    });
+    await page.context().close();
+  });
+
+  it('An agent redeems a code and downloads an image', async () => {
+    // The staging company's side, through the API.
+    const studio = await signUpWithKey(server.api);
+    const staged = await server.api.post('/api/v1/stage', { token: studio.key, json: { image: dataUrl(await roomJpeg(900, 600)), style: 'modern' } });
+    expect(staged.status).toBe(200);
+    const code: string = staged.body.claim_code;
+
+    const page = await newPage();
+    await withFailureScreenshot(page, 'agent-redeems-and-downloads', async () => {
+      await signUpInBrowser(page, uniqueEmail('agent'));
+      await openFromNav(page, 'Claims', '/claims');
+      await page.getByLabel('Claim code').fill(code.toLowerCase());
+      await page.getByRole('button', { name: 'Check code' }).click();
+      const redeem = page.getByRole('button', { name: 'Redeem 1 image' });
+      await redeem.waitFor();
+      expect(await page.getByText('Ready to redeem').count()).toBe(1);
+      await expectPageFits(page, 'claims-preview');
+      await redeem.click();
+      await expect.poll(() => page.getByText(`Claim ${code} redeemed`).count(), POLL).toBe(1);
+      await expectPageFits(page, 'claims-redeemed');
+
+      await page.getByRole('link', { name: 'View and download your images' }).click();
+      await page.waitForURL('**/gallery');
+      await expectPageFits(page, 'gallery');
+      expect(await page.getByRole('heading', { name: '1 image' }).count()).toBe(1);
+      const original = page.getByAltText(/The original photo of image/);
+      await expect.poll(() => original.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), POLL).toBeGreaterThan(0);
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /^Download/ }).click()]);
+      const file = await download.path();
+      const bytes = readFileSync(file!);
+      expect(bytes.subarray(0, 2).toString('hex')).toBe('ffd8'); // a JPEG
+      expect(bytes.length).toBeGreaterThan(1000);
+    });
+    await page.context().close();
+  });
+
+  it('A webhook test is sent and shows in the delivery log', async () => {
+    const page = await newPage();
+    await withFailureScreenshot(page, 'webhook-test-delivery-log', async () => {
+      await signUpInBrowser(page, uniqueEmail('hooks'));
+      await openFromNav(page, 'API keys', '/keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByLabel('Secret key').waitFor();
+
+      await openFromNav(page, 'Webhooks', '/webhooks');
+      await page.getByRole('link', { name: /Set up the webhook of key/ }).click();
+      await page.waitForURL('**/webhook');
+      // With no url yet, the disabled test button says why.
+      expect(await page.getByRole('button', { name: 'Send test' }).isDisabled()).toBe(true);
+      expect(await page.getByText('Save a url under Endpoint first').count()).toBe(1);
+      // The test server allows private addresses, and the help text says so.
+      expect(await page.getByText('also accepts private and loopback addresses').count()).toBe(1);
+      await expectPageFits(page, 'webhook-empty');
+
+      await page.getByLabel('Url', { exact: true }).fill(receiver.url);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => page.getByText('Webhook saved and enabled').count(), POLL).toBe(1);
+      await page.getByRole('button', { name: 'Send test' }).click();
+      await expect.poll(() => page.getByText('Delivered', { exact: true }).count(), POLL).toBe(1);
+
+      const row = page.getByRole('row').filter({ hasText: 'test.ping' });
+      await expect.poll(() => row.count(), POLL).toBe(1);
+      expect(await row.getByText('delivered', { exact: true }).count()).toBe(1);
+      expect(await row.getByText('HTTP 200').count()).toBe(1);
+      expect(receiver.requests.some((request) => request.path.endsWith('/hooks') && request.headers['x-webhook-event'] === 'test.ping')).toBe(true);
+      await expectPageFits(page, 'webhook-with-deliveries');
+
+      await row.getByRole('button', { name: /Resend/ }).click();
+      await expect.poll(() => page.getByText(/is queued again/).count(), POLL).toBe(1);
+
+      await openFromNav(page, 'Webhooks', '/webhooks');
+      expect(await page.getByText('enabled', { exact: true }).count()).toBe(1);
+    });
+    await page.context().close();
+  });
+});
