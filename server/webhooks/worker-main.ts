@@ -48,7 +48,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
     // Jobs are charged when accepted; a top-up a job's charge might start belongs to the process that took it.
     autoTopUp: openPayments(handle.db, config, systemClock, metrics).autoTopUp,
   };
-  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs });
+  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs, metrics });
   jobs.start();
   // Worker processes sweep dead charge holds too, so refunds happen even when no app server is running.
   const sweeper = createHoldSweeper({ db: handle.db, timeoutMs: config.chargeHoldTimeoutMs });
@@ -56,7 +56,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
   const retention = startRetentionJob({ db: handle.db, storage, clock: systemClock, policy: config.retention, intervalMs: config.retention.intervalMs });
   let metricsServer: MetricsServer | null = null;
   if (config.metricsPort !== undefined) metricsServer = await startMetricsServer({ metrics, token: config.metricsToken, port: config.metricsPort });
-  log.info({ database: handle.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null }, 'Roomstage worker running');
+  log.info({ database: handle.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null }, 'Roomstage webhook worker running');
   return {
     async close() {
       await metricsServer?.close();

@@ -87,6 +87,11 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const books = await readBooks(server.services.db, userId);
     expect(books).toMatchObject({ credits: 8, holds: 0, paidImages: 2 });
     expectBooksAgree(books);
+
+    const metrics = await fetch(new URL('/metrics', server.url)).then((response) => response.text());
+    expect(metrics).toMatch(/jobs_finished_total\{operation="stage",outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/jobs_active\{status="queued"\} \d+/);
+    expect(metrics).toMatch(/jobs_active\{status="running"\} \d+/);
   });
 
   it('runs enhance and place-products (multipart too) as jobs with their synchronous bodies', async () => {
@@ -127,6 +132,49 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     expect(envelope.data).toEqual({ job_id: accepted.body.job_id, operation: 'stage', error: job.error });
     const delivery = receiver.requests.find((request) => request.headers['x-webhook-id'] === envelope.id)!;
     expect(delivery.headers['x-webhook-event']).toBe('job.failed');
+    expect(keyId).toBeGreaterThan(0);
+  });
+
+  it('gives up a job whose workers kept dying: refunded once, failed, and a late result from a lost lease stores nothing', async () => {
+    const { key, keyId, userId } = await customerWithWebhook();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    let returned = 0;
+    server.services.engine = engineWith(realEngine, {
+      enhance: async (input) => {
+        started++;
+        await gate;
+        const output = await realEngine.enhance(input);
+        returned++;
+        return output;
+      },
+    });
+    const accepted = await server.api.post('/api/v1/enhance', { token: key, json: json(photo), headers: ASYNC });
+    expect(accepted.status).toBe(202);
+    const jobId = accepted.body.job_id as string;
+    await expect.poll(() => started, { timeout: 30_000, interval: 50 }).toBe(1);
+
+    // What three workers that died one after the other leave: the job running under a dead worker's expired lease.
+    const { db } = server.services;
+    await db.updateTable('jobs').set({ attempts: 3, lease_owner: 'jwk_dead', lease_expires_at: server.clock.now() - 1 }).where('id', '=', jobId).execute();
+    const job = await finished(key, jobId);
+    expect(job).toMatchObject({ status: 'failed', result: null, error: { code: 'internal_error' } });
+    expect(job.error.message).toMatch(/interrupted 3 times/);
+
+    // The first run, still alive, finishes its image late: its lease is gone, so nothing is stored or charged.
+    release();
+    await expect.poll(() => returned, { timeout: 60_000, interval: 50 }).toBe(1);
+    // Storing the output and trying to make the charge final take a moment after the engine returns.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await receiver.waitFor(() => eventsOf('job.failed', jobId).length === 1);
+    expect((await server.api.get(`/api/v1/jobs/${jobId}`, { token: key })).body).toEqual(job);
+    const books = await readBooks(db, userId);
+    expect(books).toMatchObject({ credits: 10, holds: 0, paidImages: 0 });
+    expectBooksAgree(books);
+    const ledger = await db.selectFrom('credit_ledger').select(['reason', 'delta']).where('account_id', '=', userId).orderBy('id').execute();
+    expect(ledger.map((row) => `${row.reason} ${row.delta}`)).toEqual(['signup_bonus 10', 'enhance -1', 'refund 1']);
+    expect(eventsOf('job.failed', jobId)).toHaveLength(1);
     expect(keyId).toBeGreaterThan(0);
   });
 

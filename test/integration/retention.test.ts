@@ -105,6 +105,45 @@ describeEachDatabase('Retention', (dialect) => {
     expect(files).not.toContain(orphan);
   });
 
+  it("purges finished jobs older than JOB_RETENTION, keeps younger and unfinished ones, and never takes a queued job's inputs for orphans", async () => {
+    const { db } = server.services;
+    const { key, keyId, userId } = await signUpWithKey(server.api);
+    // WEBHOOK_WORKER=off: nothing runs jobs here, so this one stays queued with its input in storage.
+    const accepted = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]), headers: { Prefer: 'respond-async' } });
+    expect(accepted.status).toBe(202);
+    const inputs = (await db.selectFrom('job_inputs').select('storage_name').where('job_id', '=', accepted.body.job_id).execute()).map((row) => row.storage_name);
+    expect(inputs).toHaveLength(1);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const name of inputs) utimesSync(path.join(server.services.config.dataDir, 'images', name), twoHoursAgo, twoHoursAgo);
+
+    const now = server.clock.now();
+    const finishedJob = (id: string, status: 'succeeded' | 'failed', ageMs: number) => ({
+      id,
+      account_id: userId,
+      key_id: keyId,
+      operation: 'enhance' as const,
+      status,
+      input: '{}',
+      hold_id: null,
+      result: status === 'succeeded' ? '{}' : null,
+      error: status === 'failed' ? '{}' : null,
+      attempts: 1,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: now - ageMs - 1000,
+      finished_at: now - ageMs,
+    });
+    const old = newId('job');
+    const young = newId('job');
+    await db.insertInto('jobs').values([finishedJob(old, 'succeeded', 31 * DAY), finishedJob(young, 'failed', DAY)]).execute();
+
+    const report = await purge();
+    expect(report.jobs).toBe(1);
+    const left = (await db.selectFrom('jobs').select('id').where('account_id', '=', userId).execute()).map((row) => row.id).sort();
+    expect(left).toEqual([accepted.body.job_id, young].sort());
+    expect(storedFiles(server)).toEqual(expect.arrayContaining(inputs));
+  });
+
   it('purges hour-old impression views and finished rate-limit windows', async () => {
     const { db } = server.services;
     const now = server.clock.now();
