@@ -193,6 +193,10 @@ function replayed<T>(data: unknown): T {
   return { ok: true, data, marker: 'middlewareMarker' } as T;
 }
 
+function isAcceptedJob(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'job_id' in body && 'status_url' in body;
+}
+
 /**
  * The three image endpoints (stage, enhance, place-products): an API key, then Idempotency-Key replay
  * (CONTRACT §5), then one of the key's slots for image operations in flight (CONTRACT §9).
@@ -208,6 +212,11 @@ export const imageProcedure = apiKeyProcedure
     const start = await beginIdempotentRequest(db, { ...scope, fingerprint, now: startedAt });
     if (start.kind === 'replay') {
       ctx.response.setHeader('Idempotent-Replayed', 'true');
+      // An asynchronous request's first answer was the 202 with its job; so is the replay (CONTRACT §5).
+      if (isAcceptedJob(start.body)) {
+        ctx.response.setStatus(202);
+        ctx.response.setHeader('Preference-Applied', 'respond-async');
+      }
       return replayed<Awaited<ReturnType<typeof next>>>(start.body);
     }
     const idempotency: IdempotencyClaim = { key: idempotencyKey, startedAt };

@@ -1,4 +1,4 @@
-import { Form, Link, NavLink, useLocation } from '@remix-run/react';
+import { Form, Link, useLocation } from '@remix-run/react';
 import { type ReactNode, useEffect, useRef } from 'react';
 
 interface Props {
@@ -11,6 +11,8 @@ interface NavItem {
   label: string;
   /** Served by Express outside the Remix app (Swagger UI): a plain link, a full page load. */
   external?: boolean;
+  /** Other addresses that belong to this page (a key's webhook page belongs to Webhooks, not API keys). */
+  alsoActive?: RegExp;
 }
 
 /** The two roles of an account, each with its own pages (CONTRACT: one account can be both). */
@@ -21,7 +23,7 @@ export const NAV_GROUPS: readonly { id: string; label: string; items: readonly N
     items: [
       { to: '/overview', label: 'Overview' },
       { to: '/keys', label: 'API keys' },
-      { to: '/webhooks', label: 'Webhooks' },
+      { to: '/webhooks', label: 'Webhooks', alsoActive: /^\/keys\/[^/]+\/webhook/ },
       { to: '/billing', label: 'Billing' },
       { to: '/usage', label: 'Usage' },
       { to: '/playground', label: 'Playground' },
@@ -38,15 +40,23 @@ export const NAV_GROUPS: readonly { id: string; label: string; items: readonly N
   },
 ];
 
-function NavLinkItem({ item }: { item: NavItem }) {
+/** The nav item a path belongs to: one claiming it through `alsoActive` first, else the one whose address starts it. */
+function currentItemFor(pathname: string): string | null {
+  const items = NAV_GROUPS.flatMap((group) => group.items);
+  const claimed = items.find((item) => item.alsoActive?.test(pathname));
+  if (claimed) return claimed.to;
+  return items.find((item) => pathname === item.to || pathname.startsWith(`${item.to}/`))?.to ?? null;
+}
+
+function NavLinkItem({ item, current }: { item: NavItem; current: boolean }) {
   return (
     <li>
       {item.external ? (
         <a href={item.to}>{item.label}</a>
       ) : (
-        <NavLink to={item.to} prefetch="intent">
+        <Link to={item.to} prefetch="intent" aria-current={current ? 'page' : undefined}>
           {item.label}
-        </NavLink>
+        </Link>
       )}
     </li>
   );
@@ -54,6 +64,7 @@ function NavLinkItem({ item }: { item: NavItem }) {
 
 /** The grouped links; `idPrefix` keeps the group labels' ids unique when the list shows twice (bar and phone menu). */
 function NavGroups({ idPrefix }: { idPrefix: string }) {
+  const current = currentItemFor(useLocation().pathname);
   return (
     <>
       {NAV_GROUPS.map((group) => (
@@ -63,7 +74,7 @@ function NavGroups({ idPrefix }: { idPrefix: string }) {
           </span>
           <ul aria-labelledby={`${idPrefix}-${group.id}`}>
             {group.items.map((item) => (
-              <NavLinkItem key={item.to} item={item} />
+              <NavLinkItem key={item.to} item={item} current={item.to === current} />
             ))}
           </ul>
         </div>

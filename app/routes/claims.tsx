@@ -164,8 +164,10 @@ export default function Claims() {
                     <th scope="row">
                       <code className="nowrap">{claim.claim_code}</code>
                     </th>
-                    <td>{claim.image_count}</td>
-                    <td className="nowrap">{claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}</td>
+                    <td data-label="Images">{claim.image_count}</td>
+                    <td className="nowrap" data-label="Redeemed (UTC)">
+                      {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
+                    </td>
                     <td className="cell-actions">
                       <Link to="/gallery" className="button button--ghost button--small">
                         View images<span className="visually-hidden"> of claim {claim.claim_code}</span>

@@ -13,8 +13,9 @@ const CLAIM_STATUS_TEXT = { unredeemed: 'Waiting for the agent', redeemed: 'Rede
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
-  const [options, { keys }, { claims: issued }, { claims: redeemed }] = await Promise.all([
-    context.trpc.staging.playgroundOptions(),
+  const [billing, notifications, { keys }, { claims: issued }, { claims: redeemed }] = await Promise.all([
+    context.trpc.billing.overview(),
+    context.trpc.settings.notifications(),
     context.trpc.keys.list(),
     context.trpc.claims.list({ role: 'issued' }),
     context.trpc.claims.list({ role: 'redeemed' }),
@@ -28,7 +29,11 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       .at(-1) ?? null;
   return {
     email: account.email,
-    balance: { credits: options.credits, lowBalanceThreshold: options.low_balance_threshold },
+    balance: {
+      credits: billing.credits,
+      lowBalanceThreshold: notifications.low_balance_threshold,
+      autoTopUp: billing.auto_topup.enabled ? { amount: billing.auto_topup.amount, threshold: billing.auto_topup.threshold } : null,
+    },
     keys: { active: activeKeys.length, total: keys.length, lastUsed },
     recentClaims: issued.slice(0, RECENT),
     issuedCount: issued.length,
@@ -39,7 +44,8 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 /** The staging company's home: balance, keys and what happened lately, with the next step always one click away. */
 export default function Overview() {
   const { email, balance, keys, recentClaims, issuedCount, redeemedCount } = useLoaderData<typeof loader>();
-  const low = balance.credits < balance.lowBalanceThreshold;
+  // Auto top-up refills below its own threshold, so a low balance only needs action without it.
+  const low = balance.credits < balance.lowBalanceThreshold && !balance.autoTopUp;
   return (
     <>
       <header className="page-header">
@@ -69,7 +75,11 @@ export default function Overview() {
           <p className="stat__value">
             {balance.credits} <span className="stat__unit">credit{balance.credits === 1 ? '' : 's'}</span>
           </p>
-          <p className="muted">One credit stages one image ($1 each).</p>
+          <p className="muted">
+            {balance.autoTopUp
+              ? `Auto top-up adds ${balance.autoTopUp.amount} credits when the balance falls below ${balance.autoTopUp.threshold}.`
+              : 'One credit stages one image ($1 each). Auto top-up is off.'}
+          </p>
           <Link to="/billing" className="button button--small">
             Billing
           </Link>
@@ -124,14 +134,16 @@ export default function Overview() {
                     <th scope="row">
                       <code className="nowrap">{claim.claim_code}</code>
                     </th>
-                    <td>{claim.image_count}</td>
-                    <td>
+                    <td data-label="Images">{claim.image_count}</td>
+                    <td data-label="Status">
                       <Badge tone={claim.status === 'redeemed' ? 'active' : claim.status === 'expired' ? 'revoked' : 'test'}>
                         {CLAIM_STATUS_TEXT[claim.status]}
                       </Badge>
                       {claim.claimed_by_email ? <span className="muted cell-note">by {claim.claimed_by_email}</span> : null}
                     </td>
-                    <td className="nowrap">{formatTimestamp(claim.created_at)}</td>
+                    <td className="nowrap" data-label="Issued (UTC)">
+                      {formatTimestamp(claim.created_at)}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -22,8 +22,8 @@ const words = (value: string) => value.replaceAll('_', ' ');
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
-  const options = await context.trpc.staging.playgroundOptions();
-  return { ...options, origin: new URL(request.url).origin };
+  const [options, billing] = await Promise.all([context.trpc.staging.playgroundOptions(), context.trpc.billing.overview()]);
+  return { ...options, credits: billing.credits, origin: new URL(request.url).origin };
 }
 
 type Fields = 'image' | 'key_id' | 'style' | 'room_type';

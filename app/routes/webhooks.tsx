@@ -80,8 +80,10 @@ export default function Webhooks() {
                         {row.keyStatus === 'revoked' ? ' · revoked key' : null}
                       </span>
                     </th>
-                    <td className="cell-url">{row.url ? <code>{row.url}</code> : <span className="muted">—</span>}</td>
-                    <td>
+                    <td className="cell-url" data-label="Url">
+                      {row.url ? <code>{row.url}</code> : <span className="muted">—</span>}
+                    </td>
+                    <td data-label="Webhook">
                       <WebhookState url={row.url} enabled={row.enabled} disabledReason={row.disabledReason} />
                     </td>
                     <td className="cell-actions">

@@ -22,19 +22,25 @@ export interface HeldCharge {
 
 /**
  * Takes the credits as a hold before any processing (server/domain/credits/holds.ts), in one transaction with
- * `beforeCharge` (which may refuse, e.g. a closed claim, and then nothing is charged). A balance that cannot cover
+ * `beforeCharge` (which may refuse, e.g. a closed claim, and then nothing is charged) and `hold.onHeld` (what must
+ * commit with the charge, e.g. the job that will use it). A balance that cannot cover
  * the charge goes to `resolveShortfall`, which either makes room (one more try) or throws the 402.
  */
 export async function chargeCredits(
   db: Db,
   charge: Charge,
-  hold: { now: () => number; timeoutMs: number; topUp: ShortfallTopUp & { afterCharge(accountId: string): void } },
+  hold: {
+    now: () => number;
+    timeoutMs: number;
+    topUp: ShortfallTopUp & { afterCharge(accountId: string): void };
+    onHeld?: (trx: Kysely<Database>, held: HeldCharge) => Promise<void>;
+  },
   beforeCharge?: (trx: Kysely<Database>) => Promise<void>,
 ): Promise<HeldCharge> {
   for (let attempt = 0; ; attempt++) {
     const result = await inTransaction(db, async (trx) => {
       if (beforeCharge) await beforeCharge(trx);
-      return placeHold(trx, {
+      const placed = await placeHold(trx, {
         accountId: charge.caller.accountId,
         keyId: charge.caller.keyId,
         credits: charge.credits,
@@ -44,6 +50,8 @@ export async function chargeCredits(
         now: hold.now(),
         timeoutMs: hold.timeoutMs,
       });
+      if (placed.ok && hold.onHeld) await hold.onHeld(trx, { holdId: placed.holdId, balanceAfter: placed.balanceAfter });
+      return placed;
     });
     if (result.ok) {
       // Outside the charge's transaction: a balance left below the threshold starts one top-up in the background.
