@@ -89,9 +89,9 @@ export default function Billing() {
       <section className="card" aria-labelledby="buy-title">
         <h2 id="buy-title">Buy credits</h2>
         {failure?.intent === 'buy' ? <Alert tone="error">{failure.formError}</Alert> : null}
-        <Form method="post">
+        <Form method="post" className="stack">
           <input type="hidden" name="intent" value="buy" />
-          <fieldset className="field">
+          <fieldset className="field choices">
             <legend className="field__label">How many credits</legend>
             {PRESETS.map((credits, index) => (
               <label key={credits} className="choice">
@@ -114,7 +114,7 @@ export default function Billing() {
         <h2 id="card-title">Card on file</h2>
         {failure?.intent === 'remove-card' ? <Alert tone="error">{failure.formError}</Alert> : null}
         {card ? (
-          <Form method="post">
+          <Form method="post" className="stack">
             <p>
               {card.brand.toUpperCase()} •••• {card.last4}, expires {String(card.exp_month).padStart(2, '0')}/{card.exp_year}{' '}
               {card.simulated ? <Badge tone="revoked">simulated</Badge> : null}
@@ -140,7 +140,7 @@ export default function Billing() {
           </Alert>
         ) : null}
         {failure?.intent === 'auto-topup' ? <Alert tone="error">{failure.formError}</Alert> : null}
-        <Form method="post">
+        <Form method="post" className="stack">
           <input type="hidden" name="intent" value="auto-topup" />
           <label className="choice">
             <input type="checkbox" name="enabled" defaultChecked={auto.enabled} disabled={!card && !auto.enabled} /> Buy credits automatically when the balance runs low
