@@ -1,0 +1,172 @@
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/node';
+import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { Alert } from '../components/alert.js';
+import { Badge } from '../components/badge.js';
+import { ErrorCard } from '../components/error-card.js';
+import { Field } from '../components/field.js';
+import { formatTimestamp } from '../utils/format.js';
+import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { requireAccount } from '../utils/session.server.js';
+
+export const meta: MetaFunction = () => [{ title: 'Billing · Roomstage' }];
+
+const PRESETS = [10, 50, 100, 500] as const;
+
+const FAILURE_TEXT: Record<string, string> = {
+  card_declined: 'the card was declined',
+  authentication_required: 'the bank asked for authentication, which cannot happen off-session',
+  payment_method_missing: 'no card was on file',
+  monthly_limit_reached: 'the monthly limit was reached',
+  processing_error: 'the payment could not be processed',
+};
+
+export async function loader({ context, request }: LoaderFunctionArgs) {
+  await requireAccount(context, request);
+  return { billing: await context.trpc.billing.overview() };
+}
+
+/** A whole number from a form field; anything else is passed on as NaN for the procedure to refuse with details. */
+const whole = (value: string | undefined) => (value === undefined || value.trim() === '' ? Number.NaN : Number(value));
+
+export async function action({ context, request }: ActionFunctionArgs) {
+  await requireAccount(context, request);
+  const form = await request.formData();
+  const intent = formText(form, 'intent');
+  try {
+    switch (intent) {
+      case 'buy': {
+        const chosen = formText(form, 'credits') === 'custom' ? formText(form, 'custom_credits') : formText(form, 'credits');
+        const checkout = await context.trpc.billing.checkout({ credits: whole(chosen) });
+        return redirect(checkout.checkout_url);
+      }
+      case 'remove-card': {
+        await context.trpc.billing.removePaymentMethod();
+        return json({ intent, done: 'The card was removed and auto top-up is off.' } as const);
+      }
+      case 'auto-topup': {
+        const limit = formText(form, 'monthly_limit')?.trim();
+        await context.trpc.billing.putAutoTopUp({
+          enabled: formText(form, 'enabled') === 'on',
+          amount: whole(formText(form, 'amount')),
+          threshold: whole(formText(form, 'threshold')),
+          monthly_limit: limit ? whole(limit) : null,
+        });
+        return json({ intent, done: 'Auto top-up settings saved.' } as const);
+      }
+      default:
+        return json({ intent: 'unknown', status: 400, code: 'invalid_request', formError: 'Unknown action. Reload the page and try again.', fieldErrors: {} } as const, { status: 400 });
+    }
+  } catch (error) {
+    const shown = intent === 'auto-topup' ? ['amount', 'threshold', 'monthly_limit'] : intent === 'buy' ? ['credits'] : [];
+    const failure = describeFormFailure(context, error, shown);
+    return json({ intent, ...failure }, { status: failure.status });
+  }
+}
+
+export default function Billing() {
+  const { billing } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busy = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
+  const failure = result && 'formError' in result ? result : null;
+  const done = result && 'done' in result ? result.done : null;
+  const card = billing.payment_method;
+  const auto = billing.auto_topup;
+  const errorFor = (intent: string, field: string) => (failure?.intent === intent ? (failure.fieldErrors as Record<string, string>)[field] : undefined);
+
+  return (
+    <>
+      <header className="page-header">
+        <p className="eyebrow">Billing</p>
+        <h1>Billing</h1>
+        <p className="lead">
+          You have <strong>{billing.credits}</strong> credit{billing.credits === 1 ? '' : 's'}. One credit stages or enhances one image and costs $1. See{' '}
+          <Link to="/billing/transactions">transactions</Link> for every change to your balance.
+        </p>
+      </header>
+      {done ? <Alert tone="success">{done}</Alert> : null}
+
+      <section className="card" aria-labelledby="buy-title">
+        <h2 id="buy-title">Buy credits</h2>
+        {failure?.intent === 'buy' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        <Form method="post" className="stack">
+          <input type="hidden" name="intent" value="buy" />
+          <fieldset className="field choices">
+            <legend className="field__label">How many credits</legend>
+            {PRESETS.map((credits, index) => (
+              <label key={credits} className="choice">
+                <input type="radio" name="credits" value={credits} defaultChecked={index === 1} /> {credits} credits (${credits})
+              </label>
+            ))}
+            <label className="choice">
+              <input type="radio" name="credits" value="custom" /> Another amount
+            </label>
+          </fieldset>
+          <Field label="Custom amount (1–10 000 credits)" name="custom_credits" type="number" min={1} max={10000} inputMode="numeric" error={errorFor('buy', 'credits')} />
+          <button type="submit" className="button" disabled={busy === 'buy'}>
+            {busy === 'buy' ? 'Opening checkout…' : 'Continue to payment'}
+          </button>
+          <p className="field__hint">Your card is saved for auto top-up. You can remove it at any time.</p>
+        </Form>
+      </section>
+
+      <section className="card" aria-labelledby="card-title">
+        <h2 id="card-title">Card on file</h2>
+        {failure?.intent === 'remove-card' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        {card ? (
+          <Form method="post" className="stack">
+            <p>
+              {card.brand.toUpperCase()} •••• {card.last4}, expires {String(card.exp_month).padStart(2, '0')}/{card.exp_year}{' '}
+              {card.simulated ? <Badge tone="revoked">simulated</Badge> : null}
+            </p>
+            {card.simulated ? <p className="field__hint">This server runs without Stripe keys: payments are simulated and no money moves.</p> : null}
+            <input type="hidden" name="intent" value="remove-card" />
+            <button type="submit" className="button button--small" disabled={busy === 'remove-card'}>
+              Remove card<span className="visually-hidden"> ending {card.last4}</span>
+            </button>
+            <p className="field__hint">Removing the card switches auto top-up off.</p>
+          </Form>
+        ) : (
+          <p className="empty-state">No card on file. Buy credits once and the card you pay with is saved here.</p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="auto-title">
+        <h2 id="auto-title">Auto top-up</h2>
+        {auto.paused_until ? (
+          <Alert tone="warning" title="Auto top-up is paused">
+            The last top-up failed: {FAILURE_TEXT[auto.last_failure_reason ?? ''] ?? 'it could not be made'}. No charge is tried before {formatTimestamp(auto.paused_until)}. Saving these
+            settings or a new card ends the pause.
+          </Alert>
+        ) : null}
+        {failure?.intent === 'auto-topup' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        <Form method="post" className="stack">
+          <input type="hidden" name="intent" value="auto-topup" />
+          <label className="choice">
+            <input type="checkbox" name="enabled" defaultChecked={auto.enabled} disabled={!card && !auto.enabled} /> Buy credits automatically when the balance runs low
+          </label>
+          {!card ? <p className="field__hint">Needs a card on file: buy credits once first.</p> : null}
+          <Field label="Credits to buy each time (10–10 000)" name="amount" type="number" min={10} max={10000} defaultValue={auto.amount} error={errorFor('auto-topup', 'amount')} />
+          <Field label="When the balance falls below (0–100 000)" name="threshold" type="number" min={0} max={100000} defaultValue={auto.threshold} error={errorFor('auto-topup', 'threshold')} />
+          <Field
+            label="Monthly limit in credits (blank = no limit)"
+            name="monthly_limit"
+            type="number"
+            min={1}
+            defaultValue={auto.monthly_limit ?? ''}
+            hint="A leaked key can never buy more than this in a calendar month (UTC)."
+            error={errorFor('auto-topup', 'monthly_limit')}
+          />
+          <button type="submit" className="button" disabled={busy === 'auto-topup'}>
+            Save auto top-up
+          </button>
+        </Form>
+      </section>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  return <ErrorCard error={error} signedIn />;
+}

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
+import { signUp } from '../helpers/api-client.js';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { startTestServer } from '../helpers/server.js';
+
+/** The billing page driven as a browser without JavaScript would: plain form posts with the session cookie. */
+describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  const page = async (path: string, token: string, form?: Record<string, string>) => {
+    const response = await fetch(new URL(path, server.url), {
+      method: form ? 'POST' : 'GET',
+      headers: { cookie: `${SESSION_COOKIE_NAME}=${token}`, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: form ? new URLSearchParams(form) : undefined,
+      redirect: 'manual',
+    });
+    return { status: response.status, location: response.headers.get('location'), html: (await response.text()).replace(/<!-- -->/g, '') };
+  };
+
+  it('buys credits with a preset, shows the simulated card, turns on auto top-up with a monthly limit and removes the card', async () => {
+    const { token } = await signUp(server.api);
+    const empty = await page('/billing', token);
+    expect(empty.status).toBe(200);
+    expect(empty.html).toContain('No card on file');
+
+    const buy = await page('/billing', token, { intent: 'buy', credits: '50' });
+    expect(buy.status).toBe(302);
+    const checkout = new URL(buy.location!);
+    expect(checkout.pathname).toMatch(/^\/billing\/simulated-checkout\//);
+    const simulated = await page(checkout.pathname, token);
+    expect(simulated.html).toContain('Simulated payment');
+    const sessionId = checkout.pathname.split('/').at(-1)!;
+    const returned = await page(`/billing/return?session_id=${sessionId}`, token);
+    expect(returned.html).toContain('50 credits were added');
+
+    const withCard = await page('/billing', token);
+    expect(withCard.html).toContain('VISA •••• 4242');
+    expect(withCard.html).toContain('simulated');
+    expect(withCard.html).toContain('<strong>50</strong> credits');
+
+    const saved = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '20', threshold: '5', monthly_limit: '100' });
+    expect(saved.status).toBe(200);
+    expect(saved.html).toContain('Auto top-up settings saved.');
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({ enabled: true, amount: 20, threshold: 5, monthly_limit: 100 });
+
+    const invalid = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '5', threshold: '5', monthly_limit: '' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.html).toContain('field--invalid');
+
+    const removed = await page('/billing', token, { intent: 'remove-card' });
+    expect(removed.html).toContain('The card was removed and auto top-up is off.');
+    expect((await server.api.get('/api/v1/billing', { token })).body).toMatchObject({ has_payment_method: false, auto_topup: { enabled: false } });
+  });
+
+  it('refuses a custom amount out of range next to the field, buying nothing', async () => {
+    const { token } = await signUp(server.api);
+    const refused = await page('/billing', token, { intent: 'buy', credits: 'custom', custom_credits: '20000' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('field--invalid');
+    expect(await server.services.db.selectFrom('checkout_sessions').select('id').where('account_id', '=', (await server.api.get('/api/v1/me', { token })).body.id).execute()).toEqual([]);
+  });
+});
