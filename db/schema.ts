@@ -286,6 +286,38 @@ export interface UsageDailyTable {
   claims_redeemed: ColumnType<number, number | undefined, number>;
 }
 
+export type JobOperation = 'stage' | 'enhance' | 'place_products';
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** An asynchronous image request (CONTRACT §5): charged when accepted, run by whichever worker leases it. */
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  key_id: number;
+  operation: JobOperation;
+  status: JobStatus;
+  /** JSON of the validated request (server/domain/jobs/inputs.ts); images are in `job_inputs`. */
+  input: string;
+  /** The credits taken when the job was accepted; null for free operations. */
+  hold_id: string | null;
+  /** JSON: the synchronous 200 body, once succeeded. */
+  result: string | null;
+  /** JSON: the CONTRACT §1 error body, once failed. */
+  error: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  lease_owner: string | null;
+  /** Queued: when it falls due (its creation). Running: when its worker counts as dead. */
+  lease_expires_at: EpochMs | null;
+  created_at: EpochMs;
+  finished_at: EpochMs | null;
+}
+
+export interface JobInputsTable {
+  storage_name: string;
+  job_id: string;
+  position: number;
+}
+
 export interface Database {
   checkout_sessions: CheckoutSessionsTable;
   stripe_events: StripeEventsTable;
@@ -307,6 +339,8 @@ export interface Database {
   rate_limit_windows: RateLimitWindowsTable;
   impression_views: ImpressionViewsTable;
   usage_daily: UsageDailyTable;
+  jobs: JobsTable;
+  job_inputs: JobInputsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -322,3 +356,4 @@ export type Product = Selectable<ProductsTable>;
 export type PlacementRow = Selectable<PlacementsTable>;
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 export type TopUpAttempt = Selectable<TopUpAttemptsTable>;
+export type Job = Selectable<JobsTable>;

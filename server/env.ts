@@ -68,6 +68,7 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   RETENTION_INTERVAL: duration('1h'),
   WEBHOOK_EVENT_RETENTION: duration('30d'),
+  JOB_RETENTION: duration('30d'),
   ORPHAN_FILE_GRACE: duration('1h'),
   IMAGE_WORK_PER_PROCESS: positiveInt(16),
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
@@ -100,7 +101,7 @@ export type Config = {
   metricsPort?: number;
   /** Express's `trust proxy` (hops, `true`, or addresses): which X-Forwarded-For entries name the client IP. */
   trustProxy: boolean | number | string;
-  retention: { intervalMs: number; webhookEventsMs: number; orphanFileGraceMs: number };
+  retention: { intervalMs: number; webhookEventsMs: number; jobsMs: number; orphanFileGraceMs: number };
   /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
   imageWorkPerProcess: number;
   /** Claim previews and redemptions a minute per client IP. */
@@ -138,7 +139,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsToken: env.METRICS_TOKEN,
     metricsPort: env.METRICS_PORT,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
+    retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, jobsMs: env.JOB_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
     signInLimit: { perIp: env.SIGN_IN_LIMIT_PER_IP, perEmail: env.SIGN_IN_LIMIT_PER_EMAIL },

@@ -27,6 +27,8 @@ export const ID_PREFIXES = {
   simulatedCheckout: 'cs_sim',
   simulatedPayment: 'pi_sim',
   simulatedCard: 'pm_sim',
+  job: 'job',
+  jobLease: 'jwk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

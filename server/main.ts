@@ -12,6 +12,7 @@ import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
+import { simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
 import { dashboardBodyLimit } from './http/body-limits.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
@@ -26,7 +27,8 @@ import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';
 import { closeOnSignals } from './process-signals.js';
-import { createServices } from './services.js';
+import { createServices, imagingDeps } from './services.js';
+import { createJobRunner, type JobRunner } from './domain/jobs/runner.js';
 import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
 import type { Services } from './trpc.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
@@ -76,11 +78,13 @@ export async function createApp(services: Services) {
 
   // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
   app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services));
+  app.use(stripeWebhookRouter(services));
   app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
   app.use('/api', apiNotFound, apiErrorHandler);
 
   app.use('/docs', docsRouter());
+  app.use(simulatedCheckoutRouter(services));
   app.use('/images', embeddableResources, imageFilesRouter(services));
 
   const build = await loadRemixBuild();
@@ -120,13 +124,19 @@ export async function startServer(
   options: { clock?: Clock; webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>> } = {},
 ): Promise<RunningServer> {
   const handle = await createServices(config, options);
-  // WEBHOOK_WORKER=inline (the default) delivers webhooks from this process; `off` leaves it to `npm run worker`.
+  // WEBHOOK_WORKER=inline (the default) delivers webhooks (and runs jobs) in this process; `off` leaves them to `npm run worker`.
   let worker: WebhookWorker | null = null;
   if (config.webhookWorker === 'inline') {
     const { db, clock } = handle.services;
     const { metrics } = handle.services;
     worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics, ...options.webhookWorker, db, clock });
     worker.start();
+  }
+  // Asynchronous jobs run where webhooks are delivered: here by default, else in `npm run worker` processes.
+  let jobs: JobRunner | null = null;
+  if (config.webhookWorker === 'inline') {
+    jobs = createJobRunner({ deps: () => imagingDeps(handle.services), leaseMs: config.chargeHoldTimeoutMs, metrics: handle.services.metrics });
+    jobs.start();
   }
   // Every server process refunds the holds of image requests that died, whichever process ran them (CONTRACT §8).
   const sweeper = createHoldSweeper({ db: handle.services.db, clock: handle.services.clock, timeoutMs: config.chargeHoldTimeoutMs });
@@ -167,6 +177,7 @@ export async function startServer(
           server.closeIdleConnections();
         });
         await worker?.stop();
+        await jobs?.stop();
         await sweeper.stop();
         await handle.close();
       })()),

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { AppError, errorResponse, isServerFault, toErrorResponse } from './errors.js';
+import { describeAsyncRequests } from './http/async-request-docs.js';
 import { describeErrors } from './http/error-docs.js';
 import { describeImageUploads } from './http/image-upload-docs.js';
 import { BufferedResponse } from './http/response-control.js';
@@ -58,7 +59,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     else operation.security = [{ [SECURITY_SCHEME_BY_AUTH[auth]]: [] }];
     if (meta.successStatus) successStatuses.set(`${method} ${meta.openapi.path}`, meta.successStatus);
   }
-  return describeErrors(describeImageUploads(document), successStatuses);
+  return describeErrors(describeAsyncRequests(describeImageUploads(document)), successStatuses);
 }
 
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();

@@ -3,6 +3,7 @@ import { billingRouter } from './routers/billing.js';
 import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
 import { healthRouter } from './routers/health.js';
+import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
 import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
@@ -18,6 +19,7 @@ export const appRouter = router({
   credits: creditsRouter,
   webhooks: webhooksRouter,
   staging: stagingRouter,
+  jobs: jobsRouter,
   claims: claimsRouter,
   billing: billingRouter,
   settings: settingsRouter,

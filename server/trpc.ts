@@ -12,6 +12,8 @@ import type { Config } from './env.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
 import type { ResponseControl } from './http/response-control.js';
 import type { ImageEngine } from './imaging/engine.js';
+import type { AutoTopUp } from './domain/billing/auto-topup.js';
+import type { PaymentGateway } from './domain/billing/gateway.js';
 import type { ImageStorage } from './storage/storage.js';
 import { type AuthenticatedKey, authenticateApiKey } from './domain/keys/api-keys.js';
 import {
@@ -45,6 +47,9 @@ export interface Services {
   /** Image requests in flight in this process (IMAGE_WORK_PER_PROCESS). */
   imageWork: WorkGate;
   metrics: Metrics;
+  /** Stripe when STRIPE_SECRET_KEY is set, the simulated gateway otherwise. */
+  payments: PaymentGateway;
+  autoTopUp: AutoTopUp;
 }
 
 export interface Context {
@@ -188,6 +193,10 @@ function replayed<T>(data: unknown): T {
   return { ok: true, data, marker: 'middlewareMarker' } as T;
 }
 
+function isAcceptedJob(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'job_id' in body && 'status_url' in body;
+}
+
 /**
  * The three image endpoints (stage, enhance, place-products): an API key, then Idempotency-Key replay
  * (CONTRACT §5), then one of the key's slots for image operations in flight (CONTRACT §9).
@@ -203,6 +212,11 @@ export const imageProcedure = apiKeyProcedure
     const start = await beginIdempotentRequest(db, { ...scope, fingerprint, now: startedAt });
     if (start.kind === 'replay') {
       ctx.response.setHeader('Idempotent-Replayed', 'true');
+      // An asynchronous request's first answer was the 202 with its job; so is the replay (CONTRACT §5).
+      if (isAcceptedJob(start.body)) {
+        ctx.response.setStatus(202);
+        ctx.response.setHeader('Preference-Applied', 'respond-async');
+      }
       return replayed<Awaited<ReturnType<typeof next>>>(start.body);
     }
     const idempotency: IdempotencyClaim = { key: idempotencyKey, startedAt };

@@ -29,6 +29,8 @@ export function contractError(error: unknown): { error: string; code: string; me
 export async function stageWithApiKey(baseUrl: string, apiKey: string, photo: Buffer) {
   const roomstage = createRoomstageTrpcClient(baseUrl, apiKey);
   const staged = await roomstage.staging.stage.mutate({ images: [photo.toString('base64')], style: 'scandinavian', room_type: 'living_room' });
+  // Without `Prefer: respond-async` the answer is the staged result, never a job.
+  if (!('claim_code' in staged)) throw new Error(`unexpected asynchronous answer: job ${staged.job_id}`);
   const { credits } = await roomstage.credits.balance.query();
   return { claimCode: staged.claim_code, imageUrl: staged.image_url, credits };
 }

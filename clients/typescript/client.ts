@@ -5,6 +5,7 @@
  *   const roomstage = createRoomstageClient({ baseUrl: 'https://roomstage.example', credential: process.env.ROOMSTAGE_API_KEY });
  *   const { data, error } = await roomstage.POST('/api/v1/stage', { body: { image: [photo], style: 'modern' }, bodySerializer: formData });
  *   if (error) throw new Error(`${error.code}: ${error.message}`);
+ *   if (isAcceptedJob(data)) throw new Error('asked for a synchronous answer');
  *   console.log(data.claim_code, data.image_url);
  */
 import createClient, { type Client } from 'openapi-fetch';
@@ -14,6 +15,13 @@ export type { components, paths };
 export type RoomstageClient = Client<paths>;
 /** Every error body (CONTRACT §1): branch on `code`. */
 export type RoomstageError = components['schemas']['Error'];
+/** The 202 answer of an image endpoint called with `Prefer: respond-async`: poll `status_url` (GET /api/v1/jobs/{id}). */
+export type AcceptedJob = components['schemas']['AcceptedJob'];
+
+/** The image endpoints answer 200 with their result, or 202 with a job when asked to; this tells the two apart. */
+export function isAcceptedJob<T extends object>(data: T | AcceptedJob): data is AcceptedJob {
+  return 'job_id' in data && 'status_url' in data;
+}
 
 export interface RoomstageClientOptions {
   /** Where the API runs, without /api/v1 (the paths carry it), e.g. https://roomstage.example */

@@ -253,7 +253,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code */
+        /**
+         * Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code
+         * @description Charges 1 credit per image. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
         post: operations["staging-stage"];
         delete?: never;
         options?: never;
@@ -270,7 +273,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enhance an image to 4K (long edge 3840 px); 1 credit */
+        /**
+         * Enhance an image to 4K (long edge 3840 px); 1 credit
+         * @description Charges 1 credit. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
         post: operations["staging-enhance"];
         delete?: never;
         options?: never;
@@ -287,8 +293,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Place sponsored products in an image (free); every serve of the result counts ad impressions */
+        /**
+         * Place sponsored products in an image (free); every serve of the result counts ad impressions
+         * @description Free. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
         post: operations["staging-placeProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An asynchronous request (Prefer: respond-async): its status, then its result or error */
+        get: operations["jobs-get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -380,6 +406,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up */
+        post: operations["billing-checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/checkout/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet */
+        get: operations["billing-checkoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove the card on file; auto top-up is switched off with it */
+        delete: operations["billing-removePaymentMethod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/auto-topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Auto top-up settings, cap and pause state */
+        get: operations["billing-getAutoTopUp"];
+        /** Save auto top-up settings (enabling needs a card on file); saving ends a pause */
+        put: operations["billing-putAutoTopUp"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings": {
         parameters: {
             query?: never;
@@ -453,6 +548,69 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        StageResult: {
+            /** @constant */
+            success: true;
+            claim_code: string;
+            /** @description URL of the first staged image */
+            image_url: string;
+            images: {
+                /** @description Image id (img_…) */
+                id: string;
+                /** @description Absolute, unguessable URL serving the image without credentials */
+                image_url: string;
+                width: number;
+                height: number;
+            }[];
+            /** @enum {string} */
+            style: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
+            /** @enum {string} */
+            room_type: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+            credits_used: number;
+            credits_remaining: number;
+            /**
+             * @description When the claim expires (30 days after issue)
+             * @example 2026-11-21T19:40:00.000Z
+             */
+            expires_at: string;
+        };
+        /** @description The answer to `Prefer: respond-async` (HTTP 202): the request was validated and charged; a worker does the work. */
+        AcceptedJob: {
+            /** @description Job id (job_…) */
+            job_id: string;
+            /** @constant */
+            status: "queued";
+            /** @description Absolute URL of GET /api/v1/jobs/{id}: poll it for the result */
+            status_url: string;
+        };
+        EnhanceResult: {
+            /** @constant */
+            success: true;
+            image_url: string;
+            width: number;
+            height: number;
+            /** @constant */
+            credits_used: 1;
+            credits_remaining: number;
+        };
+        PlaceProductsResult: {
+            /** @constant */
+            success: true;
+            image_url: string;
+            placements: {
+                product_id: string;
+                name: string;
+                brand: string;
+                category: string;
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            }[];
+            /** @constant */
+            credits_used: 0;
+            credits_remaining: number;
+        };
         /** @description Every error is this JSON body (CONTRACT §1); some codes add the fields below. */
         Error: {
             /** @description Short lowercase text, e.g. "insufficient credits" */
@@ -1186,7 +1344,12 @@ export interface operations {
     "staging-stage": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: validate and charge now, answer 202 with a job at once, and let a worker do the work; poll `status_url` (GET /api/v1/jobs/{id}). The answer then carries `Preference-Applied: respond-async`. */
+                Prefer?: string;
+                /** @description 1–255 printable characters, scoped to the API key, kept 24 hours. A repeat of the same request returns the first response again (header `Idempotent-Replayed: true`, no second charge; for an asynchronous request, the same 202); the same key with another request, or while the first still runs, is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1239,32 +1402,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        claim_code: string;
-                        /** @description URL of the first staged image */
-                        image_url: string;
-                        images: {
-                            /** @description Image id (img_…) */
-                            id: string;
-                            /** @description Absolute, unguessable URL serving the image without credentials */
-                            image_url: string;
-                            width: number;
-                            height: number;
-                        }[];
-                        /** @enum {string} */
-                        style: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
-                        /** @enum {string} */
-                        room_type: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
-                        credits_used: number;
-                        credits_remaining: number;
-                        /**
-                         * @description When the claim expires (30 days after issue)
-                         * @example 2026-11-21T19:40:00.000Z
-                         */
-                        expires_at: string;
-                    };
+                    "application/json": components["schemas"]["StageResult"];
+                };
+            };
+            /** @description Accepted (with `Prefer: respond-async`): the request is charged and queued; poll `status_url` */
+            202: {
+                headers: {
+                    /** @description respond-async */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJob"];
                 };
             };
             /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
@@ -1281,7 +1430,12 @@ export interface operations {
     "staging-enhance": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: validate and charge now, answer 202 with a job at once, and let a worker do the work; poll `status_url` (GET /api/v1/jobs/{id}). The answer then carries `Preference-Applied: respond-async`. */
+                Prefer?: string;
+                /** @description 1–255 printable characters, scoped to the API key, kept 24 hours. A repeat of the same request returns the first response again (header `Idempotent-Replayed: true`, no second charge; for an asynchronous request, the same 202); the same key with another request, or while the first still runs, is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1315,16 +1469,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        image_url: string;
-                        width: number;
-                        height: number;
-                        /** @constant */
-                        credits_used: 1;
-                        credits_remaining: number;
-                    };
+                    "application/json": components["schemas"]["EnhanceResult"];
+                };
+            };
+            /** @description Accepted (with `Prefer: respond-async`): the request is charged and queued; poll `status_url` */
+            202: {
+                headers: {
+                    /** @description respond-async */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJob"];
                 };
             };
             /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
@@ -1341,7 +1497,12 @@ export interface operations {
     "staging-placeProducts": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: validate and charge now, answer 202 with a job at once, and let a worker do the work; poll `status_url` (GET /api/v1/jobs/{id}). The answer then carries `Preference-Applied: respond-async`. */
+                Prefer?: string;
+                /** @description 1–255 printable characters, scoped to the API key, kept 24 hours. A repeat of the same request returns the first response again (header `Idempotent-Replayed: true`, no second charge; for an asynchronous request, the same 202); the same key with another request, or while the first still runs, is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1393,23 +1554,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["PlaceProductsResult"];
+                };
+            };
+            /** @description Accepted (with `Prefer: respond-async`): the request is charged and queued; poll `status_url` */
+            202: {
+                headers: {
+                    /** @description respond-async */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJob"];
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "jobs-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id (job_…), from the 202 answer */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        /** @constant */
-                        success: true;
-                        image_url: string;
-                        placements: {
-                            product_id: string;
-                            name: string;
-                            brand: string;
-                            category: string;
-                            x: number;
-                            y: number;
-                            width: number;
-                            height: number;
-                        }[];
-                        /** @constant */
-                        credits_used: 0;
-                        credits_remaining: number;
+                        id: string;
+                        /** @enum {string} */
+                        operation: "stage" | "enhance" | "place_products";
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        /** @description When succeeded: the body the synchronous request answers with */
+                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
+                        /** @description When failed: the CONTRACT §1 error body; the credits were refunded */
+                        error: {
+                            error: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "forbidden" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "rate_limited" | "internal_error" | "service_unavailable";
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            credits_required?: number;
+                            credits_available?: number;
+                            credits_remaining?: number;
+                        } | null;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        finished_at: string | null;
                     };
                 };
             };
@@ -1664,6 +1879,205 @@ export interface operations {
                             /** @description A card of the built-in simulated gateway (no Stripe key configured) */
                             simulated: boolean;
                         } | null;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Credits to buy, 1–10 000 ($1 each) */
+                    credits: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send the customer here to pay */
+                        checkout_url: string;
+                        session_id: string;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-checkoutStatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        session_id: string;
+                        /** @enum {string} */
+                        status: "open" | "complete" | "expired";
+                        credits: number;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-removePaymentMethod": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        has_payment_method: false;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-getAutoTopUp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        amount: number;
+                        threshold: number;
+                        /** @description Credits auto top-up may buy per calendar month (UTC); null = no cap */
+                        monthly_limit: number | null;
+                        /** @description No top-up is tried before this time (after a failed charge) */
+                        paused_until: string | null;
+                        last_failure_reason: ("card_declined" | "authentication_required" | "payment_method_missing" | "monthly_limit_reached" | "processing_error") | null;
+                        has_payment_method: boolean;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-putAutoTopUp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true or false */
+                    enabled: true | false;
+                    /** @description Credits bought per top-up, 10–10 000 */
+                    amount: number;
+                    /** @description Top up when a charge leaves the balance below this, 0–100 000 */
+                    threshold: number;
+                    /** @description Credits auto top-up may buy per calendar month (UTC); null = no cap; omitted = unchanged */
+                    monthly_limit?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        amount: number;
+                        threshold: number;
+                        /** @description Credits auto top-up may buy per calendar month (UTC); null = no cap */
+                        monthly_limit: number | null;
+                        /** @description No top-up is tried before this time (after a failed charge) */
+                        paused_until: string | null;
+                        last_failure_reason: ("card_declined" | "authentication_required" | "payment_method_missing" | "monthly_limit_reached" | "processing_error") | null;
+                        has_payment_method: boolean;
                     };
                 };
             };

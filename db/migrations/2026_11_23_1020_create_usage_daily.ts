@@ -35,7 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       select account_id, ${day('created_at')} as day, coalesce(api_key_id, 0) as key_id, 0 as st, 0 as en, 0 as pl,
         case when reason in ('stage', 'enhance', 'refund') then -delta else 0 end as cu,
         case when reason in ('purchase', 'auto_topup') then delta else 0 end as cp, 0 as ci, 0 as cr
-      from credit_ledger
+      from credit_ledger where reason <> 'signup_bonus'
       union all
       select account_id, ${day('created_at')}, coalesce(key_id, 0), case when kind = 'staged' then 1 else 0 end,
         case when kind = 'enhanced' then 1 else 0 end, case when kind = 'placed' then 1 else 0 end, 0, 0, 0, 0

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { isMysql } from '../../db/client.js';
 import { inTransaction, retryingDeadlocks } from '../../db/transaction.js';
+import { countActiveJobs } from '../domain/jobs/jobs.js';
 import { randomBase62 } from '../ids.js';
 import { log } from '../observability/logger.js';
 
@@ -8,7 +9,8 @@ import { log } from '../observability/logger.js';
 export const LEASE_MS = 120_000;
 
 /**
- * Takes one of the key's `limit` slots for image operations in flight, across every process sharing the database.
+ * Takes one of the key's `limit` slots for image operations in flight, across every process sharing the database;
+ * the key's queued and running jobs fill slots too.
  * Returns a release function, or null when all slots are taken.
  */
 export async function acquireImageSlot(db: Db, input: { keyId: number; limit: number; now: number }): Promise<(() => Promise<void>) | null> {
@@ -22,7 +24,8 @@ export async function acquireImageSlot(db: Db, input: { keyId: number; limit: nu
       .select((eb) => eb.fn.countAll<number>().as('inFlight'))
       .where('key_id', '=', input.keyId)
       .executeTakeFirstOrThrow();
-    if (Number(inFlight) >= input.limit) return false;
+    // Asynchronous jobs waiting or running for this key are operations in flight too (CONTRACT §5).
+    if (Number(inFlight) + (await countActiveJobs(trx, input.keyId)) >= input.limit) return false;
     await trx.insertInto('image_operation_leases').values({ id: leaseId, key_id: input.keyId, expires_at: input.now + LEASE_MS }).execute();
     return true;
   });

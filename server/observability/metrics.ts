@@ -13,6 +13,10 @@ export interface Metrics {
   requestSeconds: Histogram<'method' | 'route'>;
   imageOperations: Counter<'operation' | 'outcome'>;
   webhookAttempts: Counter<'outcome'>;
+  /** Asynchronous jobs finished by this process, by operation and outcome (succeeded, failed). */
+  jobOutcomes: Counter<'operation' | 'outcome'>;
+  /** Auto top-ups tried by this process: `succeeded` or the failure reason. */
+  autoTopUps: Counter<'outcome'>;
   /** A gauge whose value is read from the database at each scrape: one call per new gauge. */
   dbGauge(name: string, help: string, read: (db: Db) => Promise<number | Record<string, number>>, labelName?: string): void;
 }
@@ -32,6 +36,8 @@ export function createMetrics(db: Db): Metrics {
     }),
     imageOperations: new Counter({ name: 'image_operations_total', help: 'Image operations (stage, enhance, place) by outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
     webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome', labelNames: ['outcome'], registers: [registry] }),
+    jobOutcomes: new Counter({ name: 'jobs_finished_total', help: 'Asynchronous jobs finished by this process, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    autoTopUps: new Counter({ name: 'auto_topups_total', help: 'Auto top-ups tried by this process, by outcome (succeeded or the failure reason)', labelNames: ['outcome'], registers: [registry] }),
     dbGauge(name, help, read, labelName) {
       new Gauge({
         name,
@@ -68,5 +74,16 @@ export function createMetrics(db: Db): Metrics {
     'status',
   );
   metrics.dbGauge('charge_holds_outstanding', 'Charge holds outstanding: image requests in flight, or dead and not yet refunded (all processes)', (db) => countOutstandingHolds(db));
+  metrics.dbGauge(
+    'jobs_active',
+    'Asynchronous jobs queued or running (all processes), by status',
+    async (db) => {
+      const rows = await db.selectFrom('jobs').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('status', 'in', ['queued', 'running']).groupBy('status').execute();
+      const counts: Record<string, number> = { queued: 0, running: 0 };
+      for (const row of rows) counts[row.status] = Number(row.n);
+      return counts;
+    },
+    'status',
+  );
   return metrics;
 }

@@ -7,6 +7,8 @@ import type { ImageStorage } from '../storage/storage.js';
 export interface RetentionPolicy {
   /** Delivered webhook events (and their deliveries) older than this go (WEBHOOK_EVENT_RETENTION, 30 days). */
   webhookEventsMs: number;
+  /** Finished asynchronous jobs (succeeded or failed) older than this go (JOB_RETENTION, 30 days). */
+  jobsMs: number;
   /** Stored files with no image row are removed once older than this (ORPHAN_FILE_GRACE): rows commit after files. */
   orphanFileGraceMs: number;
 }
@@ -19,6 +21,7 @@ export interface PurgeReport {
   impressionViews: number;
   rateLimitWindows: number;
   orphanFiles: number;
+  jobs: number;
 }
 
 /** Rows per statement: short statements keep row locks brief for the requests running beside the purge. */
@@ -41,6 +44,20 @@ async function deleteOlder(db: Db, table: AgedTable, column: string, cutoff: num
     const count = Number(result.numAffectedRows ?? 0);
     deleted += count;
     if (!edge.rows[0] || count === 0) return deleted;
+  }
+}
+
+/** Finished jobs older than the cutoff, a batch at a time (their input rows go with them: ON DELETE CASCADE). */
+async function purgeFinishedJobs(db: Db, cutoff: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const batch = await db.selectFrom('jobs').select('id').where('finished_at', '<=', cutoff).orderBy('finished_at').limit(BATCH).execute();
+    if (batch.length === 0) return deleted;
+    const ids = batch.map((row) => row.id);
+    await db.deleteFrom('job_inputs').where('job_id', 'in', ids).execute();
+    const result = await db.deleteFrom('jobs').where('id', 'in', ids).where('finished_at', '<=', cutoff).executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+    if (batch.length < BATCH) return deleted;
   }
 }
 
@@ -88,12 +105,13 @@ async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): 
     if (candidates.length === 0) return;
     const names = candidates;
     candidates = [];
-    // A file is known when a row names it as an output or as the original kept to re-render from.
-    const [outputs, originals] = await Promise.all([
+    // A file is known when a row names it as an output, as the original kept to re-render from, or as a job's input.
+    const [outputs, originals, jobInputs] = await Promise.all([
       db.selectFrom('images').select('storage_name as name').where('storage_name', 'in', names).execute(),
       db.selectFrom('images').select('original_storage_name as name').where('original_storage_name', 'in', names).execute(),
+      db.selectFrom('job_inputs').select('storage_name as name').where('storage_name', 'in', names).execute(),
     ]);
-    const known = new Set([...outputs, ...originals].map((row) => row.name));
+    const known = new Set([...outputs, ...originals, ...jobInputs].map((row) => row.name));
     for (const name of names.filter((n) => !known.has(n))) {
       await storage.delete(name);
       removed += 1;
@@ -118,6 +136,7 @@ export async function purgeExpired(db: Db, storage: ImageStorage, policy: Retent
   const impressionViews = await deleteOlder(db, 'impression_views', 'counted_at', now - IMPRESSION_WINDOW_MS);
   const rateLimitWindows = await deleteOlder(db, 'rate_limit_windows', 'window_start', now - RATE_WINDOW_KEEP_MS);
   const webhooks = await purgeWebhookEvents(db, now - policy.webhookEventsMs);
+  const jobs = await purgeFinishedJobs(db, now - policy.jobsMs);
   const orphanFiles = await purgeOrphanFiles(db, storage, filesNow - policy.orphanFileGraceMs);
-  return { idempotencyKeys, sessions, webhookEvents: webhooks.events, webhookDeliveries: webhooks.deliveries, impressionViews, rateLimitWindows, orphanFiles };
+  return { jobs, idempotencyKeys, sessions, webhookEvents: webhooks.events, webhookDeliveries: webhooks.deliveries, impressionViews, rateLimitWindows, orphanFiles };
 }

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { checkoutStatus, startCheckout, type BillingDeps } from '../domain/billing/checkout.js';
 import { getBillingOverview } from '../domain/billing/overview.js';
-import { router, sessionProcedure } from '../trpc.js';
-import { nullableTimestamp, noInput } from './schemas.js';
+import { removePaymentMethod } from '../domain/billing/payment-methods.js';
+import { getAutoTopUp, putAutoTopUp } from '../domain/billing/settings.js';
+import { router, type Services, sessionProcedure } from '../trpc.js';
+import { nullableTimestamp, noInput, strictBoolean } from './schemas.js';
 
 const paymentMethodSchema = z.object({
   brand: z.string().meta({ description: 'Card brand, e.g. visa' }),
@@ -31,10 +34,62 @@ export const billingOverviewSchema = z.object({
   payment_method: paymentMethodSchema.nullable(),
 });
 
+const autoTopUpViewSchema = autoTopUpStateSchema.extend({ has_payment_method: z.boolean() });
+
+const checkoutStatusSchema = z.object({
+  session_id: z.string(),
+  status: z.enum(['open', 'complete', 'expired']),
+  credits: z.number().int(),
+});
+
+function billingDeps(services: Services): BillingDeps {
+  return { db: services.db, gateway: services.payments, publicBaseUrl: services.config.publicBaseUrl, now: () => services.clock.now() };
+}
+
 export const billingRouter = router({
   overview: sessionProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/billing', tags: ['Billing'], summary: 'Balance, card on file and auto top-up state (the dashboard’s balance)' } })
     .input(noInput)
     .output(billingOverviewSchema)
     .query(({ ctx }) => getBillingOverview(ctx.services.db, ctx.account.id, ctx.services.clock.now()) as Promise<z.infer<typeof billingOverviewSchema>>),
+
+  checkout: sessionProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/billing/checkout', tags: ['Billing'], summary: 'Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up' } })
+    .input(z.object({ credits: z.number().int().min(1).max(10_000).meta({ description: 'Credits to buy, 1–10 000 ($1 each)' }) }))
+    .output(z.object({ checkout_url: z.string().meta({ description: 'Send the customer here to pay' }), session_id: z.string() }))
+    .mutation(({ ctx, input }) => startCheckout(billingDeps(ctx.services), { accountId: ctx.account.id, credits: input.credits })),
+
+  checkoutStatus: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/billing/checkout/{session_id}', tags: ['Billing'], summary: 'State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet' } })
+    .input(z.object({ session_id: z.string().min(1).max(255) }))
+    .output(checkoutStatusSchema)
+    .query(({ ctx, input }) => checkoutStatus(billingDeps(ctx.services), { accountId: ctx.account.id, sessionId: input.session_id })),
+
+  removePaymentMethod: sessionProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/v1/billing/payment-method', tags: ['Billing'], summary: 'Remove the card on file; auto top-up is switched off with it' } })
+    .input(noInput)
+    .output(z.object({ has_payment_method: z.literal(false) }))
+    .mutation(async ({ ctx }) => {
+      await removePaymentMethod(ctx.services.db, ctx.services.payments, ctx.account.id);
+      return { has_payment_method: false as const };
+    }),
+
+  getAutoTopUp: sessionProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/settings/auto-topup', tags: ['Settings'], summary: 'Auto top-up settings, cap and pause state' } })
+    .input(noInput)
+    .output(autoTopUpViewSchema)
+    .query(({ ctx }) => getAutoTopUp(ctx.services.db, ctx.account.id, ctx.services.clock.now()) as Promise<z.infer<typeof autoTopUpViewSchema>>),
+
+  putAutoTopUp: sessionProcedure
+    .meta({ openapi: { method: 'PUT', path: '/api/v1/settings/auto-topup', tags: ['Settings'], summary: 'Save auto top-up settings (enabling needs a card on file); saving ends a pause' } })
+    .input(
+      z.object({
+        enabled: strictBoolean,
+        amount: z.number().int().min(10).max(10_000).meta({ description: 'Credits bought per top-up, 10–10 000' }),
+        threshold: z.number().int().min(0).max(100_000).meta({ description: 'Top up when a charge leaves the balance below this, 0–100 000' }),
+        monthly_limit: z.number().int().min(1).max(1_000_000).nullable().optional().meta({ description: 'Credits auto top-up may buy per calendar month (UTC); null = no cap; omitted = unchanged' }),
+      }),
+    )
+    .output(autoTopUpViewSchema)
+    .mutation(({ ctx, input }) => putAutoTopUp(ctx.services.db, ctx.account.id, input, ctx.services.clock.now()) as Promise<z.infer<typeof autoTopUpViewSchema>>),
 });

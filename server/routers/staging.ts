@@ -1,16 +1,26 @@
 import { z } from 'zod';
-import type { Image } from '../../db/schema.js';
-import { iso } from '../clock.js';
-import type { ApiCaller, ImagingDeps } from '../domain/staging/deps.js';
-import { enhanceImage, placeProducts, stageImages } from '../domain/staging/operations.js';
-import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
-import { listApiKeys } from '../domain/keys/api-keys.js';
-import { acquireImageSlot } from '../limits/image-slots.js';
+import { enqueueJob } from '../domain/jobs/jobs.js';
 import { AppError } from '../errors.js';
+import { listApiKeys } from '../domain/keys/api-keys.js';
+import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
+import { acquireImageSlot } from '../limits/image-slots.js';
+import type { ApiCaller } from '../domain/staging/deps.js';
+import {
+  chargePrepared,
+  performEnhance,
+  performPlace,
+  performStage,
+  prepareEnhance,
+  preparePlace,
+  prepareStage,
+  type PreparedOperation,
+  stageImages,
+} from '../domain/staging/operations.js';
+import { enhanceResponse, placeResponse, presentImage, stageResponse } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../limits/idempotency.js';
-import type { ImageStorage } from '../storage/storage.js';
-import { imageProcedure, publicProcedure, router, type Services, sessionProcedure } from '../trpc.js';
+import { imagingDeps } from '../services.js';
+import { type Context, imageProcedure, publicProcedure, router, type Services, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
@@ -47,45 +57,71 @@ const placementSchema = z.object({
   height: z.number().int(),
 });
 
-export function presentImage(storage: ImageStorage, image: Image): z.infer<typeof imageSchema> {
-  return { id: image.id, image_url: storage.url(image.storage_name), width: image.width, height: image.height };
+export { presentImage };
+
+/** The synchronous 200 bodies (CONTRACT §5); a succeeded job's `result` is the same body. */
+export const stageOutput = z
+  .object({
+    success: z.literal(true),
+    claim_code: z.string(),
+    image_url: z.string().meta({ description: 'URL of the first staged image' }),
+    images: z.array(imageSchema),
+    style: styleSchema,
+    room_type: roomTypeSchema,
+    credits_used: z.number().int(),
+    credits_remaining: z.number().int(),
+    expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
+  })
+  .meta({ id: 'StageResult' });
+
+export const enhanceOutput = z
+  .object({
+    success: z.literal(true),
+    image_url: z.string(),
+    width: z.number().int(),
+    height: z.number().int(),
+    credits_used: z.literal(1),
+    credits_remaining: z.number().int(),
+  })
+  .meta({ id: 'EnhanceResult' });
+
+export const placeOutput = z
+  .object({
+    success: z.literal(true),
+    image_url: z.string(),
+    placements: z.array(placementSchema),
+    credits_used: z.literal(0),
+    credits_remaining: z.number().int(),
+  })
+  .meta({ id: 'PlaceProductsResult' });
+
+/** The 202 body of an asynchronous request (CONTRACT §5 "Asynchronous requests"). */
+export const acceptedJobSchema = z
+  .object({
+    job_id: z.string().meta({ description: 'Job id (job_…)' }),
+    status: z.literal('queued'),
+    status_url: z.string().meta({ description: 'Absolute URL of GET /api/v1/jobs/{id}: poll it for the result' }),
+  })
+  .meta({ id: 'AcceptedJob', description: 'The answer to `Prefer: respond-async` (HTTP 202): the request was validated and charged; a worker does the work.' });
+
+/** `Prefer: respond-async` (RFC 7240), alone or among other preferences. */
+function prefersAsync(headers: Context['headers']): boolean {
+  const prefer = headers.prefer;
+  const values = Array.isArray(prefer) ? prefer : prefer ? [prefer] : [];
+  return values.some((value) => value.split(/[,;]/).some((token) => token.trim().toLowerCase() === 'respond-async'));
 }
 
-function imagingDeps(services: Services): ImagingDeps {
-  const { db, engine, storage, clock, config } = services;
-  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs };
+/** Keeps the prepared request as a job, charged in the same transaction, and answers 202. */
+async function acceptJob(ctx: Context, caller: ApiCaller, prepared: PreparedOperation) {
+  const jobId = await enqueueJob(imagingDeps(ctx.services), caller, prepared);
+  ctx.response.setStatus(202);
+  ctx.response.setHeader('Preference-Applied', 'respond-async');
+  return { job_id: jobId, status: 'queued' as const, status_url: `${ctx.services.config.publicBaseUrl}/api/v1/jobs/${jobId}` };
 }
 
 /** The API key, its account and the request's Idempotency-Key (a refunded charge frees it). */
 function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotency: IdempotencyClaim | null }): ApiCaller {
   return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotency: ctx.idempotency };
-}
-
-const stageOutput = z.object({
-  success: z.literal(true),
-  claim_code: z.string(),
-  image_url: z.string().meta({ description: 'URL of the first staged image' }),
-  images: z.array(imageSchema),
-  style: styleSchema,
-  room_type: roomTypeSchema,
-  credits_used: z.number().int(),
-  credits_remaining: z.number().int(),
-  expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
-});
-
-function presentStageResult(storage: ImageStorage, result: Awaited<ReturnType<typeof stageImages>>, input: { style: z.infer<typeof styleSchema>; room_type: z.infer<typeof roomTypeSchema> }) {
-  const images = result.images.map((image) => presentImage(storage, image));
-  return {
-    success: true as const,
-    claim_code: result.claim.code,
-    image_url: images[0]!.image_url,
-    images,
-    style: input.style,
-    room_type: input.room_type,
-    credits_used: images.length,
-    credits_remaining: result.creditsRemaining,
-    expires_at: iso(result.claim.expires_at),
-  };
 }
 
 /**
@@ -109,6 +145,8 @@ async function withImageLimits<T>(services: Services, keyId: number, work: () =>
     leave();
   }
 }
+
+const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).';
 
 export const stagingRouter = router({
   /** Dashboard only (no REST path): what the playground offers and the keys it can charge. */
@@ -157,7 +195,7 @@ export const stagingRouter = router({
       const result = await withImageLimits(ctx.services, caller.keyId, () =>
         stageImages(imagingDeps(ctx.services), caller, { sources: { image }, style: input.style, roomType: input.room_type }),
       );
-      return presentStageResult(ctx.services.storage, result, input);
+      return stageResponse(ctx.services.storage, { style: input.style, roomType: input.room_type }, result);
     }),
 
   styles: publicProcedure
@@ -173,6 +211,7 @@ export const stagingRouter = router({
         path: '/api/v1/stage',
         tags: ['Images'],
         summary: 'Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code',
+        description: `Charges 1 credit per image.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
     })
@@ -186,15 +225,19 @@ export const stagingRouter = router({
         claim_code: claimCodeInput.optional(),
       }),
     )
-    .output(stageOutput)
+    .output(z.union([stageOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const result = await stageImages(imagingDeps(ctx.services), callerOf(ctx), {
+      const deps = imagingDeps(ctx.services);
+      const caller = callerOf(ctx);
+      const prepared = await prepareStage(deps, caller, {
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
         style: input.style,
         roomType: input.room_type,
         claimCode: input.claim_code,
       });
-      return presentStageResult(ctx.services.storage, result, input);
+      if (prefersAsync(ctx.headers)) return acceptJob(ctx, caller, prepared);
+      const result = await performStage(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
+      return stageResponse(ctx.services.storage, prepared, result);
     }),
 
   enhance: imageProcedure
@@ -204,27 +247,19 @@ export const stagingRouter = router({
         path: '/api/v1/enhance',
         tags: ['Images'],
         summary: 'Enhance an image to 4K (long edge 3840 px); 1 credit',
+        description: `Charges 1 credit.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
     })
     .input(z.object({ image: imageText.optional(), image_url: imageUrl.optional(), claim_code: claimCodeInput.optional() }))
-    .output(
-      z.object({
-        success: z.literal(true),
-        image_url: z.string(),
-        width: z.number().int(),
-        height: z.number().int(),
-        credits_used: z.literal(1),
-        credits_remaining: z.number().int(),
-      }),
-    )
+    .output(z.union([enhanceOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const result = await enhanceImage(imagingDeps(ctx.services), callerOf(ctx), {
-        sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
-        claimCode: input.claim_code,
-      });
-      const { image_url, width, height } = presentImage(ctx.services.storage, result.image);
-      return { success: true as const, image_url, width, height, credits_used: 1 as const, credits_remaining: result.creditsRemaining };
+      const deps = imagingDeps(ctx.services);
+      const caller = callerOf(ctx);
+      const prepared = await prepareEnhance(deps, caller, { sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads }, claimCode: input.claim_code });
+      if (prefersAsync(ctx.headers)) return acceptJob(ctx, caller, prepared);
+      const result = await performEnhance(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
+      return enhanceResponse(ctx.services.storage, result);
     }),
 
   placeProducts: imageProcedure
@@ -234,6 +269,7 @@ export const stagingRouter = router({
         path: '/api/v1/place-products',
         tags: ['Images'],
         summary: 'Place sponsored products in an image (free); every serve of the result counts ad impressions',
+        description: `Free.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
     })
@@ -247,29 +283,18 @@ export const stagingRouter = router({
         claim_code: claimCodeInput.optional(),
       }),
     )
-    .output(
-      z.object({
-        success: z.literal(true),
-        image_url: z.string(),
-        placements: z.array(placementSchema),
-        credits_used: z.literal(0),
-        credits_remaining: z.number().int(),
-      }),
-    )
+    .output(z.union([placeOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const result = await placeProducts(imagingDeps(ctx.services), callerOf(ctx), {
+      const deps = imagingDeps(ctx.services);
+      const caller = callerOf(ctx);
+      const prepared = await preparePlace(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
         imageId: input.image_id,
         roomType: input.room_type,
         maxProducts: input.max_products,
         claimCode: input.claim_code,
       });
-      return {
-        success: true as const,
-        image_url: ctx.services.storage.url(result.image.storage_name),
-        placements: result.placements,
-        credits_used: 0 as const,
-        credits_remaining: result.creditsRemaining,
-      };
+      if (prefersAsync(ctx.headers)) return acceptJob(ctx, caller, prepared);
+      return placeResponse(ctx.services.storage, await performPlace(deps, caller, prepared));
     }),
 });

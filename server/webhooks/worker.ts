@@ -1,4 +1,5 @@
-import { type Db, isMysql } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
+import { inClaimTransaction, lockedForClaim } from '../../db/claiming.js';
 import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
@@ -65,7 +66,6 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const perTarget = options.perTargetConcurrency ?? 32;
   const batchSize = options.batchSize ?? 200;
   const log = options.log ?? ((message, error) => logger.error({ err: error, component: 'webhooks' }, message));
-  const mysql = isMysql(db);
 
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
@@ -175,9 +175,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         .orderBy('next_attempt_at')
         .limit(limit);
       if (saturatedKeys.length > 0) query = query.where('key_id', 'not in', saturatedKeys);
-      // Rows another worker is claiming right now are skipped, not waited for (SQLite has one writer anyway).
-      if (mysql) query = query.forUpdate().skipLocked();
-      const candidates = await query.execute();
+      const candidates = await lockedForClaim(trx, query).execute();
       // Take no more per webhook than it has free slots; the rest stay due for the next round or another worker.
       const taken = new Map<number, number>();
       const chosen = candidates.filter((row) => {
@@ -201,15 +199,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       }
       return { chosen, more: candidates.length === limit };
     };
-    // READ COMMITTED keeps InnoDB from taking gap locks that would make concurrent emitEvent inserts wait.
-    const { chosen, more } = await retryingDeadlocks(() =>
-      mysql
-        ? db
-            .transaction()
-            .setIsolationLevel('read committed')
-            .execute((trx) => lockAndLease(trx))
-        : db.transaction().execute((trx) => lockAndLease(trx))
-    );
+    const { chosen, more } = await inClaimTransaction(db, lockAndLease);
     if (chosen.length === 0) return { rows: [], more };
 
     const details = await db

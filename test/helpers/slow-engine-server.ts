@@ -4,18 +4,11 @@
  * delay is an argument of this entry script, not a setting of the product.
  */
 import { loadConfigOrExit } from '../../server/env.js';
-import type { ImageEngine } from '../../server/imaging/engine.js';
 import { startServer } from '../../server/main.js';
+import { slowedDown } from './slow-engine.js';
 
 const delayMs = Number(process.argv[2] ?? '0');
-const pause = () => new Promise((resolve) => setTimeout(resolve, delayMs));
 
 const running = await startServer(loadConfigOrExit());
-const real: ImageEngine = running.services.engine;
-running.services.engine = {
-  inspect: (input) => real.inspect(input),
-  stage: async (input, options) => (await pause(), real.stage(input, options)),
-  enhance: async (input) => (await pause(), real.enhance(input)),
-  placeProducts: (input, options) => real.placeProducts(input, options),
-};
+running.services.engine = slowedDown(running.services.engine, delayMs);
 console.log(`slow-engine server listening on port ${running.port} (engine delay ${delayMs} ms)`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { createRoomstageClient, formData, type RoomstageError } from '../../clients/typescript/client.js';
+import { createRoomstageClient, formData, isAcceptedJob, type RoomstageError } from '../../clients/typescript/client.js';
 import { GENERATED_TYPES_PATH, generateTypeScriptTypes } from '../../scripts/generate-clients.js';
 import { buildOpenApiDocument } from '../../server/openapi.js';
 import { uniqueEmail, TEST_PASSWORD } from '../helpers/api-client.js';
@@ -50,6 +50,8 @@ describeEachDatabase('The spec’s typical flow through the generated TypeScript
     const staged = await roomstage.POST('/api/v1/stage', { body: { image: photos, style: 'scandinavian', room_type: 'kitchen' }, bodySerializer: formData });
     expect(staged.error).toBeUndefined();
     const stage = staged.data!;
+    // Without `Prefer: respond-async` the answer is the result itself, never a job.
+    if (isAcceptedJob(stage)) throw new Error(`unexpected job ${stage.job_id}`);
     expectTypeOf(stage.style).toEqualTypeOf<'modern' | 'scandinavian' | 'industrial' | 'minimalist' | 'mid_century' | 'coastal' | 'farmhouse' | 'luxury' | 'bohemian' | 'traditional'>();
     expect(stage).toMatchObject({ success: true, style: 'scandinavian', room_type: 'kitchen', credits_used: 2, credits_remaining: 8 });
     expect(stage.images.map((image) => [image.width, image.height])).toEqual([

@@ -26,7 +26,7 @@ const AGENTS = 2;
  * for want of credits.
  */
 const CHAINS_PER_COMPANY = 3;
-const HOLD_TIMEOUT = '4s';
+const HOLD_TIMEOUT = '6s';
 /** Node A's engine waits this long per stage and enhance, so image requests are holding credits when it dies. */
 const NODE_A_ENGINE_DELAY_MS = 1500;
 /** The address of the load balancer in front of both nodes: every image_url starts with it. */

@@ -12,7 +12,7 @@ import { startImagingServer } from '../helpers/staging.js';
 import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 
 const DAY = 86_400_000;
-const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, orphanFileGraceMs: 3_600_000 };
+const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, jobsMs: 30 * DAY, orphanFileGraceMs: 3_600_000 };
 
 describeEachDatabase('Retention', (dialect) => {
   let server: Awaited<ReturnType<typeof startImagingServer>>;

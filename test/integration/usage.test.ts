@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import * as usageRollupMigration from '../../db/migrations/2026_11_23_1020_create_usage_daily.js';
 import { DAY_MS } from '../../server/clock.js';
 import { AppError } from '../../server/errors.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
@@ -149,6 +150,15 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     }
   });
 
+  it('counts each of 12 simultaneous stages on 10 credits once, and none of the refused ones', async () => {
+    const user = await signUpWithKey(server.api);
+    const responses = await Promise.all(Array.from({ length: 12 }, () => server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
+    const report = (await usage(user.token)).body;
+    expect(report.totals).toMatchObject({ images_staged: 10, credits_used: 10, claims_issued: 10 });
+    expect(report.keys).toEqual([{ key_id: user.keyId, name: 'Default', credits_used: 10, last_used_at: expect.any(String) }]);
+  });
+
   it('puts work done on a later day into that day', async () => {
     const user = await signUpWithKey(server.api);
     expect((await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status).toBe(200);
@@ -161,5 +171,18 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
       { date: today(), images_staged: 2, images_enhanced: 0, product_placements: 0, credits_used: 2 },
     ]);
     expect(report.totals).toMatchObject({ images_staged: 3, credits_used: 3, claims_issued: 2 });
+  });
+
+  it("rolls up existing rows in its migration exactly as the transactions kept them (run after every other test's work)", async () => {
+    const db = server.services.db;
+    const snapshot = async () =>
+      (await db.selectFrom('usage_daily').selectAll().orderBy('account_id').orderBy('day').orderBy('key_id').execute()).map((row) =>
+        Object.fromEntries(Object.entries(row).map(([column, value]) => [column, column === 'account_id' ? value : Number(value)])),
+      );
+    const kept = await snapshot();
+    expect(kept.length).toBeGreaterThan(5);
+    await usageRollupMigration.down(db);
+    await usageRollupMigration.up(db);
+    expect(await snapshot()).toEqual(kept);
   });
 });

@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 
 export interface Shortfall {
@@ -25,17 +23,20 @@ export function shortfallError(shortfall: Pick<Shortfall, 'required' | 'availabl
   );
 }
 
+/** What resolveShortfall needs of auto top-up (server/domain/billing/auto-topup.ts). */
+export interface ShortfallTopUp {
+  forShortfall(accountId: string, seenBalance: number): Promise<{ kind: 'succeeded' | 'failed' | 'skipped'; why?: string }>;
+}
+
 /**
- * Called when a charge was refused for lack of credits, outside any transaction. It either makes room for the
- * charge and returns 'retry' (the caller charges once more), or throws the 402 to answer.
- *
- * Today it only answers: auto top-up is not built yet, so with auto top-up enabled no top-up can add credits, which
- * CONTRACT §1 answers as `no_credits` at a zero balance. The billing issue adds the off-session top-up here:
- * when `auto_topup_enabled` and a payment method is on file, charge `auto_topup_amount` credits and return
- * 'retry' on success (emitting auto_topup.success/failed as CONTRACT §8 says).
+ * Called when a charge was refused for lack of credits, outside any transaction. With auto top-up enabled it tries
+ * (or waits for) one top-up and returns 'retry' when credits were added, so the caller charges once more;
+ * otherwise it throws the CONTRACT §1 402: `no_credits` at a zero balance when the top-up failed or is paused,
+ * `insufficient_credits` otherwise.
  */
-export async function resolveShortfall(db: Kysely<Database>, shortfall: Shortfall): Promise<'retry'> {
-  const account = await db.selectFrom('accounts').select(['auto_topup_enabled']).where('id', '=', shortfall.accountId).executeTakeFirst();
-  const autoTopUpEnabled = account?.auto_topup_enabled === 1;
-  throw shortfallError(shortfall, autoTopUpEnabled);
+export async function resolveShortfall(topUp: ShortfallTopUp, shortfall: Shortfall): Promise<'retry'> {
+  const outcome = await topUp.forShortfall(shortfall.accountId, shortfall.available);
+  if (outcome.kind === 'succeeded' || (outcome.kind === 'skipped' && outcome.why === 'balance_changed')) return 'retry';
+  const autoTopUpFailed = outcome.kind === 'failed' || (outcome.kind === 'skipped' && outcome.why !== 'disabled');
+  throw shortfallError(shortfall, autoTopUpFailed);
 }

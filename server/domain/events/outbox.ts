@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { afterCommit } from '../../../db/transaction.js';
 import type { Database } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
+import type { ErrorBody } from '../../errors.js';
 import { newId } from '../../ids.js';
 
 /** Event names and their data (CONTRACT §7); the spec's fields first, our additions after. */
@@ -21,12 +22,14 @@ export interface EventData {
   'auto_topup.success': { amount: number; new_balance: number; payment_id: string };
   'auto_topup.failed': { amount: number; current_balance: number; reason: string };
   'test.ping': { key_id: number; message: string };
+  /** An asynchronous request that failed (its credits were refunded); `error` is the CONTRACT §1 body. */
+  'job.failed': { job_id: string; operation: string; error: ErrorBody };
 }
 
 export type EventName = keyof EventData;
 
 /** Events for one key go to that key's webhook; account events go to every enabled webhook of the account. */
-const KEY_EVENTS: ReadonlySet<EventName> = new Set(['staging.complete', 'claim.redeemed', 'test.ping']);
+const KEY_EVENTS: ReadonlySet<EventName> = new Set(['staging.complete', 'claim.redeemed', 'test.ping', 'job.failed']);
 
 export interface Envelope<E extends EventName = EventName> {
   id: string;

@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../clock.js';
+import type { AutoTopUp } from '../billing/auto-topup.js';
 import type { NetworkPolicy } from '../../http/network-guard.js';
 import type { IdempotencyClaim } from '../../limits/idempotency.js';
 import type { ImageEngine } from '../../imaging/engine.js';
@@ -14,6 +15,8 @@ export interface ImagingDeps {
   network: NetworkPolicy;
   /** CHARGE_HOLD_TIMEOUT: how long a charged request may go without renewing its hold before it counts as dead. */
   chargeHoldTimeoutMs: number;
+  /** Tops the balance up when a charge leaves it below the threshold or cannot be covered. */
+  autoTopUp: AutoTopUp;
 }
 
 /** The API key a request came with, and its account (the API user). */

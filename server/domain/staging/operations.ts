@@ -13,7 +13,7 @@ import { addImagesToClaim, assertClaimOpenForIssuer, issueClaim } from '../claim
 import { getBalance } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
 import { finalizeHold, keepHoldAlive, releaseHold } from '../credits/holds.js';
-import { chargeCredits, type HeldCharge } from './charge.js';
+import { type Charge, chargeCredits, type HeldCharge } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
@@ -44,6 +44,75 @@ export interface PlaceResult {
   creditsRemaining: number;
 }
 
+/*
+ * Each operation runs in two halves: `prepare…` reads, inspects and checks the request (a bad one fails here,
+ * charging nothing), then the charge is taken, then `perform…` does the work. A synchronous request runs both
+ * halves at once; an asynchronous one (../jobs) keeps the prepared request in a job and a worker performs it later.
+ */
+
+/** A validated stage request: the inputs (originals of our own outputs), the ids its images will get. */
+export interface PreparedStage {
+  operation: 'stage';
+  inputs: Buffer[];
+  ids: string[];
+  style: Style;
+  roomType: RoomType;
+  claimCode: string | null;
+}
+
+export interface PreparedEnhance {
+  operation: 'enhance';
+  inputs: [Buffer];
+  ids: [string];
+  claimCode: string | null;
+}
+
+export interface PreparedPlace {
+  operation: 'place_products';
+  inputs: [Buffer];
+  ids: [string];
+  /** The request's `image_id`: the input is that image's bytes. */
+  sourceImageId: string | null;
+  roomType: RoomType | null;
+  maxProducts: number;
+  claimCode: string | null;
+}
+
+export type PreparedOperation = PreparedStage | PreparedEnhance | PreparedPlace;
+
+/** Runs inside the transaction that stores the result, after its rows: a job records its outcome there. */
+export type OnStored<R> = (trx: ImagingDeps['db'], result: R) => Promise<void>;
+
+/** What a prepared request costs; null when it is free. */
+export function chargeOf(caller: ApiCaller, prepared: PreparedOperation): Charge | null {
+  if (prepared.operation === 'place_products') return null;
+  return { caller, credits: prepared.inputs.length, reason: prepared.operation, reference: prepared.ids[0] };
+}
+
+/**
+ * Takes the prepared request's credits as a hold, in one transaction with the claim check and `onHeld` (a job
+ * inserts itself there). `leaseMs` is the hold's first lease: CHARGE_HOLD_TIMEOUT unless a job keeps it longer.
+ */
+export async function chargePrepared(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: PreparedOperation,
+  options: { leaseMs?: number; onHeld?: (trx: ImagingDeps['db'], held: HeldCharge | null) => Promise<void> } = {},
+): Promise<HeldCharge | null> {
+  const check = claimCheck(deps, caller, prepared.claimCode);
+  const charge = chargeOf(caller, prepared);
+  if (!charge) {
+    if (check || options.onHeld) {
+      await inTransaction(deps.db, async (trx) => {
+        await check?.(trx);
+        await options.onHeld?.(trx, null);
+      });
+    }
+    return null;
+  }
+  return chargeCredits(deps.db, charge, { ...holdOptions(deps), ...(options.leaseMs && { timeoutMs: options.leaseMs }), onHeld: options.onHeld }, check);
+}
+
 async function inspectAll(engine: ImageEngine, inputs: Buffer[]): Promise<void> {
   for (const input of inputs) await engine.inspect(input);
 }
@@ -66,7 +135,8 @@ async function undoOnFailure<T>(deps: ImagingDeps, held: HeldCharge | null, work
   } catch (error) {
     await lease?.stop();
     await Promise.allSettled(written.map((name) => deps.storage.delete(name)));
-    if (held) {
+    // An error that says so (a job taken over by another worker) leaves the hold to whoever owns it now.
+    if (held && !(error as { keepsHold?: boolean } | null)?.keepsHold) {
       try {
         await releaseHold(deps.db, held.holdId, { now: deps.clock.now() });
       } catch (refundError) {
@@ -87,7 +157,7 @@ async function store(deps: ImagingDeps, written: string[], id: string, output: E
 }
 
 function holdOptions(deps: ImagingDeps) {
-  return { now: () => deps.clock.now(), timeoutMs: deps.chargeHoldTimeoutMs };
+  return { now: () => deps.clock.now(), timeoutMs: deps.chargeHoldTimeoutMs, topUp: deps.autoTopUp };
 }
 
 /** Checks the claim named by `claim_code` (if any) against this account; a closed claim refuses before any charge. */
@@ -103,25 +173,36 @@ async function canonicalClaimCode(deps: ImagingDeps, caller: ApiCaller, typed: s
   return assertClaimOpenForIssuer(deps.db, { typed, accountId: caller.accountId, now: deps.clock.now() });
 }
 
+/** Reads and checks a stage request; an image we already staged is staged from its original, not restaged. */
+export async function prepareStage(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
+): Promise<PreparedStage> {
+  const inputs = await originalsOf(deps, caller.accountId, await readImageSources(request.sources, deps.network, { allowMany: true }));
+  await inspectAll(deps.engine, inputs);
+  const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
+  return { operation: 'stage', inputs, ids: inputs.map(() => newId('image')), style: request.style, roomType: request.roomType, claimCode };
+}
+
 /** POST /api/v1/stage: 1 credit per image, all or nothing; a new claim unless `claimCode` names an open one. */
 export async function stageImages(
   deps: ImagingDeps,
   caller: ApiCaller,
   request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
 ): Promise<StageResult> {
-  // An image we already staged (or placed products in) is staged from its original, not under a second set of furniture.
-  const inputs = await originalsOf(deps, caller.accountId, await readImageSources(request.sources, deps.network, { allowMany: true }));
-  await inspectAll(deps.engine, inputs);
-  const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
-  const ids = inputs.map(() => newId('image'));
-  const held = await chargeCredits(deps.db, { caller, credits: inputs.length, reason: 'stage', reference: ids[0]! }, holdOptions(deps), claimCheck(deps, caller, claimCode));
-  const balance = held.balanceAfter;
+  const prepared = await prepareStage(deps, caller, request);
+  return performStage(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
+}
 
+export async function performStage(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedStage, held: HeldCharge, onStored?: OnStored<StageResult>): Promise<StageResult> {
+  const { inputs, ids, claimCode } = prepared;
+  const balance = held.balanceAfter;
   return undoOnFailure(deps, held, async (written) => {
     const stored: StoredOutput[] = [];
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
-      const output = await deps.engine.stage(input, { style: request.style, roomType: request.roomType });
+      const output = await deps.engine.stage(input, { style: prepared.style, roomType: prepared.roomType });
       stored.push({ ...(await store(deps, written, ids[index]!, output)), origin: await keepOrigin(deps, written, ids[index]!, input, output) });
     }
     return inTransaction(deps.db, async (trx) => {
@@ -135,8 +216,8 @@ export async function stageImages(
         keyId: caller.keyId,
         claimCode: claim.code,
         kind: 'staged',
-        style: request.style,
-        roomType: request.roomType,
+        style: prepared.style,
+        roomType: prepared.roomType,
         outputs: stored,
         now,
       });
@@ -148,8 +229,8 @@ export async function stageImages(
           data: {
             image_url: deps.storage.url(image.storage_name),
             claim_code: claim.code,
-            style: request.style,
-            room_type: request.roomType,
+            style: prepared.style,
+            room_type: prepared.roomType,
             credits_used: 1,
             credits_remaining: balance,
             image_id: image.id,
@@ -157,21 +238,30 @@ export async function stageImages(
           now,
         });
       }
-      return { claim, images, creditsRemaining: balance };
+      const result = { claim, images, creditsRemaining: balance };
+      await onStored?.(trx, result);
+      return result;
     });
   });
 }
 
-/** POST /api/v1/enhance: 1 credit; the long edge becomes 3840 px. Joins `claimCode`'s claim when given. */
-export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request: { sources: ImageSources; claimCode?: string }): Promise<EnhanceResult> {
+export async function prepareEnhance(deps: ImagingDeps, caller: ApiCaller, request: { sources: ImageSources; claimCode?: string }): Promise<PreparedEnhance> {
   const [input] = await readImageSources(request.sources, deps.network, { allowMany: false });
   await inspectAll(deps.engine, [input!]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
-  const id = newId('image');
-  const held = await chargeCredits(deps.db, { caller, credits: 1, reason: 'enhance', reference: id }, holdOptions(deps), claimCheck(deps, caller, claimCode));
+  return { operation: 'enhance', inputs: [input!], ids: [newId('image')], claimCode };
+}
 
+/** POST /api/v1/enhance: 1 credit; the long edge becomes 3840 px. Joins `claimCode`'s claim when given. */
+export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request: { sources: ImageSources; claimCode?: string }): Promise<EnhanceResult> {
+  const prepared = await prepareEnhance(deps, caller, request);
+  return performEnhance(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
+}
+
+export async function performEnhance(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedEnhance, held: HeldCharge, onStored?: OnStored<EnhanceResult>): Promise<EnhanceResult> {
+  const { claimCode } = prepared;
   return undoOnFailure(deps, held, async (written) => {
-    const stored = await store(deps, written, id, await deps.engine.enhance(input!));
+    const stored = await store(deps, written, prepared.ids[0], await deps.engine.enhance(prepared.inputs[0]));
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
@@ -186,27 +276,25 @@ export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request
         outputs: [stored],
         now,
       });
-      return { image: image!, creditsRemaining: held.balanceAfter };
+      const result = { image: image!, creditsRemaining: held.balanceAfter };
+      await onStored?.(trx, result);
+      return result;
     });
   });
 }
 
-/**
- * POST /api/v1/place-products: free. The image comes from the request or, by `imageId`, from this account's stored
- * images; products are the active catalog entries that suit the room (the source image's room when not given).
- */
-export async function placeProducts(
+/** Reads and checks a place-products request: the image from the request or, by `imageId`, this account's own. */
+export async function preparePlace(
   deps: ImagingDeps,
   caller: ApiCaller,
   request: { sources: ImageSources; imageId?: string; roomType?: RoomType; maxProducts: number; claimCode?: string },
-): Promise<PlaceResult> {
+): Promise<PreparedPlace> {
   let input: Buffer;
-  let source: Image | undefined;
   if (request.imageId !== undefined) {
     if (hasImageSource(request.sources)) {
       throw new AppError('invalid_request', 'Send either image_id or an image, not both.', { details: [{ path: 'image_id', message: 'Send either image_id or an image, not both.' }] });
     }
-    source = await findOwnImage(deps.db, caller.accountId, request.imageId);
+    const source = await findOwnImage(deps.db, caller.accountId, request.imageId);
     const stored = source ? await deps.storage.get(source.storage_name) : null;
     if (!source || !stored) throw new AppError('not_found', `No image ${request.imageId} among the images this API user created.`);
     input = stored.data;
@@ -214,27 +302,54 @@ export async function placeProducts(
     [input] = (await readImageSources(request.sources, deps.network, { allowMany: false })) as [Buffer];
   }
   await inspectAll(deps.engine, [input]);
+  const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
+  return {
+    operation: 'place_products',
+    inputs: [input],
+    ids: [newId('image')],
+    sourceImageId: request.imageId ?? null,
+    roomType: request.roomType ?? null,
+    maxProducts: request.maxProducts,
+    claimCode,
+  };
+}
+
+/**
+ * POST /api/v1/place-products: free. Products are the active catalog entries that suit the room (the source
+ * image's room when not given).
+ */
+export async function placeProducts(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  request: { sources: ImageSources; imageId?: string; roomType?: RoomType; maxProducts: number; claimCode?: string },
+): Promise<PlaceResult> {
+  return performPlace(deps, caller, await preparePlace(deps, caller, request));
+}
+
+export async function performPlace(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedPlace, onStored?: OnStored<PlaceResult>): Promise<PlaceResult> {
+  const [input] = prepared.inputs;
+  const { claimCode } = prepared;
+  let source = prepared.sourceImageId === null ? undefined : await findOwnImage(deps.db, caller.accountId, prepared.sourceImageId);
   // One of our outputs (by id, or its exact bytes) is re-rendered from its original with products swapped into the
   // scene; any other photo gets products in its free space.
   const known = source ? await knownOutputOf(deps, source) : await recogniseOutput(deps, caller.accountId, input);
   source ??= known?.image;
-  const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
-  const roomType: RoomType = request.roomType ?? (isRoomType(source?.room_type) ? source.room_type : DEFAULT_ROOM_TYPE);
+  const roomType: RoomType = prepared.roomType ?? (isRoomType(source?.room_type) ? source.room_type : DEFAULT_ROOM_TYPE);
   const products = await productsForRoom(deps.db, roomType);
-  const id = newId('image');
+  const id = prepared.ids[0];
 
   return undoOnFailure(deps, null, async (written) => {
     const redraw = known?.scene ? { original: known.original, scene: known.scene } : null;
     const output = await deps.engine.placeProducts(redraw?.original ?? input, {
       products: products.map(({ id: productId, name, brand, category, asset }) => ({ id: productId, name, brand, category, asset })),
-      maxProducts: request.maxProducts,
+      maxProducts: prepared.maxProducts,
       ...(redraw && { scene: redraw.scene }),
     });
     // Drawn on the input itself (no scene of ours to redraw), the output still remembers the input's original, if any.
     const origin = await keepOrigin(deps, written, id, known?.original ?? input, known && !redraw ? { ...output, scene: undefined } : output);
     const stored = { ...(await store(deps, written, id, output)), origin };
     const rates = new Map(products.map((product) => [product.id, product.revenue_per_mille_cents]));
-    const image = await inTransaction(deps.db, async (trx) => {
+    return inTransaction(deps.db, async (trx) => {
       const now = deps.clock.now();
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const [row] = await insertImages(trx, {
@@ -249,9 +364,10 @@ export async function placeProducts(
         now,
       });
       await recordPlacements(trx, { imageId: row!.id, placements: output.placements, ratesCents: rates, now });
-      return row!;
+      const { credits } = await getBalance(trx, caller.accountId);
+      const result = { image: row!, placements: output.placements, creditsRemaining: credits };
+      await onStored?.(trx, result);
+      return result;
     });
-    const { credits } = await getBalance(deps.db, caller.accountId);
-    return { image, placements: output.placements, creditsRemaining: credits };
   });
 }

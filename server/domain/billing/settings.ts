@@ -1,0 +1,44 @@
+import type { Db } from '../../../db/client.js';
+import { AppError } from '../../errors.js';
+import { presentAutoTopUp, readBillingRow, type AutoTopUpSettings } from './overview.js';
+
+export type AutoTopUpView = AutoTopUpSettings & { has_payment_method: boolean };
+
+export async function getAutoTopUp(db: Db, accountId: string, now: number): Promise<AutoTopUpView> {
+  const row = await readBillingRow(db, accountId);
+  return { ...presentAutoTopUp(row, now), has_payment_method: row.payment_method_id !== null };
+}
+
+export interface AutoTopUpInput {
+  enabled: boolean;
+  amount: number;
+  threshold: number;
+  /** undefined keeps the current cap; null removes it. */
+  monthly_limit?: number | null;
+}
+
+/**
+ * PUT /settings/auto-topup. Enabling needs a card on file (409 `payment_method_required`); saving ends a pause,
+ * so the next charge below the threshold tries again (CONTRACT §8).
+ */
+export async function putAutoTopUp(db: Db, accountId: string, input: AutoTopUpInput, now: number): Promise<AutoTopUpView> {
+  const update = db
+    .updateTable('accounts')
+    .set({
+      auto_topup_enabled: input.enabled ? 1 : 0,
+      auto_topup_amount: input.amount,
+      auto_topup_threshold: input.threshold,
+      ...(input.monthly_limit !== undefined ? { auto_topup_monthly_limit: input.monthly_limit } : {}),
+      auto_topup_paused_until: null,
+      auto_topup_consecutive_failures: 0,
+      auto_topup_last_failure_reason: null,
+    })
+    .where('id', '=', accountId);
+  // One conditional statement, so a card removed at the same instant cannot leave auto top-up enabled without one.
+  const result = await (input.enabled ? update.where('payment_method_id', 'is not', null) : update).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) {
+    await readBillingRow(db, accountId);
+    throw new AppError('payment_method_required', 'Auto top-up needs a card on file. Buy credits once (the card is saved for later) and enable it again.');
+  }
+  return getAutoTopUp(db, accountId, now);
+}

@@ -1,0 +1,240 @@
+import { inClaimTransaction, lockedForClaim } from '../../../db/claiming.js';
+import type { Job } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
+import { AppError, type ErrorBody, toErrorResponse } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { log as logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { releaseHold } from '../credits/holds.js';
+import { emitEvent } from '../events/outbox.js';
+import type { HeldCharge } from '../staging/charge.js';
+import type { ApiCaller, ImagingDeps } from '../staging/deps.js';
+import { type OnStored, performEnhance, performPlace, performStage, type PreparedOperation } from '../staging/operations.js';
+import { enhanceResponse, placeResponse, stageResponse } from '../staging/responses.js';
+import { discardJobInputs, JOB_HOLD_LEASE_MS, JOB_WAKE, type JobInput, jobSignal, readJobInputs } from './jobs.js';
+
+/*
+ * Runs asynchronous jobs (./jobs.ts) in any server or worker process, claimed the outbox's way (db/claiming.ts): a
+ * lease with an owner, renewed while the job runs. A job whose worker died is claimed again once its lease ends.
+ * The result commits in the transaction that makes the charge final, and only while this worker still owns the
+ * lease, so a job succeeds exactly once; a failure refunds the hold and emits `job.failed`.
+ */
+
+export interface JobRunnerOptions {
+  /** Read at each job, so a process (or a test) may swap its engine. */
+  deps: () => ImagingDeps;
+  /** How long a claimed job stays ours without renewal; past it, another worker takes it (CHARGE_HOLD_TIMEOUT). */
+  leaseMs: number;
+  /** Jobs run at once in this process. */
+  concurrency?: number;
+  /** Fallback when no in-process wake-up arrives (a job accepted by another process, a lease that ran out). */
+  pollIntervalMs?: number;
+  /** A job taken this many times by workers that all died is given up: refunded and failed. */
+  maxAttempts?: number;
+  metrics?: Pick<Metrics, 'jobOutcomes'>;
+}
+
+export interface JobRunner {
+  start(): void;
+  /** Stops claiming and waits for the jobs in flight to finish. */
+  stop(): Promise<void>;
+  wake(): void;
+}
+
+/** Thrown inside the result transaction when another worker has taken the job: roll back, refund nothing. */
+class JobLeaseLost extends Error {
+  readonly keepsHold = true;
+  constructor(jobId: string) {
+    super(`job ${jobId} was taken over by another worker`);
+  }
+}
+
+type ClaimedJob = Job & { lease_owner: string };
+
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const concurrency = options.concurrency ?? 4;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const log = (message: string, error?: unknown) => logger.error({ err: error, component: 'jobs' }, message);
+  let running = false;
+  let loopDone: Promise<void> = Promise.resolve();
+  let wakeWaiter: (() => void) | null = null;
+  let wakePending = false;
+  const inFlight = new Set<Promise<void>>();
+
+  function wake() {
+    wakePending = true;
+    wakeWaiter?.();
+  }
+
+  async function claim(): Promise<ClaimedJob | null> {
+    const { db, clock } = options.deps();
+    const now = clock.now();
+    return inClaimTransaction(db, async (trx) => {
+      const job = await lockedForClaim(
+        trx,
+        trx.selectFrom('jobs').selectAll().where('status', 'in', ['queued', 'running']).where('lease_expires_at', '<=', now).orderBy('lease_expires_at').limit(1),
+      ).executeTakeFirst();
+      if (!job) return null;
+      const owner = newId('jobLease');
+      const attempts = job.attempts + 1;
+      await trx.updateTable('jobs').set({ status: 'running', lease_owner: owner, lease_expires_at: now + options.leaseMs, attempts }).where('id', '=', job.id).execute();
+      return { ...job, status: 'running' as const, lease_owner: owner, attempts };
+    });
+  }
+
+  /** Renews the lease every third of it while the job runs; a process that dies stops renewing. */
+  function keepLease(job: ClaimedJob) {
+    const { db, clock } = options.deps();
+    let renewing: Promise<unknown> | null = null;
+    const timer = setInterval(() => {
+      renewing ??= db
+        .updateTable('jobs')
+        .set({ lease_expires_at: clock.now() + options.leaseMs })
+        .where('id', '=', job.id)
+        .where('lease_owner', '=', job.lease_owner)
+        .execute()
+        .catch((error: unknown) => log(`could not renew the lease of job ${job.id}; trying again`, error))
+        .finally(() => (renewing = null));
+    }, Math.max(1, Math.floor(options.leaseMs / 3)));
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await renewing;
+    };
+  }
+
+  async function perform(deps: ImagingDeps, job: ClaimedJob): Promise<void> {
+    const input = JSON.parse(job.input) as JobInput;
+    const inputs = await readJobInputs(deps, job.id);
+    if (!inputs) throw new AppError('internal_error', 'The images of this job are no longer available; its credits were refunded. Send the request again.');
+    const prepared = { ...input, inputs } as PreparedOperation & { held: HeldCharge | null };
+    const caller: ApiCaller = { accountId: job.account_id, keyId: job.key_id, idempotency: null };
+    // The hold was taken for as long as the job may wait; running it renews it on that scale, not CHARGE_HOLD_TIMEOUT.
+    const jobDeps: ImagingDeps = { ...deps, chargeHoldTimeoutMs: JOB_HOLD_LEASE_MS };
+    const succeed = (body: unknown) => async (trx: ImagingDeps['db']) => {
+      const updated = await trx
+        .updateTable('jobs')
+        .set({ status: 'succeeded', result: JSON.stringify(body), finished_at: deps.clock.now(), lease_owner: null, lease_expires_at: null })
+        .where('id', '=', job.id)
+        .where('lease_owner', '=', job.lease_owner)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) throw new JobLeaseLost(job.id);
+    };
+    const recordIn = <R>(toBody: (result: R) => unknown): OnStored<R> => (trx, result) => succeed(toBody(result))(trx);
+    switch (prepared.operation) {
+      case 'stage':
+        await performStage(jobDeps, caller, prepared, prepared.held!, recordIn((result) => stageResponse(deps.storage, prepared, result)));
+        return;
+      case 'enhance':
+        await performEnhance(jobDeps, caller, prepared, prepared.held!, recordIn((result) => enhanceResponse(deps.storage, result)));
+        return;
+      case 'place_products':
+        await performPlace(jobDeps, caller, prepared, recordIn((result) => placeResponse(deps.storage, result)));
+        return;
+    }
+  }
+
+  /**
+   * Refunds the job's hold (if a failed run has not already) and records the failure with its `job.failed` event,
+   * only while this worker owns the job. A refund that fails leaves the job to be claimed again when its lease ends.
+   */
+  async function fail(deps: ImagingDeps, job: ClaimedJob, error: ErrorBody): Promise<boolean> {
+    if (job.hold_id) await releaseHold(deps.db, job.hold_id, { now: deps.clock.now() });
+    return inTransaction(deps.db, async (trx) => {
+      const now = deps.clock.now();
+      const updated = await trx
+        .updateTable('jobs')
+        .set({ status: 'failed', error: JSON.stringify(error), finished_at: now, lease_owner: null, lease_expires_at: null })
+        .where('id', '=', job.id)
+        .where('lease_owner', '=', job.lease_owner)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return false;
+      await emitEvent(trx, { accountId: job.account_id, keyId: job.key_id, event: 'job.failed', data: { job_id: job.id, operation: job.operation, error }, now });
+      return true;
+    });
+  }
+
+  async function run(job: ClaimedJob): Promise<void> {
+    const deps = options.deps();
+    const stopLease = keepLease(job);
+    let outcome: 'succeeded' | 'failed' | null = null;
+    try {
+      if (job.attempts > maxAttempts) {
+        const body = toErrorResponse(new AppError('internal_error', `The job was interrupted ${maxAttempts} times and was given up; its credits were refunded. Send the request again.`)).body;
+        if (await fail(deps, job, body)) outcome = 'failed';
+        return;
+      }
+      try {
+        await perform(deps, job);
+        outcome = 'succeeded';
+      } catch (error) {
+        if (error instanceof JobLeaseLost) return;
+        const { status, body } = toErrorResponse(error);
+        if (status >= 500) log(`job ${job.id} failed`, error);
+        if (await fail(deps, job, body)) outcome = 'failed';
+      }
+    } catch (error) {
+      log(`job ${job.id} could not be finished; it runs again when its lease ends`, error);
+    } finally {
+      await stopLease();
+      if (outcome) {
+        options.metrics?.jobOutcomes.inc({ operation: job.operation, outcome });
+        await discardJobInputs(deps, job.id);
+      }
+    }
+  }
+
+  function waitForWake(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeWaiter = null;
+        resolve();
+      }
+      wakeWaiter = done;
+    });
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      wakePending = false;
+      let claimed: ClaimedJob | null = null;
+      if (inFlight.size < concurrency) {
+        try {
+          claimed = await claim();
+        } catch (error) {
+          log('claiming jobs failed; trying again shortly', error);
+        }
+      }
+      if (claimed) {
+        const job = run(claimed).finally(() => {
+          inFlight.delete(job);
+          wake();
+        });
+        inFlight.add(job);
+        continue;
+      }
+      if (running && !wakePending) await waitForWake(pollIntervalMs);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      jobSignal.on(JOB_WAKE, wake);
+      loopDone = loop();
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      jobSignal.off(JOB_WAKE, wake);
+      wakeWaiter?.();
+      await loopDone;
+      await Promise.allSettled([...inFlight]);
+    },
+    wake,
+  };
+}

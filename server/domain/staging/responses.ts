@@ -1,0 +1,58 @@
+import type { Image } from '../../../db/schema.js';
+import { iso } from '../../clock.js';
+import type { RoomType, Style } from '../../imaging/catalog-data.js';
+import type { Placement } from '../../imaging/engine.js';
+import type { ImageStorage } from '../../storage/storage.js';
+import type { EnhanceResult, PlaceResult, StageResult } from './operations.js';
+
+/*
+ * The 200 bodies of the three image operations (CONTRACT §5), built in one place: the synchronous response and a
+ * succeeded job's `result` are the same body.
+ */
+
+export interface ImageBody {
+  id: string;
+  image_url: string;
+  width: number;
+  height: number;
+}
+
+export function presentImage(storage: ImageStorage, image: Image): ImageBody {
+  return { id: image.id, image_url: storage.url(image.storage_name), width: image.width, height: image.height };
+}
+
+export function stageResponse(storage: ImageStorage, request: { style: Style; roomType: RoomType }, result: StageResult) {
+  const images = result.images.map((image) => presentImage(storage, image));
+  return {
+    success: true as const,
+    claim_code: result.claim.code,
+    image_url: images[0]!.image_url,
+    images,
+    style: request.style,
+    room_type: request.roomType,
+    credits_used: images.length,
+    credits_remaining: result.creditsRemaining,
+    expires_at: iso(result.claim.expires_at),
+  };
+}
+
+export function enhanceResponse(storage: ImageStorage, result: EnhanceResult) {
+  const { image_url, width, height } = presentImage(storage, result.image);
+  return { success: true as const, image_url, width, height, credits_used: 1 as const, credits_remaining: result.creditsRemaining };
+}
+
+export function placeResponse(storage: ImageStorage, result: PlaceResult): {
+  success: true;
+  image_url: string;
+  placements: Placement[];
+  credits_used: 0;
+  credits_remaining: number;
+} {
+  return {
+    success: true as const,
+    image_url: storage.url(result.image.storage_name),
+    placements: result.placements,
+    credits_used: 0 as const,
+    credits_remaining: result.creditsRemaining,
+  };
+}

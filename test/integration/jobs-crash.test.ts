@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../db/client.js';
+import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { expectBooksAgree, readBooks } from '../helpers/holds.js';
+import { roomJpeg } from '../helpers/images.js';
+import { type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
+
+/** A job's lease is CHARGE_HOLD_TIMEOUT: a worker killed mid-job leaves it to another after this long. */
+const LEASE = '2s';
+
+async function kill9(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** `npm run worker` in a process of its own, with an engine that waits `engineDelayMs` per image. */
+async function spawnWorker(env: Record<string, string>, engineDelayMs: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/slow-engine-worker.ts', String(engineDelayMs)], {
+    env: { ...process.env, NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('slow-engine worker running')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker did not start: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return child;
+}
+
+describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: ServerProcess | null = null;
+  const workers: ChildProcess[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    handle = openDatabase(database.url);
+  });
+  afterAll(async () => {
+    for (const worker of workers) await kill9(worker);
+    await server?.stop();
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('finishes a job exactly once on another worker when the first is killed in the middle of it', { timeout: 180_000 }, async () => {
+    const env = {
+      DATABASE_URL: database.url,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-jobs-crash-')),
+      CHARGE_HOLD_TIMEOUT: LEASE,
+      WEBHOOK_WORKER: 'off',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      RATE_LIMIT_CONCURRENT: '100',
+    };
+    // The app node accepts jobs and never runs them (WEBHOOK_WORKER=off); workers run them.
+    server = await spawnServerProcess(env);
+    const db = handle.db;
+    const api = new ApiClient(server.url);
+    const { key, userId } = await signUpWithKey(api);
+    const photo = (await roomJpeg(320, 240)).toString('base64');
+
+    workers.push(await spawnWorker(env, 120_000));
+    const accepted = await api.post('/api/v1/stage', { token: key, json: { images: [photo, photo] }, headers: { Prefer: 'respond-async' } });
+    expect(accepted.status).toBe(202);
+    const jobId = accepted.body.job_id as string;
+    const jobRow = () => db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+
+    // The first worker has the job and sits in the engine.
+    await expect.poll(async () => (await jobRow()).status, { timeout: 30_000, interval: 100 }).toBe('running');
+    const held = await readBooks(db, userId);
+    expect(held).toMatchObject({ credits: 8, heldCredits: 2, holds: 1, paidImages: 0 });
+    expectBooksAgree(held);
+
+    await kill9(workers[0]!);
+    expect((await api.get(`/api/v1/jobs/${jobId}`, { token: key })).body.status).toBe('running');
+    // Nothing was refunded by the death: the job, not the request, owns the credits.
+    expect(await readBooks(db, userId)).toEqual(held);
+
+    workers.push(await spawnWorker(env, 0));
+    let job: Record<string, any> = {};
+    await expect
+      .poll(
+        async () => {
+          job = (await api.get(`/api/v1/jobs/${jobId}`, { token: key })).body;
+          return job.status;
+        },
+        { timeout: 60_000, interval: 200 },
+      )
+      .toBe('succeeded');
+    expect(job.result).toMatchObject({ success: true, credits_used: 2, credits_remaining: 8 });
+    expect((await jobRow()).attempts).toBe(2);
+
+    // Exactly once: two images, one debit and no refund, one staging.complete per image, nothing held.
+    const images = await db.selectFrom('images').select('id').where('account_id', '=', userId).execute();
+    expect(images.map((image) => image.id).sort()).toEqual(job.result.images.map((image: { id: string }) => image.id).sort());
+    const ledger = await db.selectFrom('credit_ledger').select(['reason', 'delta']).where('account_id', '=', userId).orderBy('id').execute();
+    expect(ledger.map((row) => `${row.reason} ${row.delta}`)).toEqual(['signup_bonus 10', 'stage -2']);
+    const events = await db.selectFrom('webhook_events').select('event').where('account_id', '=', userId).execute();
+    expect(events.filter((row) => row.event === 'staging.complete')).toHaveLength(2);
+    expect(events.filter((row) => row.event === 'job.failed')).toHaveLength(0);
+    const books = await readBooks(db, userId);
+    expect(books).toMatchObject({ credits: 8, ledgerSum: 8, holds: 0, paidImages: 2 });
+    expectBooksAgree(books);
+    expect(await db.selectFrom('job_inputs').select('storage_name').where('job_id', '=', jobId).execute()).toEqual([]);
+  });
+});
