@@ -1,5 +1,5 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteError, useRouteLoaderData } from '@remix-run/react';
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useNavigation, useRouteError, useRouteLoaderData } from '@remix-run/react';
 import type { ReactNode } from 'react';
 import './load-context';
 import { describeRouteError, ErrorCard } from './components/error-card.js';
@@ -52,8 +52,18 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 function Page({ account, children }: { account: { email: string } | null; children: ReactNode }) {
+  // Form submissions show progress on their own buttons; moving between pages shows this bar.
+  const loading = useNavigation().state === 'loading';
   return (
     <>
+      <div className="route-progress" role="status">
+        {loading ? (
+          <>
+            <span className="route-progress__bar" aria-hidden="true" />
+            <span className="visually-hidden">Loading the page…</span>
+          </>
+        ) : null}
+      </div>
       <SiteHeader account={account} />
       <main id="content" className="page" tabIndex={-1}>
         {children}

@@ -93,6 +93,7 @@ async function main() {
       { name: 'webhook', path: `/keys/${key.id}/webhook`, as: 'studio' },
       { name: 'billing', path: '/billing', as: 'studio' },
       { name: 'usage', path: '/usage', as: 'studio' },
+      { name: 'transactions', path: '/billing/transactions', as: 'studio' },
       { name: 'playground', path: '/playground', as: 'studio' },
       {
         name: 'playground-result',

@@ -1,5 +1,7 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { useEffect, useRef } from 'react';
+import { ErrorCard } from '../components/error-card.js';
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
@@ -52,6 +54,11 @@ export default function Claims() {
   const preview = result && 'preview' in result ? result.preview : null;
   const redeemed = result && 'redeemed' in result ? result.redeemed : null;
   const failure = result && 'formError' in result ? result : null;
+  // After "Check code", keyboard and screen-reader users land on the preview and its Redeem button.
+  const previewCard = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (preview && !redeemed) previewCard.current?.focus();
+  }, [preview, redeemed]);
 
   return (
     <>
@@ -101,7 +108,7 @@ export default function Claims() {
       </section>
 
       {preview && !redeemed ? (
-        <section className="card card--highlight" aria-labelledby="claim-preview-title" tabIndex={-1}>
+        <section ref={previewCard} className="card card--highlight" aria-labelledby="claim-preview-title" tabIndex={-1}>
           <h2 id="claim-preview-title">
             Claim <code>{preview.code}</code>
           </h2>
@@ -182,4 +189,9 @@ export default function Claims() {
       </section>
     </>
   );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  return <ErrorCard error={error} signedIn />;
 }

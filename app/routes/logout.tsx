@@ -12,5 +12,5 @@ export async function action({ context }: ActionFunctionArgs) {
     // Already signed out (expired or unknown session): clearing the cookie below is all that is left to do.
     if (context.describeError(error).status !== 401) throw error;
   }
-  return redirect('/', { headers: { 'Set-Cookie': context.blankSessionCookie() } });
+  return redirect('/?signed_out=1', { headers: { 'Set-Cookie': context.blankSessionCookie() } });
 }

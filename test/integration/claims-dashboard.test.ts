@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inTransaction } from '../../db/transaction.js';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
+import { changeCredits } from '../../server/domain/credits/ledger.js';
 import { signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { imageForm, roomJpeg } from '../helpers/images.js';
@@ -57,6 +59,36 @@ describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dial
     // Staged images are shown beside the photo they were drawn on.
     for (const image of staged.body.images) expect(gallery.html).toContain(`/originals/${image.id}`);
     expect(gallery.html).toContain('Your share (50 %)');
+  });
+
+  it('pages the gallery twelve images at a time, every image on exactly one page', async () => {
+    const issuer = await signUpWithKey(server.api);
+    // Thirteen images need more than the ten free credits.
+    await inTransaction(server.services.db, (trx) => changeCredits(trx, { accountId: issuer.userId, delta: 5, reason: 'purchase', now: server.clock.now() }));
+    const photo = await roomJpeg(320, 240);
+    const stage = async (count: number) => {
+      const staged = await server.api.post('/api/v1/stage', { token: issuer.key, body: imageForm(Array.from({ length: count }, () => ({ data: photo }))) });
+      expect(staged.status).toBe(200);
+      return staged.body as { claim_code: string; images: { id: string }[] };
+    };
+    const older = await stage(10);
+    const newer = await stage(3);
+    const agent = await signUp(server.api);
+    for (const code of [older.claim_code, newer.claim_code]) expect((await server.api.post('/api/v1/claim', { token: agent.token, json: { code } })).status).toBe(200);
+
+    const first = await page('/gallery', agent.token);
+    expect(first.html).toContain('13 images');
+    expect(first.html).toContain('Page 1 of 2');
+    expect(first.html.match(/Download full size/g)).toHaveLength(12);
+    const second = await page('/gallery?page=2', agent.token);
+    expect(second.html).toContain('Page 2 of 2');
+    expect(second.html.match(/Download full size/g)).toHaveLength(1);
+    const shown = (html: string) => new Set([...html.matchAll(/\/originals\/(img_[0-9A-Za-z]+)/g)].map((match) => match[1]));
+    const ids = [...older.images, ...newer.images].map((image) => image.id).sort();
+    expect([...shown(first.html), ...shown(second.html)].sort()).toEqual(ids);
+    const past = await page('/gallery?page=9', agent.token);
+    expect(past.status).toBe(200);
+    expect(past.html).toContain('past the last image');
   });
 
   it('sends visitors without a session to sign in', async () => {

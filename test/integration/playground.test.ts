@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inTransaction } from '../../db/transaction.js';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
+import { changeCredits } from '../../server/domain/credits/ledger.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { imageForm, roomJpeg, textFile } from '../helpers/images.js';
@@ -93,6 +95,16 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await creditsOf(server.api, studio.key)).toBe(10);
     expect(await creditsOf(server.api, other.key)).toBe(10);
     expect(await issuedClaims(studio.token)).toEqual([]);
+  });
+
+  it('spends the last credit once when two playground requests race for it', async () => {
+    const studio = await signUpWithKey(server.api);
+    await inTransaction(server.services.db, (trx) => changeCredits(trx, { accountId: studio.userId, delta: -9, reason: 'stage', now: server.clock.now() }));
+    const fields = { source: 'sample', sample: 'empty-living-room', style: 'modern', room_type: 'living_room', key_id: String(studio.keyId) };
+    const results = await Promise.all([stageInPlayground(studio.token, fields), stageInPlayground(studio.token, fields)]);
+    expect(results.map((result) => result.status).sort()).toEqual([200, 402]);
+    expect(await creditsOf(server.api, studio.key)).toBe(0);
+    expect(await issuedClaims(studio.token)).toHaveLength(1);
   });
 
   it('sends visitors without a session to sign in', async () => {
