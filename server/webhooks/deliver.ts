@@ -1,7 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress, type NetworkPolicy } from '../http/network-guard.js';
+import { describeOutboundError, sendOutbound } from '../outbound/client.js';
+import type { NetworkPolicy } from '../outbound/network-guard.js';
 import { signingSecrets, signPayload, standardSignature, type WebhookSecrets } from './sign.js';
 
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
@@ -30,12 +28,6 @@ export interface DeliverOptions extends NetworkPolicy {
   timeoutMs?: number;
   now?: () => number;
 }
-
-// Keep-alive pools shared by every delivery of the process: a busy receiver is reached over warm connections.
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
-};
 
 /** Our headers and the Standard Webhooks ones; after a rotation `webhook-signature` lists both secrets' signatures. */
 export function webhookHeaders(message: OutgoingWebhook, nowMs: number): Record<string, string> {
@@ -69,10 +61,10 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
 }
 
 /**
- * One signed POST. Any 2xx within the timeout is delivered; redirects are not followed (a 3xx is a failure);
- * a private address is refused at connect time unless the operator allows private networks.
+ * One signed POST through the outbound client (keep-alive pool, private addresses refused at connect time unless
+ * the operator allows them). Any 2xx within the timeout is delivered; redirects are not followed (a 3xx is a failure).
  */
-export function deliverOnce(message: OutgoingWebhook, options: DeliverOptions): Promise<AttemptResult> {
+export async function deliverOnce(message: OutgoingWebhook, options: DeliverOptions): Promise<AttemptResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   const started = performance.now();
   const now = options.now ?? Date.now;
@@ -88,46 +80,23 @@ export function deliverOnce(message: OutgoingWebhook, options: DeliverOptions): 
   try {
     url = new URL(message.url);
   } catch {
-    return Promise.resolve(finish(null, 'The webhook url is not valid.'));
+    return finish(null, 'The webhook url is not valid.');
   }
-  const agent = agents[url.protocol as keyof typeof agents];
-  if (!agent) return Promise.resolve(finish(null, 'The webhook url must be http or https.'));
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivateNetwork && isIP(host) && isPrivateAddress(host)) {
-    return Promise.resolve(finish(null, `Refused: ${host} is a private or loopback address.`));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return finish(null, 'The webhook url must be http or https.');
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  try {
+    const response = await sendOutbound(url, options, { method: 'POST', headers: webhookHeaders(message, now()), body: message.payload, signal: deadline.signal });
+    const status = response.statusCode;
+    const retryAfter = response.headers['retry-after'];
+    const retryAfterMs = RETRY_AFTER_STATUSES.has(status) && typeof retryAfter === 'string' ? parseRetryAfter(retryAfter, now()) : null;
+    // The body is not needed; draining it (a little) lets the keep-alive connection be reused.
+    response.body.dump().catch(() => {});
+    return finish(status, null, retryAfterMs);
+  } catch (error) {
+    return finish(null, deadline.signal.aborted ? `Timed out after ${timeoutMs} ms` : describeOutboundError(error));
+  } finally {
+    clearTimeout(timer);
   }
-
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (result: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'POST',
-      agent,
-      lookup: guardedLookup(options),
-      headers: webhookHeaders(message, now()),
-    });
-    const timer = setTimeout(() => {
-      settle(finish(null, `Timed out after ${timeoutMs} ms`));
-      request.destroy();
-    }, timeoutMs);
-    request.on('response', (response) => {
-      // The body is not needed; draining it lets the keep-alive socket be reused.
-      response.resume();
-      const status = response.statusCode ?? null;
-      const retryAfterMs = status !== null && RETRY_AFTER_STATUSES.has(status) ? parseRetryAfter(response.headers['retry-after'], now()) : null;
-      settle(finish(status, null, retryAfterMs));
-    });
-    request.on('error', (error: NodeJS.ErrnoException) => settle(finish(null, describeNetworkError(error))));
-    request.end(message.payload);
-  });
-}
-
-function describeNetworkError(error: NodeJS.ErrnoException): string {
-  const text = error.code ? `${error.code}: ${error.message}` : error.message;
-  return text.slice(0, 480);
 }

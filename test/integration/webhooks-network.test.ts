@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isPrivateAddress } from '../../server/http/network-guard.js';
+import { isPrivateAddress } from '../../server/outbound/network-guard.js';
 import { signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';

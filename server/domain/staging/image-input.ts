@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
-import { downloadImage } from '../../http/image-download.js';
-import type { NetworkPolicy } from '../../http/network-guard.js';
+import { downloadImage } from '../../outbound/image-download.js';
+import type { NetworkPolicy } from '../../outbound/network-guard.js';
 
 /** CONTRACT §5 limits on what a request may carry; the engine checks format and dimensions. */
 export const MAX_IMAGE_BYTES = 15 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/client.js';
 import { inTransaction } from '../../../db/transaction.js';
-import type { NetworkPolicy } from '../../http/network-guard.js';
+import type { NetworkPolicy } from '../../outbound/network-guard.js';
 import { deliverOnce } from '../../webhooks/deliver.js';
 import { recordAttempt } from '../../webhooks/record.js';
 import { writeEvent } from '../events/outbox.js';

@@ -2,7 +2,7 @@ import { type Db, isMysql } from '../../../db/client.js';
 import { afterCommit, inTransaction } from '../../../db/transaction.js';
 import type { DeliveryStatus, Webhook } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
-import { assertPublicUrl, type NetworkPolicy } from '../../http/network-guard.js';
+import { assertPublicUrl, type NetworkPolicy } from '../../outbound/network-guard.js';
 import { generateWebhookSecret, ROTATION_OVERLAP_MS } from '../../webhooks/sign.js';
 import { getOwnApiKey } from '../keys/api-keys.js';
 import { OUTBOX_WAKE, outboxSignal } from '../events/outbox.js';

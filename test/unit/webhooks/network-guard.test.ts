@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../server/errors.js';
-import { assertPublicUrl, isPrivateAddress, type Resolver } from '../../../server/http/network-guard.js';
+import { assertPublicUrl, isPrivateAddress, type Resolver } from '../../../server/outbound/network-guard.js';
 
 const deny = { allowPrivateNetwork: false };
 
