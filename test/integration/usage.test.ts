@@ -159,6 +159,18 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     expect(report.keys).toEqual([{ key_id: user.keyId, name: 'Default', credits_used: 10, last_used_at: expect.any(String) }]);
   });
 
+  it('counts credits bought through checkout once as purchased, on no key, and never as used', async () => {
+    const user = await signUpWithKey(server.api);
+    const checkout = await server.api.post('/api/v1/billing/checkout', { token: user.token, json: { credits: 25 } });
+    expect(checkout.status).toBe(200);
+    const { pathname, search } = new URL(checkout.body.checkout_url);
+    for (let i = 0; i < 2; i++) await server.api.get(pathname + search);
+    expect(await creditsOf(server.api, user.key)).toBe(35);
+    const report = (await usage(user.token)).body;
+    expect(report.totals).toMatchObject({ credits_purchased: 25, credits_used: 0 });
+    expect(report.keys).toEqual([{ key_id: user.keyId, name: 'Default', credits_used: 0, last_used_at: expect.any(String) }]);
+  });
+
   it('puts work done on a later day into that day', async () => {
     const user = await signUpWithKey(server.api);
     expect((await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status).toBe(200);
