@@ -71,3 +71,13 @@ class ImmediateSqliteDriver extends SqliteDriver {
 export function isMysql(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof MysqlAdapter;
 }
+
+/** True when the database answers a trivial query: what /api/health reports. Never throws. */
+export async function databaseAnswers(db: Kysely<any>): Promise<boolean> {
+  try {
+    await db.executeQuery(CompiledQuery.raw('select 1'));
+    return true;
+  } catch {
+    return false;
+  }
+}

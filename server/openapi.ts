@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import { proceduresOf } from './adapters/library-internals.js';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
-import { AppError, errorResponse, isServerFault, toErrorResponse } from './errors.js';
+import { AppError, isServerFault, toErrorResponse } from './errors.js';
 import { describeAsyncRequests } from './http/async-request-docs.js';
 import { describeErrors } from './http/error-docs.js';
 import { describeImageUploads } from './http/image-upload-docs.js';
@@ -48,8 +49,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     securitySchemes: SECURITY_SCHEMES,
   });
   const successStatuses = new Map<string, number>();
-  for (const [, procedure] of Object.entries(appRouter._def.procedures)) {
-    const meta = (procedure as unknown as { _def: { meta?: Meta } })._def.meta;
+  for (const { meta } of proceduresOf<Meta>(appRouter)) {
     if (!meta?.openapi) continue;
     const method = meta.openapi.method.toLowerCase() as 'get';
     const operation = document.paths?.[meta.openapi.path]?.[method];
@@ -105,32 +105,6 @@ export function responseMetaFor({ ctx, errors }: MetaArgs) {
 /** Full errors (stacks included) go to the log; the response body never carries them. */
 export function logServerFaults({ error, path, ctx }: { error: unknown; path?: string; ctx?: Context }) {
   if (isServerFault(toErrorResponse(error))) log.error({ err: (error as Error).cause ?? error, procedure: path, req_id: ctx?.request.id }, 'request failed');
-}
-
-/**
- * The bridge writes `{message, code: <tRPC code>, issues, data}` and nothing can change `code`
- * (mcampa/trpc-to-openapi#168); the formatter already put the CONTRACT §1 body in `data.contract`, so the
- * response is rewritten to exactly that body on its way out.
- */
-export const rewriteBridgeErrors: RequestHandler = (_req, res, next) => {
-  const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (res.statusCode >= 400 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
-      const contractBody = contractBodyOf(String(chunk));
-      // A successful procedure may answer >= 400 on purpose (health's 503); only error shapes are rewritten.
-      if (contractBody) return end(JSON.stringify(contractBody), ...rest);
-    }
-    return end(chunk, ...rest);
-  }) as typeof res.end;
-  next();
-};
-
-function contractBodyOf(text: string): unknown {
-  try {
-    return (JSON.parse(text) as { data?: { contract?: { body?: unknown } } }).data?.contract?.body;
-  } catch {
-    return errorResponse('internal_error', 'Unexpected error.').body;
-  }
 }
 
 export function createRestBridge(services: Services): RequestHandler {

@@ -4,6 +4,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db, DialectName } from '../db/client.js';
+import { answerWithoutProcedure } from './adapters/library-internals.js';
 import { bearerToken } from './auth/bearer.js';
 import type { Auth } from './auth/lucia.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
@@ -188,11 +189,6 @@ export const limitSignInAttempts = t.middleware(async ({ ctx, getRawInput, next 
   return next();
 });
 
-/** A replayed response skips the procedure; tRPC's middleware result carries it as if the procedure had run. */
-function replayed<T>(data: unknown): T {
-  return { ok: true, data, marker: 'middlewareMarker' } as T;
-}
-
 function isAcceptedJob(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'job_id' in body && 'status_url' in body;
 }
@@ -217,7 +213,8 @@ export const imageProcedure = apiKeyProcedure
         ctx.response.setStatus(202);
         ctx.response.setHeader('Preference-Applied', 'respond-async');
       }
-      return replayed<Awaited<ReturnType<typeof next>>>(start.body);
+      // A replayed response skips the procedure.
+      return answerWithoutProcedure<Awaited<ReturnType<typeof next>>>(start.body);
     }
     const idempotency: IdempotencyClaim = { key: idempotencyKey, startedAt };
     const result = await next({ ctx: { idempotency } });

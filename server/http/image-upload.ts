@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer, { MulterError } from 'multer';
+import { hideBodyFromBridgeCopy, setParsedBody } from '../adapters/library-internals.js';
+import { sha256Hex } from '../domain/staging/originals.js';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { bearerToken } from '../auth/bearer.js';
 import { authenticateApiKey } from '../domain/keys/api-keys.js';
@@ -19,7 +20,7 @@ const MULTI_IMAGE_PATHS = new Set<string>(['/api/v1/stage']);
 export type UploadingRequest = Request & { uploads?: ReadonlyMap<string, Buffer> };
 
 function uploadReference(bytes: Buffer): string {
-  return UPLOAD_REFERENCE_PREFIX + createHash('sha256').update(bytes).digest('hex');
+  return UPLOAD_REFERENCE_PREFIX + sha256Hex(bytes);
 }
 
 const upload = multer({
@@ -92,35 +93,21 @@ function multipartAsJson(req: Request, res: Response, next: NextFunction) {
     });
     if (references.length === 1) body.image = references[0];
     else if (references.length > 1) body.images = references;
-    req.body = body;
     req.files = undefined;
     (req as UploadingRequest).uploads = uploads;
-    req.headers['content-type'] = 'application/json';
-    // Tells the JSON parser further down that the body is already read.
-    (req as Request & { _body?: boolean })._body = true;
+    // The JSON parser further down sees the body as already read.
+    setParsedBody(req, body);
     next();
   });
 }
 
 const largeJson = express.json({ limit: IMAGE_JSON_LIMIT, strict: true });
 
-/**
- * The bridge builds a fetch `Request` from every request just to get an abort signal, and for that it runs
- * `JSON.stringify(req.body)`: megabytes of base64 copied and thrown away on each image request (~10 ms and a
- * large garbage string each). A non-enumerable `toJSON` makes that copy tiny; the procedure's input is built by
- * spreading the body, which copies only enumerable fields, so validation still sees every field.
- */
-function withoutBridgeCopy(req: Request): void {
-  if (req.body && typeof req.body === 'object') {
-    Object.defineProperty(req.body, 'toJSON', { value: () => ({}), enumerable: false });
-  }
-}
-
 const lightweight =
   (parse: RequestHandler): RequestHandler =>
   (req, res, next) =>
     parse(req, res, (error?: unknown) => {
-      if (!error) withoutBridgeCopy(req);
+      if (!error) hideBodyFromBridgeCopy(req.body);
       next(error);
     });
 
@@ -130,9 +117,7 @@ const jsonImageBody = lightweight(largeJson);
 /** The body is never read: answered as if it were empty, so the procedure gives the usual 401. */
 function skipBody(req: Request): void {
   req.resume();
-  req.body = {};
-  req.headers['content-type'] = 'application/json';
-  (req as Request & { _body?: boolean })._body = true;
+  setParsedBody(req, {});
 }
 
 /**

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { inTransaction } from '../../db/transaction.js';
 import { iso } from '../clock.js';
 import { adRevenueForAgent } from '../domain/ads/revenue.js';
 import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.js';
@@ -49,7 +48,7 @@ export const claimsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { db, clock, storage } = ctx.services;
       const now = clock.now();
-      const { claim, images } = await inTransaction(db, (trx) => redeemClaim(trx, { typed: input.code, accountId: ctx.account.id, email: ctx.account.email, now }));
+      const { claim, images } = await redeemClaim(db, { typed: input.code, accountId: ctx.account.id, email: ctx.account.email, now });
       return {
         claim_code: claim.code,
         status: 'redeemed' as const,

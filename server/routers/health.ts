@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
+import { databaseAnswers } from '../../db/client.js';
 import { publicProcedure, router } from '../trpc.js';
 import { APP_VERSION } from '../version.js';
 
@@ -17,12 +17,7 @@ export const healthRouter = router({
     .output(healthSchema)
     .query(async ({ ctx }) => {
       const { db, clock, startedAt } = ctx.services;
-      let databaseOk = true;
-      try {
-        await sql`select 1`.execute(db);
-      } catch {
-        databaseOk = false;
-      }
+      const databaseOk = await databaseAnswers(db);
       if (!databaseOk) ctx.response.setStatus(503);
       return {
         status: databaseOk ? 'ok' : 'degraded',

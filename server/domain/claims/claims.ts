@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Claim, Database, Image } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
 import { DAY_MS, iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../events/outbox.js';
@@ -127,11 +128,16 @@ export interface Redemption {
 
 /**
  * Redeems a claim for an agent, free of charge. The conditional update picks exactly one winner however many agents
- * race (the loser sees 409); `claim.redeemed` goes to the issuing key's webhook in the same transaction.
+ * race (the loser sees 409); `claim.redeemed` goes to the issuing key's webhook in the same transaction, which this
+ * function runs (retried when InnoDB picks it as a deadlock victim).
  */
-export async function redeemClaim(trx: Executor, input: { typed: string; accountId: string; email: string; now: number }): Promise<Redemption> {
+export async function redeemClaim(db: Executor, input: { typed: string; accountId: string; email: string; now: number }): Promise<Redemption> {
   const code = normalizeClaimCode(input.typed);
   if (!code) throw unknownClaim();
+  return inTransaction(db, (trx) => redeemInTransaction(trx, code, input));
+}
+
+async function redeemInTransaction(trx: Executor, code: string, input: { accountId: string; email: string; now: number }): Promise<Redemption> {
   const won = await trx
     .updateTable('claims')
     .set({ redeemed_by: input.accountId, redeemed_at: input.now })
