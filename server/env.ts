@@ -71,6 +71,7 @@ const envSchema = z.object({
   JOB_RETENTION: duration('30d'),
   ORPHAN_FILE_GRACE: duration('1h'),
   IMAGE_WORK_PER_PROCESS: positiveInt(16),
+  JOBS_PER_PROCESS: positiveInt(4),
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
   SIGN_IN_LIMIT_PER_IP: positiveInt(30),
   SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
@@ -104,6 +105,7 @@ export type Config = {
   retention: { intervalMs: number; webhookEventsMs: number; jobsMs: number; orphanFileGraceMs: number };
   /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
   imageWorkPerProcess: number;
+  jobsPerProcess: number;
   /** Claim previews and redemptions a minute per client IP. */
   claimAttemptsPerMinute: number;
   /** Sign-in and sign-up attempts a minute, per client IP and per e-mail address (429 with Retry-After). */
@@ -141,6 +143,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, jobsMs: env.JOB_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
+    jobsPerProcess: env.JOBS_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
     signInLimit: { perIp: env.SIGN_IN_LIMIT_PER_IP, perEmail: env.SIGN_IN_LIMIT_PER_EMAIL },
   };

@@ -21,7 +21,8 @@ import { refuseCrossSiteForms } from './http/same-origin.js';
 import { cspNonceOf, embeddableResources, securityHeaders } from './http/security-headers.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
 import { BufferedResponse, DirectResponse } from './http/response-control.js';
-import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor, rewriteBridgeErrors } from './openapi.js';
+import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor } from './openapi.js';
+import { proceduresOf, rewriteBridgeErrors } from './adapters/library-internals.js';
 import { appRouter, createCaller } from './root.js';
 import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
@@ -59,7 +60,7 @@ export async function createApp(services: Services) {
   const createApiContext = createContextFactory(services, { refuseCrossSite: true });
 
   const openApiDocument = buildOpenApiDocument(services.config.publicBaseUrl);
-  const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: Object.keys(appRouter._def.procedures) });
+  const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: proceduresOf(appRouter).map(({ path }) => path) });
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
   app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
   app.get('/metrics', metricsEndpoint(services.metrics, services.config.metricsToken));
@@ -135,7 +136,12 @@ export async function startServer(
   // Asynchronous jobs run where webhooks are delivered: here by default, else in `npm run worker` processes.
   let jobs: JobRunner | null = null;
   if (config.webhookWorker === 'inline') {
-    jobs = createJobRunner({ deps: () => imagingDeps(handle.services), leaseMs: config.chargeHoldTimeoutMs, metrics: handle.services.metrics });
+    jobs = createJobRunner({
+      deps: () => imagingDeps(handle.services),
+      leaseMs: config.chargeHoldTimeoutMs,
+      concurrency: config.jobsPerProcess,
+      metrics: handle.services.metrics,
+    });
     jobs.start();
   }
   // Every server process refunds the holds of image requests that died, whichever process ran them (CONTRACT §8).

@@ -48,7 +48,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
     // Jobs are charged when accepted; a top-up a job's charge might start belongs to the process that took it.
     autoTopUp: openPayments(handle.db, config, systemClock, metrics).autoTopUp,
   };
-  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs, metrics });
+  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs, concurrency: config.jobsPerProcess, metrics });
   jobs.start();
   // Worker processes sweep dead charge holds too, so refunds happen even when no app server is running.
   const sweeper = createHoldSweeper({ db: handle.db, timeoutMs: config.chargeHoldTimeoutMs });

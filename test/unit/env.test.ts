@@ -27,6 +27,12 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the per-process work limits, 16 image requests and 4 asynchronous jobs by default', () => {
+    expect(loadConfig({})).toMatchObject({ imageWorkPerProcess: 16, jobsPerProcess: 4 });
+    expect(loadConfig({ JOBS_PER_PROCESS: '12' }).jobsPerProcess).toBe(12);
+    expect(() => loadConfig({ JOBS_PER_PROCESS: '0' })).toThrow(/JOBS_PER_PROCESS/);
+  });
+
   it('derives the public base URL from PORT and drops a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://stage.example.com/' }).publicBaseUrl).toBe('https://stage.example.com');

@@ -25,7 +25,7 @@ export interface JobRunnerOptions {
   deps: () => ImagingDeps;
   /** How long a claimed job stays ours without renewal; past it, another worker takes it (CHARGE_HOLD_TIMEOUT). */
   leaseMs: number;
-  /** Jobs run at once in this process. */
+  /** Jobs run at once in this process (JOBS_PER_PROCESS). */
   concurrency?: number;
   /** Fallback when no in-process wake-up arrives (a job accepted by another process, a lease that ran out). */
   pollIntervalMs?: number;
