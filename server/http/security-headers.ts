@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
@@ -23,7 +23,8 @@ export function securityHeaders(options: { publicBaseUrl: string }): RequestHand
   const publicOrigin = new URL(options.publicBaseUrl).origin;
   const https = publicOrigin.startsWith('https:');
   const assignNonce: RequestHandler = (_req, res, next) => {
-    res.locals.cspNonce = randomBytes(16).toString('base64');
+    // 122 random bits from the cached pool (randomUUID), as hex: a valid nonce without a sync entropy call per response.
+    res.locals.cspNonce = randomUUID().replaceAll('-', '');
     next();
   };
   const headers = helmet({
