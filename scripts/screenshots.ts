@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: every dashboard page at 1280 px and 390 px, into docs/screenshots/. Starts its own server
  * on a throw-away SQLite database, fills it through the API (a staging company with a key, a staged photo, a
- * webhook with deliveries; an agent who redeemed the claim), then signs in with Chromium and captures each page.
+ * webhook with deliveries, a purchase with its simulated card and an auto top-up; an agent who redeemed the claim),
+ * then signs in with Chromium and captures each page.
  * Pages that are not built on this branch (404) are skipped and named in the output.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -38,6 +39,16 @@ async function call(base: string, method: string, path: string, token: string | 
   return json;
 }
 
+/** Auto top-up runs after the charge that crossed the threshold; waits until its ledger row is there. */
+async function waitForTopUp(base: string, token: string) {
+  for (let tries = 0; tries < 100; tries++) {
+    const { transactions } = await call(base, 'GET', '/api/v1/billing/transactions', token);
+    if (transactions.some((transaction: { reason: string }) => transaction.reason === 'auto_topup')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('auto top-up did not happen within 10 s');
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomstage-screenshots-'));
   const port = await freePort();
@@ -66,8 +77,15 @@ async function main() {
     const key = await call(base, 'POST', '/api/v1/keys', studio.token, { name: 'Production server' });
     await call(base, 'POST', '/api/v1/keys', studio.token, { name: 'Staging environment', mode: 'test' });
     await call(base, 'PUT', `/api/v1/keys/${key.id}/webhook`, studio.token, { url: receiverUrl, enabled: true });
+    // Billing that is not empty: 20 credits bought through the simulated checkout (saving its card), auto top-up on,
+    // and the first staged photo leaving the balance below the threshold, so one top-up shows in the transactions.
+    const checkout = await call(base, 'POST', '/api/v1/billing/checkout', studio.token, { credits: 20 });
+    const paid = await fetch(checkout.checkout_url);
+    if (!paid.ok) throw new Error(`simulated checkout: ${paid.status}`);
+    await call(base, 'PUT', '/api/v1/settings/auto-topup', studio.token, { enabled: true, amount: 100, threshold: 30, monthly_limit: 500 });
     const photo = (await emptyRoomImage(1200, 800)).toString('base64');
     const staged = await call(base, 'POST', '/api/v1/stage', key.key, { image: photo, style: 'scandinavian', room_type: 'living_room' });
+    await waitForTopUp(base, studio.token);
     await call(base, 'POST', '/api/v1/stage', key.key, { image: photo, style: 'industrial', room_type: 'bedroom' });
     await call(base, 'POST', `/api/v1/keys/${key.id}/webhook/test`, studio.token);
     const agent = await call(base, 'POST', '/api/v1/auth/signup', null, { email: 'agent@example.com', password: PASSWORD });

@@ -1,16 +1,22 @@
-import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/node';
+import { type ActionFunctionArgs, json, type LinksFunction, type LoaderFunctionArgs, type MetaFunction, redirectDocument } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
+import { TransactionsTable } from '../components/billing/transactions-table.js';
 import { ErrorCard } from '../components/error-card.js';
 import { Field } from '../components/field.js';
+import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () => [{ title: 'Billing · Roomstage' }];
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: usageStyles }];
 
 const PRESETS = [10, 50, 100, 500] as const;
+const RECENT_TRANSACTIONS = 5;
+/** A range such as 10–10 000 that never wraps inside (no-break space, word joiners around the dash): phones keep it whole. */
+const range = (from: number, to: number) => [from, to].map((n) => n.toLocaleString('en-GB').replace(/,/g, '\u00a0')).join('\u2060–\u2060');
 
 const FAILURE_TEXT: Record<string, string> = {
   card_declined: 'the card was declined',
@@ -22,7 +28,8 @@ const FAILURE_TEXT: Record<string, string> = {
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
-  return { billing: await context.trpc.billing.overview() };
+  const [billing, recent] = await Promise.all([context.trpc.billing.overview(), context.trpc.usage.transactions({ limit: RECENT_TRANSACTIONS })]);
+  return { billing, recent };
 }
 
 /** A whole number from a form field; anything else is passed on as NaN for the procedure to refuse with details. */
@@ -37,7 +44,9 @@ export async function action({ context, request }: ActionFunctionArgs) {
       case 'buy': {
         const chosen = formText(form, 'credits') === 'custom' ? formText(form, 'custom_credits') : formText(form, 'credits');
         const checkout = await context.trpc.billing.checkout({ credits: whole(chosen) });
-        return redirect(checkout.checkout_url);
+        // Checkout is not a dashboard route (Stripe, or this server's simulated page): the browser loads it as a
+        // new document instead of the client router rendering it as an unknown route.
+        return redirectDocument(checkout.checkout_url);
       }
       case 'remove-card': {
         await context.trpc.billing.removePaymentMethod();
@@ -64,12 +73,13 @@ export async function action({ context, request }: ActionFunctionArgs) {
 }
 
 export default function Billing() {
-  const { billing } = useLoaderData<typeof loader>();
+  const { billing, recent } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
   const failure = result && 'formError' in result ? result : null;
-  const done = result && 'done' in result ? result.done : null;
+  // A confirmation shows inside the card whose form was saved, where the person is looking (also on a phone).
+  const doneFor = (intent: string) => (result && 'done' in result && result.intent === intent ? result.done : null);
   const card = billing.payment_method;
   const auto = billing.auto_topup;
   const errorFor = (intent: string, field: string) => (failure?.intent === intent ? (failure.fieldErrors as Record<string, string>)[field] : undefined);
@@ -84,7 +94,6 @@ export default function Billing() {
           <Link to="/billing/transactions">transactions</Link> for every change to your balance.
         </p>
       </header>
-      {done ? <Alert tone="success">{done}</Alert> : null}
 
       <section className="card" aria-labelledby="buy-title">
         <h2 id="buy-title">Buy credits</h2>
@@ -102,7 +111,7 @@ export default function Billing() {
               <input type="radio" name="credits" value="custom" /> Another amount
             </label>
           </fieldset>
-          <Field label="Custom amount (1–10 000 credits)" name="custom_credits" type="number" min={1} max={10000} inputMode="numeric" error={errorFor('buy', 'credits')} />
+          <Field label={`Custom amount (${range(1, 10_000)} credits)`} name="custom_credits" type="number" min={1} max={10000} inputMode="numeric" error={errorFor('buy', 'credits')} />
           <button type="submit" className="button" disabled={busy === 'buy'}>
             {busy === 'buy' ? 'Opening checkout…' : 'Continue to payment'}
           </button>
@@ -113,6 +122,7 @@ export default function Billing() {
       <section className="card" aria-labelledby="card-title">
         <h2 id="card-title">Card on file</h2>
         {failure?.intent === 'remove-card' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        {doneFor('remove-card') ? <Alert tone="success">{doneFor('remove-card')}</Alert> : null}
         {card ? (
           <Form method="post" className="stack">
             <p>
@@ -140,14 +150,26 @@ export default function Billing() {
           </Alert>
         ) : null}
         {failure?.intent === 'auto-topup' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        {doneFor('auto-topup') ? <Alert tone="success">{doneFor('auto-topup')}</Alert> : null}
         <Form method="post" className="stack">
           <input type="hidden" name="intent" value="auto-topup" />
           <label className="choice">
-            <input type="checkbox" name="enabled" defaultChecked={auto.enabled} disabled={!card && !auto.enabled} /> Buy credits automatically when the balance runs low
+            <input
+              type="checkbox"
+              name="enabled"
+              defaultChecked={auto.enabled}
+              disabled={!card && !auto.enabled}
+              aria-describedby={card ? undefined : 'auto-topup-needs-card'}
+            />{' '}
+            Buy credits automatically when the balance runs low
           </label>
-          {!card ? <p className="field__hint">Needs a card on file: buy credits once first.</p> : null}
-          <Field label="Credits to buy each time (10–10 000)" name="amount" type="number" min={10} max={10000} defaultValue={auto.amount} error={errorFor('auto-topup', 'amount')} />
-          <Field label="When the balance falls below (0–100 000)" name="threshold" type="number" min={0} max={100000} defaultValue={auto.threshold} error={errorFor('auto-topup', 'threshold')} />
+          {!card ? (
+            <p id="auto-topup-needs-card" className="field__hint">
+              Needs a card on file: buy credits once first.
+            </p>
+          ) : null}
+          <Field label={`Credits to buy each time (${range(10, 10_000)})`} name="amount" type="number" min={10} max={10000} defaultValue={auto.amount} error={errorFor('auto-topup', 'amount')} />
+          <Field label={`When the balance falls below (${range(0, 100_000)})`} name="threshold" type="number" min={0} max={100000} defaultValue={auto.threshold} error={errorFor('auto-topup', 'threshold')} />
           <Field
             label="Monthly limit in credits (blank = no limit)"
             name="monthly_limit"
@@ -161,6 +183,11 @@ export default function Billing() {
             Save auto top-up
           </button>
         </Form>
+      </section>
+
+      <section className="card" aria-labelledby="recent-title">
+        <h2 id="recent-title">Recent transactions</h2>
+        <TransactionsTable transactions={recent.transactions} hasMore={recent.has_more} basePath="/billing/transactions" paged={false} />
       </section>
     </>
   );

@@ -54,7 +54,9 @@ describe.skipIf(skipReason !== null)(`Content Security Policy in a browser${skip
     await expectHydrated();
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByLabel('Secret key').inputValue(), POLL).toMatch(/^sk_live_/);
-    for (const path of ['/overview', '/keys', '/webhooks', '/playground', '/usage', '/billing/transactions', '/claims', '/gallery']) {
+    // The checkout return page with an unknown session shows its notice and buys nothing.
+    const pages = ['/overview', '/keys', '/webhooks', '/playground', '/usage', '/billing', '/billing/transactions', '/billing/return?session_id=cs_unknown', '/claims', '/gallery'];
+    for (const path of pages) {
       await page.goto(`${server.url}${path}`);
       await expectHydrated();
     }
