@@ -1,0 +1,136 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, signUpWithKey, TEST_PASSWORD } from '../helpers/api-client.js';
+import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
+import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { startTestServer } from '../helpers/server.js';
+
+const skipReason = browserSkipReason();
+
+/** Links that are not pages: files, the API itself, and sign-out (a form post elsewhere, a redirect home by GET). */
+const NOT_A_PAGE = /^\/(images|originals|api|trpc|build|assets|favicon|logout)\b/;
+
+interface PageProblems {
+  unlabeled: string[];
+  unexplainedDisabled: string[];
+  rawText: string[];
+  links: string[];
+}
+
+/** Runs in the page: what a person would trip over, and where the page's links lead. */
+function inspectPage(): PageProblems {
+  const visible = (element: Element) => {
+    const rect = element.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0 && getComputedStyle(element).visibility !== 'hidden';
+  };
+  const describe = (element: Element) => element.outerHTML.replace(/\s+/g, ' ').slice(0, 120);
+  const textOf = (ids: string | null) =>
+    (ids ?? '')
+      .split(/\s+/)
+      .map((id) => document.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim();
+  const nameOf = (element: Element): string => {
+    const aria = element.getAttribute('aria-label') ?? textOf(element.getAttribute('aria-labelledby'));
+    if (aria.trim()) return aria.trim();
+    const labels = (element as HTMLInputElement).labels;
+    if (labels && labels.length > 0) return Array.from(labels).map((label) => label.textContent ?? '').join(' ').trim();
+    const images = Array.from(element.querySelectorAll('img[alt], svg[aria-label]')).map((img) => img.getAttribute('alt') ?? img.getAttribute('aria-label') ?? '');
+    return [element.textContent ?? '', ...images, element.getAttribute('title') ?? '', (element as HTMLInputElement).value ?? ''].join(' ').trim();
+  };
+
+  const controls = Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button, a[href], [role=button], [role=slider]')).filter(visible);
+  const unlabeled = controls.filter((control) => !nameOf(control)).map(describe);
+  // A disabled control must say why, next to it (aria-describedby) or on it (title).
+  const unexplainedDisabled = controls
+    .filter((control) => (control as HTMLButtonElement).disabled && !textOf(control.getAttribute('aria-describedby')) && !control.getAttribute('title'))
+    .map(describe);
+  const text = document.body.innerText;
+  const rawText = [/\{\s*"[a-z_]+"\s*:/, /\bat \S+ \(\S+:\d+:\d+\)/, /\[object Object\]/, /\bundefined\b/, /\bNaN\b/, /Unexpected Server Error/]
+    .filter((pattern) => pattern.test(text))
+    .map((pattern) => `${pattern}: “${(text.match(pattern)?.[0] ?? '').slice(0, 60)}”`);
+  const links = Array.from(document.querySelectorAll<HTMLAnchorElement>('a[href]'))
+    .filter((link) => !link.hasAttribute('download') && link.origin === location.origin)
+    .map((link) => link.pathname + link.search);
+  return { unlabeled, unexplainedDisabled, rawText, links };
+}
+
+describe.skipIf(skipReason !== null)(`Every dashboard page, clicked through${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { env: await browserServerEnv() });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  /** Signs in as `email`, follows every link from the overview, and lists what a person would trip over. */
+  async function crawl(email: string, name: string): Promise<{ problems: string[]; seen: Set<string> }> {
+    const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.setDefaultTimeout(15_000);
+    const problems: string[] = [];
+    const queue = ['/overview'];
+    const seen = new Set(queue);
+    await withFailureScreenshot(page, name, async () => {
+      await page.goto(`${server.url}/login`);
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByRole('button', { name: /sign in|log in/i }).click();
+      await page.waitForURL('**/overview');
+      while (queue.length > 0) {
+        const path = queue.shift()!;
+        const response = await page.goto(`${server.url}${path}`);
+        if (!response || response.status() >= 400) {
+          problems.push(`${path}: answered ${response?.status() ?? 'nothing'}`);
+          continue;
+        }
+        // The API reference is Swagger UI's page, checked by its own test.
+        if (path.startsWith('/docs')) continue;
+        await page.waitForLoadState('networkidle');
+        const found = await page.evaluate(inspectPage);
+        for (const element of found.unlabeled) problems.push(`${path}: control without a label: ${element}`);
+        for (const element of found.unexplainedDisabled) problems.push(`${path}: disabled with no reason given: ${element}`);
+        for (const raw of found.rawText) problems.push(`${path}: raw text ${raw}`);
+        await expectPageFits(page, path);
+        for (const link of found.links) {
+          if (NOT_A_PAGE.test(link) || seen.has(link) || seen.size >= 60) continue;
+          seen.add(link);
+          queue.push(link);
+        }
+      }
+    });
+    await page.context().close();
+    return { problems, seen };
+  }
+
+  const EVERY_PAGE = ['/overview', '/keys', '/webhooks', '/billing', '/billing/transactions', '/usage', '/playground', '/claims', '/gallery'];
+
+  it('A person who follows every link of a busy account at 1280 px and 390 px meets no dead link, overflow, raw JSON, stack trace, unlabeled control or unexplained disabled button', { timeout: 240_000 }, async () => {
+    // An account that has done a bit of everything, so no page shows only its empty state.
+    const account = await signUpWithKey(server.api);
+    const staged = await server.api.post('/api/v1/stage', { token: account.key, json: { image: dataUrl(await roomJpeg(900, 600)), style: 'modern' } });
+    expect(staged.status).toBe(200);
+    expect((await server.api.post('/api/v1/claim', { token: account.token, json: { code: staged.body.claim_code } })).status).toBe(200);
+    const checkout = await server.api.post('/api/v1/billing/checkout', { token: account.token, json: { credits: 50 } });
+    expect(checkout.status).toBe(200);
+    expect((await fetch(checkout.body.checkout_url)).status).toBe(200);
+
+    const { problems, seen } = await crawl(account.email, 'dashboard-crawl-busy');
+    expect(problems).toEqual([]);
+    // Both roles' pages are reached from the navigation alone, and the key's webhook page from the keys table.
+    for (const path of [...EVERY_PAGE, `/keys/${account.keyId}/webhook`]) expect(seen.has(path), `${path} is linked from the dashboard`).toBe(true);
+  });
+
+  it('A person who follows every link of a brand-new account meets empty states that say what to do next, and nothing broken', { timeout: 240_000 }, async () => {
+    const account = await signUp(server.api);
+    const { problems, seen } = await crawl(account.email, 'dashboard-crawl-new');
+    expect(problems).toEqual([]);
+    for (const path of EVERY_PAGE) expect(seen.has(path), `${path} is linked from the dashboard`).toBe(true);
+  });
+});
