@@ -20,6 +20,25 @@ export const meta: MetaFunction = () => [{ title: 'Playground · Roomstage' }];
 const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 const words = (value: string) => value.replaceAll('_', ' ');
 
+/** A labelled select of catalogue words (styles, room types), shown with spaces for underscores. */
+function WordChoice(props: { label: string; name: string; values: readonly string[]; value: string; onChange: (value: string) => void }) {
+  const id = `field-${props.name}`;
+  return (
+    <div className="field">
+      <label htmlFor={id} className="field__label">
+        {props.label}
+      </label>
+      <select id={id} name={props.name} className="input" value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
+        {props.values.map((value) => (
+          <option key={value} value={value}>
+            {words(value)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const [options, billing] = await Promise.all([context.trpc.staging.playgroundOptions(), context.trpc.billing.overview()]);
@@ -159,30 +178,8 @@ export default function Playground() {
                 {failure?.fieldErrors.image ? <p className="field__error">{failure.fieldErrors.image}</p> : null}
               </div>
             </fieldset>
-            <div className="field">
-              <label htmlFor="field-style" className="field__label">
-                Style
-              </label>
-              <select id="field-style" name="style" className="input" value={style} onChange={(event) => setStyle(event.currentTarget.value)}>
-                {styles.map((value) => (
-                  <option key={value} value={value}>
-                    {words(value)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="field-room_type" className="field__label">
-                Room type
-              </label>
-              <select id="field-room_type" name="room_type" className="input" value={roomType} onChange={(event) => setRoomType(event.currentTarget.value)}>
-                {roomTypes.map((value) => (
-                  <option key={value} value={value}>
-                    {words(value)}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <WordChoice label="Style" name="style" values={styles} value={style} onChange={setStyle} />
+            <WordChoice label="Room type" name="room_type" values={roomTypes} value={roomType} onChange={setRoomType} />
             <div className="field">
               <label htmlFor="field-key_id" className="field__label">
                 Charge through key

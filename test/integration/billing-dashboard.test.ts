@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { signUp } from '../helpers/api-client.js';
+import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,15 +15,7 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     await server?.dropDatabase();
   });
 
-  const page = async (path: string, token: string, form?: Record<string, string>) => {
-    const response = await fetch(new URL(path, server.url), {
-      method: form ? 'POST' : 'GET',
-      headers: { cookie: `${SESSION_COOKIE_NAME}=${token}`, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body: form ? new URLSearchParams(form) : undefined,
-      redirect: 'manual',
-    });
-    return { status: response.status, location: response.headers.get('location'), html: (await response.text()).replace(/<!-- -->/g, '') };
-  };
+  const page = (path: string, token: string, form?: Record<string, string>) => dashboardPage(server.url, path, token, form);
 
   it('buys credits with a preset, shows the simulated card, turns on auto top-up with a monthly limit and removes the card', async () => {
     const { token } = await signUp(server.api);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
-import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
 import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { imageForm, roomJpeg } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
@@ -18,15 +18,7 @@ describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dial
     await server?.dropDatabase();
   });
 
-  const page = async (path: string, token: string, form?: Record<string, string>) => {
-    const response = await fetch(new URL(path, server.url), {
-      method: form ? 'POST' : 'GET',
-      headers: { cookie: `${SESSION_COOKIE_NAME}=${token}`, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body: form ? new URLSearchParams(form) : undefined,
-      redirect: 'manual',
-    });
-    return { status: response.status, html: (await response.text()).replace(/<!-- -->/g, '') };
-  };
+  const page = (path: string, token: string, form?: Record<string, string>) => dashboardPage(server.url, path, token, form);
 
   it('previews a code, redeems it, and shows the images with download links and earnings', async () => {
     const issuer = await signUpWithKey(server.api);
