@@ -18,6 +18,15 @@ export class TestClock implements Clock {
   advance(ms: number) {
     this.offsetMs += ms;
   }
+  /** Moves forward to `at` (epoch ms); never back. */
+  advanceTo(at: number) {
+    this.offsetMs += Math.max(0, at - this.now());
+  }
+}
+
+/** Just after the next minute starts: a test that counts per-minute windows then has a whole minute to itself. */
+export function startOfNextMinute(clock: Clock): number {
+  return Math.ceil(clock.now() / 60_000) * 60_000 + 100;
 }
 
 export interface TestServer extends RunningServer {

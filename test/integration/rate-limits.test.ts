@@ -1,12 +1,14 @@
-import { expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { startTestServer, useTestServer } from '../helpers/server.js';
+import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
 import { acquireImageSlot, LEASE_MS } from '../../server/limits/image-slots.js';
 import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, IDEMPOTENCY_TTL_MS } from '../../server/limits/idempotency.js';
 
 describeEachDatabase('Rate limits and idempotency records', (dialect) => {
   const server = useTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_CONCURRENT: '2' } });
+  // Budgets are fixed calendar-minute windows: a test that straddled a minute boundary would get a fresh budget halfway.
+  beforeEach(() => server.clock.advanceTo(startOfNextMinute(server.clock)));
 
   it('answers 429 with Retry-After once a key spends its requests for the minute, and reports the budget', async () => {
     const { key } = await signUpWithKey(server.api);
@@ -99,6 +101,9 @@ describeEachDatabase('Rate limits across server processes', (dialect) => {
     const second = await startTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '4' }, database: { url: first.databaseUrl, drop: async () => {} } });
     try {
       const { key } = await signUpWithKey(first.api);
+      // Both processes just after a minute starts, so the five requests share one window.
+      const windowStart = startOfNextMinute(first.clock);
+      for (const server of [first, second]) server.clock.advanceTo(windowStart);
       const statuses = [];
       for (const server of [first, second, first, second, first]) statuses.push((await server.api.get('/api/v1/credits', { token: key })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 429]);
