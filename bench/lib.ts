@@ -152,16 +152,22 @@ export async function postJson<T>(url: string, body: unknown, headers: Record<st
   return JSON.parse(text) as T;
 }
 
-/** Drops and recreates `name` on the MySQL/MariaDB server at `baseUrl`; returns the URL of the new database. */
+/**
+ * Drops and recreates `name` on the MySQL/MariaDB server at `baseUrl` (with or without a database of its own, as
+ * TEST_MYSQL_URL has); returns the URL of the new database.
+ */
 export async function freshMysqlDatabase(baseUrl: string, name: string): Promise<string> {
-  const connection = await createConnection({ uri: baseUrl });
+  const url = new URL(baseUrl);
+  url.pathname = '/';
+  const connection = await createConnection({ uri: url.toString() });
   try {
     await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
   } finally {
     await connection.end();
   }
-  return `${baseUrl.replace(/\/+$/, '')}/${name}`;
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 /** User + system CPU seconds of a process so far, from /proc (Linux); null elsewhere. */

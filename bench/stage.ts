@@ -1,8 +1,10 @@
 /**
  * `npm run bench:stage`: POST /api/v1/stage (multipart, one 4000×3000 JPEG) from BENCH_CLIENTS (4) concurrent clients
  * for BENCH_SECONDS (30) against Roomstage in a child process, and the same pipeline as bare engine calls
- * (inspect → stage → write the file) with the same concurrency in this process while the server idles. The two
- * alternate in rounds of BENCH_ROUND_SECONDS (5), so load from anything else on the machine hits both alike.
+ * (inspect → stage → write the output and keep the original with the output's SHA-256, the work the product must
+ * do for every image so a staged photo sent back is restaged from its original) with the same concurrency in this
+ * process while the server idles. The two alternate in rounds of BENCH_ROUND_SECONDS (5), so load from anything else
+ * on the machine hits both alike.
  * Prints images/s, p50/p95/max latency, the server's peak RSS (VmHWM), CPU per image, and the API overhead
  * 1 − (bare time per image / API time per image).
  * Env: BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARMUP_SECONDS (3), BENCH_DATABASE_URL (default: SQLite in a temp dir).
@@ -18,7 +20,9 @@ import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits } from '../server/domain/credits/ledger.js';
 import { createImageEngine } from '../server/imaging/sharp-engine.js';
-import { newImageName } from '../server/storage/storage.js';
+import { newImageName, newOriginalName } from '../server/storage/storage.js';
+import { newId } from '../server/ids.js';
+import { sha256Hex } from '../server/domain/staging/originals.js';
 import { postJson, startChildServer, waitForHealthy } from './lib.js';
 
 const TARGET_OVERHEAD = 0.1;
@@ -154,7 +158,7 @@ async function main() {
     const roundSeconds = Math.min(seconds, Number(process.env.BENCH_ROUND_SECONDS ?? 5));
     const rounds = Math.max(1, Math.round(seconds / roundSeconds));
     console.log(`Input: 4000×3000 JPEG, ${(image.length / 1024 / 1024).toFixed(1)} MB; ${clients} clients; ${rounds} rounds of ${roundSeconds} s API + ${roundSeconds} s bare, after ${warmupSeconds} s warm-up of each`);
-    console.log('API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + file write in this process.\n');
+    console.log("API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + writing the output and the original (+ the output's SHA-256) in this process.\n");
 
     const engine = createImageEngine();
     const bareDir = path.join(dir, 'bare');
@@ -165,7 +169,11 @@ async function main() {
       const input = Buffer.from(image);
       await engine.inspect(input);
       const staged = await engine.stage(input, { style: 'scandinavian', roomType: 'living_room' });
-      await writeFile(path.join(bareDir, newImageName('img_bench', staged.extension)), staged.data);
+      const id = newId('image');
+      await writeFile(path.join(bareDir, newImageName(id, staged.extension)), staged.data);
+      const { format } = await engine.inspect(input);
+      await writeFile(path.join(bareDir, newOriginalName(id, format)), input);
+      sha256Hex(staged.data);
       return true;
     };
 
