@@ -46,8 +46,11 @@ describe.skipIf(skipReason !== null)(`Dashboard flows in a browser${skipReason ?
 
   /** Opens a page from the navigation bar, as a person would, and checks it fits at both widths. */
   async function openFromNav(page: Page, label: string, path: string) {
-    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: label, exact: true }).click();
+    const nav = page.getByRole('navigation', { name: 'Main', exact: true });
+    await nav.getByRole('link', { name: label, exact: true }).click();
     await page.waitForURL(`**${path}`);
+    // The client router changes the URL before React renders the new page; the link marked current shows it has.
+    await nav.locator('a[aria-current="page"]', { hasText: label }).waitFor();
     await expectPageFits(page, path);
   }
 
@@ -125,8 +128,9 @@ describe.skipIf(skipReason !== null)(`Dashboard flows in a browser${skipReason ?
 
       await page.getByRole('link', { name: 'View and download your images' }).click();
       await page.waitForURL('**/gallery');
+      // The client router changes the URL before React renders the gallery, so its heading is waited for.
+      await page.getByRole('heading', { name: '1 image' }).waitFor();
       await expectPageFits(page, 'gallery');
-      expect(await page.getByRole('heading', { name: '1 image' }).count()).toBe(1);
       const original = page.getByAltText(/The original photo of image/);
       await expect.poll(() => original.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), POLL).toBeGreaterThan(0);
 
@@ -181,6 +185,78 @@ describe.skipIf(skipReason !== null)(`Dashboard flows in a browser${skipReason ?
       await page.getByRole('button', { name: 'Sign out' }).click();
       await expect.poll(() => page.getByText('You are signed out').count(), POLL).toBe(1);
       await expectPageFits(page, 'signed-out-home');
+    });
+    await page.context().close();
+  });
+
+  it('A staging company buys credits and turns on auto top-up', async () => {
+    const page = await newPage();
+    await withFailureScreenshot(page, 'staging-company-billing', async () => {
+      await signUpInBrowser(page, uniqueEmail('buyer'));
+      await openFromNav(page, 'Billing', '/billing');
+      await page.getByText('No card on file').waitFor();
+      // Without a card the auto top-up switch cannot be turned on, and the page says why.
+      expect(await page.getByLabel('Buy credits automatically when the balance runs low').isDisabled()).toBe(true);
+
+      // Buy with a preset; with no Stripe keys the checkout is this server's simulated page.
+      await page.getByRole('radio', { name: '10 credits ($10)' }).check();
+      await page.getByRole('button', { name: 'Continue to payment' }).click();
+      await page.waitForURL('**/billing/simulated-checkout/*');
+      expect(await page.getByText('Simulated payment', { exact: true }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: '10 credits added' }).count()).toBe(1);
+      await expectPageFits(page, 'simulated-checkout');
+      await page.getByRole('link', { name: 'Back to billing' }).click();
+      await page.waitForURL('**/billing/return?session_id=*');
+      expect(await page.getByRole('status').filter({ hasText: '10 credits were added to your balance' }).count()).toBe(1);
+      await expectPageFits(page, 'billing-return');
+      await page.getByRole('link', { name: 'Back to billing' }).click();
+      await page.waitForURL('**/billing');
+
+      // The balance and the simulated card, saved by the purchase (waited for: the client router renders after the URL changes).
+      await page.getByText('You have 10 credits.').waitFor();
+      const card = page.getByRole('region', { name: 'Card on file' });
+      expect(await card.getByText(/VISA •••• 4242/).count()).toBe(1);
+      expect(await card.getByText('simulated', { exact: true }).count()).toBe(1);
+      await expectPageFits(page, 'billing-with-card');
+
+      const autoTopUp = page.getByRole('region', { name: 'Auto top-up' });
+      await autoTopUp.getByLabel('Buy credits automatically when the balance runs low').check();
+      await autoTopUp.getByLabel(/When the balance falls below/).fill('20');
+      await autoTopUp.getByLabel(/Credits to buy each time/).fill('25');
+      await autoTopUp.getByLabel(/Monthly limit in credits/).fill('100');
+      await autoTopUp.getByRole('button', { name: 'Save auto top-up' }).click();
+      await expect.poll(() => autoTopUp.getByRole('status').filter({ hasText: 'Auto top-up settings saved.' }).count(), POLL).toBe(1);
+      await expectPageFits(page, 'billing-auto-topup-saved');
+
+      // The first key brings 10 free credits (20); one staged photo leaves 19, below the threshold of 20.
+      await openFromNav(page, 'API keys', '/keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const secret = page.getByLabel('Secret key');
+      await expect.poll(() => secret.inputValue(), POLL).toMatch(/^sk_live_/);
+      const key = await secret.inputValue();
+      const staged = await server.api.post('/api/v1/stage', { token: key, json: { image: dataUrl(await roomJpeg(900, 600)), style: 'modern' } });
+      expect(staged.status).toBe(200);
+      expect(staged.body.credits_remaining).toBe(19);
+
+      // The top-up runs after the charge; the dashboard shows 19 + 25.
+      await openFromNav(page, 'Billing', '/billing');
+      await expect.poll(async () => {
+        await page.reload();
+        return page.getByText('You have 44 credits.').count();
+      }, POLL).toBe(1);
+      await expectPageFits(page, 'billing-after-topup');
+      // The billing page lists the latest changes itself; the newest is the top-up.
+      const recent = page.getByRole('region', { name: 'Recent transactions' }).getByRole('row');
+      expect(await recent.nth(1).textContent()).toMatch(/Auto top-up.*\+25.*44/);
+
+      await page.getByRole('link', { name: 'transactions', exact: true }).click();
+      await page.waitForURL('**/billing/transactions');
+      await page.getByRole('heading', { name: 'Latest transactions' }).waitFor();
+      await expectPageFits(page, '/billing/transactions');
+      const rows = page.getByRole('row');
+      expect(await rows.filter({ hasText: 'Purchase' }).filter({ hasText: '+10' }).count()).toBe(1);
+      expect(await rows.filter({ hasText: 'Auto top-up' }).filter({ hasText: '+25' }).count()).toBe(1);
+      expect(await rows.filter({ hasText: 'Auto top-up' }).filter({ hasText: '44' }).count()).toBe(1);
     });
     await page.context().close();
   });

@@ -83,7 +83,8 @@ describe.skipIf(skipReason !== null)(`Usage and transactions in a browser${skipR
     expect(await page.getByRole('link', { name: 'Older →' }).count()).toBe(0);
     await page.getByRole('link', { name: '← Newest' }).click();
     await page.waitForURL((url) => url.search === '');
-    expect(await page.getByRole('row').filter({ hasText: 'order-30' }).count()).toBe(1);
+    // The client router changes the URL before React renders the page it loaded, so the row is waited for.
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'order-30' }).count(), POLL).toBe(1);
   });
 
   it('Usage and transactions fit their cards on a desktop and on a phone', async () => {
