@@ -126,6 +126,14 @@ describeEachDatabase('Browser security', (dialect) => {
     const docs = await server.api.get('/docs/');
     expect(docs.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(docs.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+
+    // Data endpoints are never documents: a fixed policy that allows nothing, with the same other headers.
+    for (const path of ['/api/health', '/api/v1/openapi.json', '/api/v1/no-such-thing', '/trpc/health']) {
+      const data = await server.api.get(path);
+      expect(data.headers.get('content-security-policy'), path).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(data.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(data.headers.get('x-frame-options'), path).toBe('DENY');
+    }
   });
 
   it('throttles sign-in per e-mail address across client addresses with 429 and Retry-After, even for the right password', async () => {
