@@ -73,10 +73,7 @@ export function createRequestRateLimiter(db: Db, options: { perMinute: number })
     const { windowStart } = queue[0]!;
     // A hit of another window (the minute turned while it waited) goes in a batch of its own.
     const batch = queue.filter((hit) => hit.windowStart === windowStart);
-    waiting.set(
-      bucket,
-      queue.filter((hit) => hit.windowStart !== windowStart),
-    );
+    waiting.set(bucket, queue.filter((hit) => hit.windowStart !== windowStart));
     addHits(bucket, windowStart, batch.length)
       .then(
         (total) => batch.forEach((hit, index) => hit.resolve(total - batch.length + 1 + index)),
