@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { startTestServer, useTestServer } from '../helpers/server.js';
+import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
 
 describeEachDatabase('API keys', (dialect) => {
   const server = useTestServer(dialect);
@@ -83,6 +83,18 @@ describeEachDatabase('API keys', (dialect) => {
     expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
     const listed = (await server.api.get('/api/v1/keys', { token })).body.keys[0];
     expect(listed).toMatchObject({ status: 'revoked', revoked_at: revoked.body.revoked_at });
+  });
+
+  it('counts every request of a key once, the first one and those of a key already seen, and a key revoked after use is 401', async () => {
+    server.clock.advanceTo(startOfNextMinute(server.clock));
+    const { token, key, keyId } = await signUpWithKey(server.api);
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) remaining.push((await server.api.get('/api/v1/credits', { token: key })).headers.get('x-ratelimit-remaining'));
+    expect(remaining).toEqual(['59', '58', '57']);
+    await server.api.delete(`/api/v1/keys/${keyId}`, { token });
+    const refused = await server.api.get('/api/v1/credits', { token: key });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBeNull();
   });
 
   it("answers 404 for another account's key and leaves it working", async () => {

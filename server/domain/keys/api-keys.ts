@@ -152,6 +152,26 @@ function keyCheckFor(db: Db, keyHash: string): KeyCheck {
   return { ...compiled, parameters: [keyHash] };
 }
 
+/** Per database: the ids of keys that authenticated lately, by hash (a key's id never changes; revocation is not cached). */
+const knownKeyIds = new WeakMap<Db, Map<string, number>>();
+const KNOWN_KEY_IDS_MAX = 10_000;
+
+function rememberKeyId(db: Db, keyHash: string, id: number): void {
+  let ids = knownKeyIds.get(db);
+  if (!ids) knownKeyIds.set(db, (ids = new Map()));
+  if (ids.size >= KNOWN_KEY_IDS_MAX) ids.clear();
+  ids.set(keyHash, id);
+}
+
+/**
+ * The id a credential had when it last authenticated in this process, if it did: a hint that lets a request start
+ * work keyed by the id (its rate-limit count) while the key is checked. It says nothing about whether the key is
+ * still valid; only `authenticateApiKey` does.
+ */
+export function lastKnownKeyId(db: Db, plaintext: string): number | undefined {
+  return isApiKeyShaped(plaintext) ? knownKeyIds.get(db)?.get(hashApiKey(plaintext)) : undefined;
+}
+
 /**
  * Checked against the database on every request, so a revocation on any process takes effect on the next one.
  * `last_used_at` is written on every use, as the spec asks; the request does not wait for that write (it is sent
@@ -159,9 +179,11 @@ function keyCheckFor(db: Db, keyHash: string): KeyCheck {
  */
 export async function authenticateApiKey(db: Db, plaintext: string, now: number): Promise<AuthenticatedKey | null> {
   if (!isApiKeyShaped(plaintext)) return null;
-  const { rows } = await db.executeQuery(keyCheckFor(db, hashApiKey(plaintext)));
+  const keyHash = hashApiKey(plaintext);
+  const { rows } = await db.executeQuery(keyCheckFor(db, keyHash));
   const row = rows[0];
   if (!row) return null;
+  rememberKeyId(db, keyHash, row.id);
   recordKeyUse(db, row.id, now);
   return { id: row.id, accountId: row.account_id, mode: row.mode, balance: presentBalance(row) };
 }
