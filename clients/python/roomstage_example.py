@@ -4,8 +4,9 @@
     python3 clients/python/roomstage_example.py http://localhost:3000 kitchen.jpg hall.jpg
 
 It signs up a staging company (a throwaway e-mail), creates an API key, stages the photos with one multipart upload,
-enhances the first photo to 4K, signs up an agent who previews and redeems the claim code, and prints the balance.
-Each step prints one JSON line. In your own code you already have a key: keep only `stage`, `enhance` and `credits`.
+enhances the first photo to 4K, stages the first photo again as an asynchronous job and waits for it, signs up an
+agent who previews and redeems the claim code, and prints the balance. Each step prints one JSON line. In your own
+code you already have a key: keep only `stage`, `stage_async` + `wait_for_job`, `enhance` and `credits`.
 
 Errors are JSON bodies {"error", "code", "message"}: branch on `code` (see /docs). Retries of stage/enhance are safe
 with an Idempotency-Key header: the same key returns the first response again, charged once.
@@ -13,6 +14,7 @@ with an Idempotency-Key header: the same key returns the first response again, c
 import json
 import secrets
 import sys
+import time
 
 import requests
 
@@ -21,8 +23,16 @@ TIMEOUT = 60
 
 class RoomstageError(Exception):
     def __init__(self, status, body):
-        super().__init__(f"{status} {body.get('code')}: {body.get('message')}")
+        super().__init__(f"{status or 'job failed'} {body.get('code')}: {body.get('message')}")
         self.status, self.code, self.body = status, body.get("code"), body
+
+
+class JobFailed(RoomstageError):
+    """An asynchronous job that failed: `code` and `body` are its error; its credits were refunded."""
+
+    def __init__(self, job_id, error):
+        super().__init__(None, error)
+        self.job_id = job_id
 
 
 def call(method, url, credential=None, **kwargs):
@@ -55,6 +65,35 @@ def stage(base_url, api_key, photo_paths, style="modern", room_type="living_room
             handle.close()
 
 
+def stage_async(base_url, api_key, photo_paths, style="modern", room_type="living_room", idempotency_key=None):
+    """Like `stage`, but answered at once with 202 {job_id, status, status_url}; charged the same, refunded if it fails."""
+    handles = [open(path, "rb") for path in photo_paths]
+    try:
+        files = [("image", (path.rsplit("/", 1)[-1], handle)) for path, handle in zip(photo_paths, handles)]
+        headers = {"Prefer": "respond-async"}
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
+        return call("POST", f"{base_url}/api/v1/stage", api_key, files=files, data={"style": style, "room_type": room_type}, headers=headers)
+    finally:
+        for handle in handles:
+            handle.close()
+
+
+def wait_for_job(api_key, job, timeout=300):
+    """Polls the job's status_url until it finishes: the synchronous call's body, or JobFailed with the job's error."""
+    deadline, delay = time.monotonic() + timeout, 0.2
+    while True:
+        state = call("GET", job["status_url"], api_key)
+        if state["status"] == "succeeded":
+            return state["result"]
+        if state["status"] == "failed":
+            raise JobFailed(job["job_id"], state["error"])
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"job {job['job_id']} still {state['status']} after {timeout} s")
+        time.sleep(delay)
+        delay = min(delay * 2, 5)
+
+
 def enhance(base_url, api_key, photo_path):
     with open(photo_path, "rb") as handle:
         return call("POST", f"{base_url}/api/v1/enhance", api_key, files={"image": handle})
@@ -79,6 +118,8 @@ def main():
     api_key = create_key(base_url, company)
     steps = {"stage": stage(base_url, api_key, photos, style="farmhouse", room_type="bedroom")}
     steps["enhance"] = enhance(base_url, api_key, photos[0])
+    job = stage_async(base_url, api_key, photos[:1], style="scandinavian")
+    steps["stage_async"] = {"job": job, "result": wait_for_job(api_key, job)}
     agent = signup(base_url, f"agent-{secrets.token_hex(4)}@example.test", password)
     code = steps["stage"]["claim_code"]
     steps["preview"] = preview(base_url, agent, code)

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserServerEnv } from '../helpers/browser.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { fetchImage, roomJpeg } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
@@ -24,7 +25,8 @@ describeEachDatabase('The documented Python requests example', (dialect) => {
   let server: Awaited<ReturnType<typeof startImagingServer>>;
   let dir: string;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
+    // The client follows the absolute status_url of its job, so the server's public URL must be where it listens.
+    server = await startImagingServer(dialect, { env: await browserServerEnv() });
     dir = mkdtempSync(path.join(tmpdir(), 'roomstage-python-'));
     writeFileSync(path.join(dir, 'kitchen.jpg'), await roomJpeg(900, 600));
     writeFileSync(path.join(dir, 'hall.jpg'), await roomJpeg(400, 700));
@@ -35,7 +37,7 @@ describeEachDatabase('The documented Python requests example', (dialect) => {
     await server?.dropDatabase();
   });
 
-  it('runs the spec’s typical flow: stages two files by multipart, enhances one, previews and redeems, reads credits', async (context) => {
+  it('runs the spec’s typical flow: stages two files by multipart, enhances one, stages one as a job and waits for it, previews and redeems, reads credits', async (context) => {
     const missing = pythonMissing();
     if (missing && !IN_CI) return context.skip(missing);
     expect(missing, 'CI must provide python3 with requests').toBeNull();
@@ -48,17 +50,20 @@ describeEachDatabase('The documented Python requests example', (dialect) => {
         .map((line) => JSON.parse(line) as { step: string; body: any })
         .map(({ step, body }) => [step, body]),
     );
-    expect(Object.keys(steps)).toEqual(['stage', 'enhance', 'preview', 'redeem', 'redeem_again', 'credits']);
+    expect(Object.keys(steps)).toEqual(['stage', 'enhance', 'stage_async', 'preview', 'redeem', 'redeem_again', 'credits']);
     expect(steps.stage).toMatchObject({ success: true, style: 'farmhouse', room_type: 'bedroom', credits_used: 2, credits_remaining: 8 });
     expect(steps.stage.images.map((i: { width: number; height: number }) => [i.width, i.height])).toEqual([
       [900, 600],
       [400, 700],
     ]);
     expect(steps.enhance).toMatchObject({ width: 3840, height: 2560, credits_remaining: 7 });
+    // The asynchronous stage: a 202 job, polled until its result, the body the synchronous call would have answered.
+    expect(steps.stage_async.job).toMatchObject({ job_id: expect.stringMatching(/^job_/), status: 'queued', status_url: `${server.url}/api/v1/jobs/${steps.stage_async.job.job_id}` });
+    expect(steps.stage_async.result).toMatchObject({ success: true, style: 'scandinavian', credits_used: 1, images: [{ width: 900, height: 600 }] });
     expect((await fetchImage(server, steps.stage.image_url)).metadata).toMatchObject({ width: 900, height: 600 });
     expect(steps.preview).toMatchObject({ valid: true, code: steps.stage.claim_code, image_count: 2 });
     expect(steps.redeem).toMatchObject({ claim_code: steps.stage.claim_code, status: 'redeemed', image_count: 2 });
     expect(steps.redeem_again).toEqual({ status: 409, code: 'claim_already_redeemed' });
-    expect(steps.credits).toMatchObject({ credits: 7, total_used: 3, total_purchased: 0 });
+    expect(steps.credits).toMatchObject({ credits: 6, total_used: 4, total_purchased: 0 });
   });
 });
