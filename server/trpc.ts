@@ -16,7 +16,7 @@ import type { ImageEngine } from './imaging/engine.js';
 import type { AutoTopUp } from './domain/billing/auto-topup.js';
 import type { PaymentGateway } from './domain/billing/gateway.js';
 import type { ImageStorage } from './storage/storage.js';
-import { authenticateApiKey, lastKnownKeyId } from './domain/keys/api-keys.js';
+import { apiKeyHashOf, authenticateApiKey, lastKnownKeyId } from './domain/keys/api-keys.js';
 import {
   abandonIdempotentRequest,
   beginIdempotentRequest,
@@ -140,13 +140,14 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
  */
 export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(async ({ ctx, next }) => {
   const bearer = bearerToken(ctx.headers);
-  if (!bearer) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
+  const keyHash = bearer ? apiKeyHashOf(bearer) : null;
+  if (!keyHash) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
   const { db, clock, requestRateLimiter } = ctx.services;
   const now = clock.now();
   // A key seen before is counted against its budget while it is checked: two round trips at once instead of one
   // after the other. If the check then fails, that hit lands on a key that no longer works, which changes nothing.
-  const knownId = lastKnownKeyId(db, bearer);
-  const [apiKey, early] = await Promise.all([authenticateApiKey(db, bearer, now), knownId === undefined ? null : requestRateLimiter.consume(knownId, now)]);
+  const knownId = lastKnownKeyId(db, keyHash);
+  const [apiKey, early] = await Promise.all([authenticateApiKey(db, keyHash, now), knownId === undefined ? null : requestRateLimiter.consume(knownId, now)]);
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
   ctx.request.accountId = apiKey.accountId;
   const rate = early && knownId === apiKey.id ? early : await requestRateLimiter.consume(apiKey.id, now);

@@ -4,7 +4,7 @@ import { hideBodyFromBridgeCopy, setParsedBody } from '../adapters/library-inter
 import { sha256Hex } from '../domain/staging/originals.js';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { bearerToken } from '../auth/bearer.js';
-import { authenticateApiKey } from '../domain/keys/api-keys.js';
+import { apiKeyHashOf, authenticateApiKey } from '../domain/keys/api-keys.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../trpc.js';
 
@@ -130,7 +130,8 @@ export function imageRequestBody(services: Pick<Services, 'db' | 'clock' | 'imag
   return async (req, res, next) => {
     try {
       const credential = bearerToken(req.headers);
-      const key = credential ? await authenticateApiKey(services.db, credential, services.clock.now()) : null;
+      const keyHash = credential ? apiKeyHashOf(credential) : null;
+      const key = keyHash ? await authenticateApiKey(services.db, keyHash, services.clock.now()) : null;
       if (!key) {
         skipBody(req);
         return next();

@@ -21,6 +21,14 @@ export function isApiKeyShaped(credential: string): boolean {
   return KEY_PATTERN.test(credential);
 }
 
+/** The SHA-256 of a key-shaped credential: what keys are looked up by. A distinct type, so plaintext never passes for it. */
+export type ApiKeyHash = string & { readonly __brand: 'ApiKeyHash' };
+
+/** A presented credential's hash, computed once for every lookup its request makes; null when it is not key-shaped. */
+export function apiKeyHashOf(credential: string): ApiKeyHash | null {
+  return isApiKeyShaped(credential) ? (hashApiKey(credential) as ApiKeyHash) : null;
+}
+
 export function generateApiKey(mode: KeyMode) {
   const plaintext = `sk_${mode}_${randomBase62(KEY_BODY_LENGTH)}`;
   return { plaintext, hash: hashApiKey(plaintext), prefix: plaintext.slice(0, KEY_PREFIX_LENGTH) };
@@ -126,7 +134,7 @@ function recordKeyUse(db: Db, keyId: number, now: number): void {
   write(now);
 }
 
-function keyCheckQuery(db: Db, keyHash: string) {
+function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
   return db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
@@ -142,7 +150,7 @@ const keyChecks = new WeakMap<Db, KeyCheck>();
  * The key check runs on every API request, so its SQL is built and compiled once per database and reused with
  * each request's hash as its one parameter (building and compiling it was ~5 % of bench:auth's CPU).
  */
-function keyCheckFor(db: Db, keyHash: string): KeyCheck {
+function keyCheckFor(db: Db, keyHash: ApiKeyHash): KeyCheck {
   let compiled = keyChecks.get(db);
   if (!compiled) {
     compiled = keyCheckQuery(db, keyHash).compile();
@@ -153,10 +161,10 @@ function keyCheckFor(db: Db, keyHash: string): KeyCheck {
 }
 
 /** Per database: the ids of keys that authenticated lately, by hash (a key's id never changes; revocation is not cached). */
-const knownKeyIds = new WeakMap<Db, Map<string, number>>();
+const knownKeyIds = new WeakMap<Db, Map<ApiKeyHash, number>>();
 const KNOWN_KEY_IDS_MAX = 10_000;
 
-function rememberKeyId(db: Db, keyHash: string, id: number): void {
+function rememberKeyId(db: Db, keyHash: ApiKeyHash, id: number): void {
   let ids = knownKeyIds.get(db);
   if (!ids) knownKeyIds.set(db, (ids = new Map()));
   if (ids.size >= KNOWN_KEY_IDS_MAX) ids.clear();
@@ -168,8 +176,8 @@ function rememberKeyId(db: Db, keyHash: string, id: number): void {
  * work keyed by the id (its rate-limit count) while the key is checked. It says nothing about whether the key is
  * still valid; only `authenticateApiKey` does.
  */
-export function lastKnownKeyId(db: Db, plaintext: string): number | undefined {
-  return isApiKeyShaped(plaintext) ? knownKeyIds.get(db)?.get(hashApiKey(plaintext)) : undefined;
+export function lastKnownKeyId(db: Db, keyHash: ApiKeyHash): number | undefined {
+  return knownKeyIds.get(db)?.get(keyHash);
 }
 
 /**
@@ -177,9 +185,7 @@ export function lastKnownKeyId(db: Db, plaintext: string): number | undefined {
  * `last_used_at` is written on every use, as the spec asks; the request does not wait for that write (it is sent
  * to the database before the response, and its outcome only matters to the key listing).
  */
-export async function authenticateApiKey(db: Db, plaintext: string, now: number): Promise<AuthenticatedKey | null> {
-  if (!isApiKeyShaped(plaintext)) return null;
-  const keyHash = hashApiKey(plaintext);
+export async function authenticateApiKey(db: Db, keyHash: ApiKeyHash, now: number): Promise<AuthenticatedKey | null> {
   const { rows } = await db.executeQuery(keyCheckFor(db, keyHash));
   const row = rows[0];
   if (!row) return null;
