@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
-import { browserSkipReason, launchChromium } from '../helpers/browser.js';
+import { uniqueEmail } from '../helpers/api-client.js';
+import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -46,10 +46,7 @@ describe.skipIf(skipReason !== null)(`Content Security Policy in a browser${skip
   it('A staging company signs up, creates a key and visits every dashboard page with no Content Security Policy violation', async () => {
     await page.goto(`${server.url}/signup`);
     await expectHydrated();
-    await page.getByLabel('E-mail').fill(uniqueEmail('csp'));
-    await page.getByLabel('Password').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: /sign up|create account/i }).click();
-    await page.waitForURL('**/overview');
+    await submitCredentials(page, uniqueEmail('csp'));
     await page.goto(`${server.url}/keys`);
     await expectHydrated();
     await page.getByRole('button', { name: 'Create key' }).click();

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, signUpWithKey, TEST_PASSWORD } from '../helpers/api-client.js';
-import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
+import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
@@ -79,10 +79,7 @@ describe.skipIf(skipReason !== null)(`Every dashboard page, clicked through${ski
     const seen = new Set(queue);
     await withFailureScreenshot(page, name, async () => {
       await page.goto(`${server.url}/login`);
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByLabel('Password').fill(TEST_PASSWORD);
-      await page.getByRole('button', { name: /sign in|log in/i }).click();
-      await page.waitForURL('**/overview');
+      await submitCredentials(page, email);
       while (queue.length > 0) {
         const path = queue.shift()!;
         const response = await page.goto(`${server.url}${path}`);

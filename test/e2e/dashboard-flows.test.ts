@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
-import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
+import { signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
+import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
@@ -38,10 +38,7 @@ describe.skipIf(skipReason !== null)(`Dashboard flows in a browser${skipReason ?
   async function signUpInBrowser(page: Page, email: string) {
     await page.goto(`${server.url}/signup`);
     await expectPageFits(page, 'signup');
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: /sign up|create account/i }).click();
-    await page.waitForURL('**/overview');
+    await submitCredentials(page, email);
   }
 
   /** Opens a page from the navigation bar, as a person would, and checks it fits at both widths. */

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
-import { browserSkipReason, launchChromium } from '../helpers/browser.js';
+import { uniqueEmail } from '../helpers/api-client.js';
+import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -26,10 +26,7 @@ describe.skipIf(skipReason !== null)(`Dashboard in a browser${skipReason ? ` [sk
     page = await browser.newPage();
     page.setDefaultTimeout(5_000);
     await page.goto(`${server.url}/signup`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: /sign up|create account/i }).click();
-    await page.waitForURL('**/overview');
+    await submitCredentials(page, email);
     await page.goto(`${server.url}/keys`);
   }
 

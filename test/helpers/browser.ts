@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { TEST_PASSWORD } from './api-client.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -35,4 +36,12 @@ export function freePort(): Promise<number> {
 export async function browserServerEnv(): Promise<Record<string, string>> {
   const port = await freePort();
   return { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
+}
+
+/** Fills the e-mail and password of /signup or /login (one CredentialsForm) with TEST_PASSWORD, submits, and waits for the overview. */
+export async function submitCredentials(page: Page, email: string): Promise<void> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: /^(create account|sign in)$/i }).click();
+  await page.waitForURL('**/overview');
 }
