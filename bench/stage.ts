@@ -171,6 +171,8 @@ async function main() {
       const staged = await engine.stage(input, { style: 'scandinavian', roomType: 'living_room' });
       const id = newId('image');
       await writeFile(path.join(bareDir, newImageName(id, staged.extension)), staged.data);
+      // A second header read, as the product does: keepOrigin names the stored original from the picture it keeps,
+      // which for a restaged output is its earlier original, not the input that was validated.
       const { format } = await engine.inspect(input);
       await writeFile(path.join(bareDir, newOriginalName(id, format)), input);
       sha256Hex(staged.data);
