@@ -22,5 +22,3 @@ declare module '@remix-run/node' {
     } & Record<string, unknown>;
   }
 }
-
-export {};

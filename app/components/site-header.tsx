@@ -90,6 +90,7 @@ function NavGroups({ idPrefix }: { idPrefix: string }) {
 function Disclosure({ className, summary, summaryLabel, children }: { className: string; summary: ReactNode; summaryLabel: string; children: ReactNode }) {
   const ref = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the location is the trigger, read by no code inside
   useEffect(() => {
     ref.current?.removeAttribute('open');
   }, [location.pathname, location.search, location.key]);

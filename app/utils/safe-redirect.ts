@@ -6,6 +6,7 @@ export const DEFAULT_REDIRECT = '/overview';
  */
 export function safeRedirect(to: unknown, fallback: string = DEFAULT_REDIRECT): string {
   if (typeof to !== 'string' || !to.startsWith('/') || to.startsWith('//') || to.startsWith('/\\')) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\\]/.test(to)) return fallback;
   return to;
 }

@@ -39,7 +39,7 @@ export function stripeWebhookRouter(services: Services): Router {
       // A 5xx makes Stripe deliver the event again later; nothing was recorded, so the retry applies it.
       log.error({ err: error, stripeEventId: event.id }, 'Stripe event could not be applied');
       const { status, body } = toErrorResponse(error);
-      res.status(status >= 500 ? status : 500).json(body);
+      res.status(Math.max(status , 500)).json(body);
     }
   });
   return router;

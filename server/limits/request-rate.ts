@@ -76,8 +76,12 @@ export function createRequestRateLimiter(db: Db, options: { perMinute: number })
     waiting.set(bucket, queue.filter((hit) => hit.windowStart !== windowStart));
     addHits(bucket, windowStart, batch.length)
       .then(
-        (total) => batch.forEach((hit, index) => hit.resolve(total - batch.length + 1 + index)),
-        (error: unknown) => batch.forEach((hit) => hit.reject(error)),
+        (total) => {
+          for (const [index, hit] of batch.entries()) hit.resolve(total - batch.length + 1 + index);
+        },
+        (error: unknown) => {
+          for (const hit of batch) hit.reject(error);
+        },
       )
       .finally(() => countWaiting(bucket));
   }

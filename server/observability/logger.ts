@@ -27,7 +27,7 @@ function initialLevel(): string {
  * The process's one logger. Modules log through it (`log.error({ err }, 'what failed')`); entry points call
  * `configureLogging` with the parsed LOG_LEVEL. Errors go under `err`, so the full stack lands in the log line.
  */
-export let log: Logger = build(initialLevel());
+export const log: Logger = build(initialLevel());
 
 export function configureLogging(level: string): void {
   if (log.level !== level) log.level = level;

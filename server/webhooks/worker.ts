@@ -148,8 +148,12 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (batch.length === 0) return Promise.resolve();
     return track(
       recordDeliveredBatch(db, batch).then(
-        () => batch.forEach((item) => item.done()),
-        (error) => batch.forEach((item) => item.fail(error))
+        () => {
+          for (const item of batch) item.done();
+        },
+        (error) => {
+          for (const item of batch) item.fail(error);
+        },
       )
     );
   }

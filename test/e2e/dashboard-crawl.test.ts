@@ -46,6 +46,7 @@ function inspectPage(): PageProblems {
   const unexplainedDisabled = controls
     .filter((control) => (control as HTMLButtonElement).disabled && !textOf(control.getAttribute('aria-describedby')) && !control.getAttribute('title'))
     .map(describe);
+  // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees; textContent would include scripts
   const text = document.body.innerText;
   const rawText = [/\{\s*"[a-z_]+"\s*:/, /\bat \S+ \(\S+:\d+:\d+\)/, /\[object Object\]/, /\bundefined\b/, /\bNaN\b/, /Unexpected Server Error/]
     .filter((pattern) => pattern.test(text))

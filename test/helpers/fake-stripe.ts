@@ -103,7 +103,6 @@ export class FakeStripe {
   private route(method: string, path: string, params: URLSearchParams): { status: number; body: StripeObject } {
     const ok = (body: StripeObject) => ({ status: 200, body });
     const missing = () => ({ status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: ${path}` } } });
-    let match: RegExpMatchArray | null;
     if (method === 'POST' && path === '/v1/customers') {
       const customer = { id: id('cus'), object: 'customer', email: params.get('email'), metadata: { account_id: params.get('metadata[account_id]') } };
       this.customers.set(customer.id, customer);
@@ -132,20 +131,24 @@ export class FakeStripe {
       this.sessions.set(session.id, session);
       return ok(session);
     }
-    if (method === 'GET' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)$/))) {
-      const session = this.sessions.get(match[1]!);
+    const sessionId = method === 'GET' ? path.match(/^\/v1\/checkout\/sessions\/([^/]+)$/)?.[1] : undefined;
+    if (sessionId !== undefined) {
+      const session = this.sessions.get(sessionId);
       return session ? ok(session) : missing();
     }
-    if (method === 'GET' && (match = path.match(/^\/v1\/payment_intents\/([^/]+)$/))) {
-      const intent = this.paymentIntents.get(match[1]!);
+    const intentId = method === 'GET' ? path.match(/^\/v1\/payment_intents\/([^/]+)$/)?.[1] : undefined;
+    if (intentId !== undefined) {
+      const intent = this.paymentIntents.get(intentId);
       return intent ? ok(intent) : missing();
     }
-    if (method === 'GET' && (match = path.match(/^\/v1\/payment_methods\/([^/]+)$/))) {
-      const paymentMethod = this.paymentMethods.get(match[1]!);
+    const paymentMethodId = method === 'GET' ? path.match(/^\/v1\/payment_methods\/([^/]+)$/)?.[1] : undefined;
+    if (paymentMethodId !== undefined) {
+      const paymentMethod = this.paymentMethods.get(paymentMethodId);
       return paymentMethod ? ok(paymentMethod) : missing();
     }
-    if (method === 'POST' && (match = path.match(/^\/v1\/payment_methods\/([^/]+)\/detach$/))) {
-      const paymentMethod = this.paymentMethods.get(match[1]!);
+    const detachId = method === 'POST' ? path.match(/^\/v1\/payment_methods\/([^/]+)\/detach$/)?.[1] : undefined;
+    if (detachId !== undefined) {
+      const paymentMethod = this.paymentMethods.get(detachId);
       if (!paymentMethod) return missing();
       paymentMethod.customer = null;
       return ok(paymentMethod);

@@ -71,12 +71,12 @@ export function storedFiles(server: TestServer): string[] {
 }
 
 /** Image URLs point at PUBLIC_BASE_URL; in tests that is not where the server listens, so keep only the path. */
-export function onServer(server: TestServer, imageUrl: string): string {
+export function onServer(imageUrl: string): string {
   return new URL(imageUrl).pathname;
 }
 
 export async function fetchImage(server: TestServer, imageUrl: string) {
-  const response = await fetch(new URL(onServer(server, imageUrl), server.url));
+  const response = await fetch(new URL(onServer(imageUrl), server.url));
   const bytes = Buffer.from(await response.arrayBuffer());
   return { response, bytes, metadata: response.ok ? await sharp(bytes).metadata() : undefined };
 }

@@ -15,7 +15,13 @@ export function engineWith(real: ImageEngine, overrides: Partial<ImageEngine>): 
 export function slowedDown(real: ImageEngine, delayMs: number): ImageEngine {
   const pause = () => new Promise((resolve) => setTimeout(resolve, delayMs));
   return engineWith(real, {
-    stage: async (input, options) => (await pause(), real.stage(input, options)),
-    enhance: async (input) => (await pause(), real.enhance(input)),
+    stage: async (input, options) => {
+      await pause();
+      return real.stage(input, options);
+    },
+    enhance: async (input) => {
+      await pause();
+      return real.enhance(input);
+    },
   });
 }

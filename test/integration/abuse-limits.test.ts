@@ -104,7 +104,7 @@ describeEachDatabase('Abuse limits', (dialect) => {
     const { key } = await signUpWithKey(server.api);
     const placed = await server.api.post('/api/v1/place-products', { token: key, json: { image: (await roomJpeg(500, 400)).toString('base64') } });
     expect(placed.status).toBe(200);
-    const url = new URL(onServer(server, placed.body.image_url), server.url);
+    const url = new URL(onServer(placed.body.image_url), server.url);
     const storageName = url.pathname.split('/').pop()!;
     const impressions = async () => {
       const row = await server.services.db

@@ -217,8 +217,8 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       // Serving the placed image counted impressions, once an hour per viewer (IP + User-Agent); half the revenue is
       // the agent's. The dashboard fetch above was the first viewer; four more viewers come, and one comes twice.
       const placedUrl = dashboard.body.images.find((i: { kind: string }) => i.kind === 'placed').image_url;
-      for (let i = 0; i < 4; i++) await fetch(new URL(onServer(server, placedUrl), server.url), { headers: { 'User-Agent': `viewer-${i}` } });
-      await fetch(new URL(onServer(server, placedUrl), server.url), { headers: { 'User-Agent': 'viewer-0' } });
+      for (let i = 0; i < 4; i++) await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': `viewer-${i}` } });
+      await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': 'viewer-0' } });
       const revenue = await adRevenueForAgent(server.services.db, agent.userId);
       const placements = placed.body.placements.length;
       expect(revenue.impressions).toBe(5 * placements);

@@ -30,7 +30,7 @@ describeEachDatabase('Credits', (dialect) => {
     const { token } = await signUp(server.api);
     const attempts: RequestOptions[] = [
       {},
-      { token: 'sk_live_' + 'x'.repeat(32) },
+      { token: `sk_live_${'x'.repeat(32)}` },
       { token: 'not-a-key' },
       { token },
       { headers: { authorization: 'Basic dXNlcjpwYXNz' } },

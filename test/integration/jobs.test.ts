@@ -216,7 +216,12 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const { key } = await signUpWithKey(server.api);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    server.services.engine = engineWith(realEngine, { enhance: async (input) => (await gate, realEngine.enhance(input)) });
+    server.services.engine = engineWith(realEngine, {
+      enhance: async (input) => {
+        await gate;
+        return realEngine.enhance(input);
+      },
+    });
     const first = await server.api.post('/api/v1/enhance', { token: key, json: json(photo), headers: ASYNC });
     const second = await server.api.post('/api/v1/enhance', { token: key, json: json(photo), headers: ASYNC });
     expect([first.status, second.status]).toEqual([202, 202]);

@@ -13,7 +13,7 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
   it('answers 429 with Retry-After once a key spends its requests for the minute, and reports the budget', async () => {
     const { key } = await signUpWithKey(server.api);
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof server.api.get>> | undefined;
     for (let i = 0; i < 4; i++) {
       last = await server.api.get('/api/v1/credits', { token: key });
       statuses.push(last.status);
@@ -50,7 +50,7 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
 
   it('does not count requests without a valid key', async () => {
     const { key } = await signUpWithKey(server.api);
-    for (let i = 0; i < 5; i++) await server.api.get('/api/v1/credits', { token: 'sk_live_' + 'z'.repeat(32) });
+    for (let i = 0; i < 5; i++) await server.api.get('/api/v1/credits', { token: `sk_live_${'z'.repeat(32)}` });
     expect((await server.api.get('/api/v1/credits', { token: key })).status).toBe(200);
   });
 

@@ -21,7 +21,11 @@ async function startImageOrigin(photo: Buffer) {
       const pump = () => {
         while (sent < 20 && res.write(chunk)) sent++;
         if (sent >= 20) res.end();
-        else res.once('drain', () => (sent++, pump()));
+        else
+          res.once('drain', () => {
+            sent++;
+            pump();
+          });
       };
       res.on('error', () => {});
       return pump();
@@ -30,7 +34,11 @@ async function startImageOrigin(photo: Buffer) {
     res.writeHead(404).end('not found');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    },
+  };
 }
 
 describeEachDatabase('Image input limits: bad and hostile images never charge and never store', (dialect) => {

@@ -70,7 +70,7 @@ export type Trigger = { kind: 'threshold' } | { kind: 'shortfall'; seenBalance: 
 
 /** Why no top-up is needed now, or null when one is. */
 function notNeeded(account: AccountState | undefined, trigger: Trigger, now: number): Extract<TopUpOutcome, { kind: 'skipped' }>['why'] | null {
-  if (!account || account.auto_topup_enabled !== 1) return 'disabled';
+  if (account?.auto_topup_enabled !== 1) return 'disabled';
   if (account.auto_topup_paused_until !== null && account.auto_topup_paused_until > now) return 'paused';
   if (trigger.kind === 'threshold' && account.credits >= account.auto_topup_threshold) return 'above_threshold';
   if (trigger.kind === 'shortfall' && account.credits > trigger.seenBalance) return 'balance_changed';

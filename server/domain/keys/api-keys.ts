@@ -109,7 +109,10 @@ const keyUseWrites = new WeakMap<Db, Map<number, { latest: number | null }>>();
  */
 function recordKeyUse(db: Db, keyId: number, now: number): void {
   let writes = keyUseWrites.get(db);
-  if (!writes) keyUseWrites.set(db, (writes = new Map()));
+  if (!writes) {
+    writes = new Map();
+    keyUseWrites.set(db, writes);
+  }
   const inFlight = writes.get(keyId);
   if (inFlight) {
     inFlight.latest = Math.max(inFlight.latest ?? 0, now);
@@ -166,7 +169,10 @@ const KNOWN_KEY_IDS_MAX = 10_000;
 
 function rememberKeyId(db: Db, keyHash: ApiKeyHash, id: number): void {
   let ids = knownKeyIds.get(db);
-  if (!ids) knownKeyIds.set(db, (ids = new Map()));
+  if (!ids) {
+    ids = new Map();
+    knownKeyIds.set(db, ids);
+  }
   if (ids.size >= KNOWN_KEY_IDS_MAX) ids.clear();
   ids.set(keyHash, id);
 }
