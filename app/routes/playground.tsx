@@ -90,8 +90,8 @@ export default function Playground() {
   const failure = result && 'formError' in result ? result : null;
   const [source, setSource] = useState<'sample' | 'upload'>('sample');
   const [keyId, setKeyId] = useState<number | undefined>(keys[0]?.id);
-  const [style, setStyle] = useState<string>(styles[0]!);
-  const [roomType, setRoomType] = useState<string>(roomTypes[0]!);
+  const [style, setStyle] = useState<string>(styles[0] ?? '');
+  const [roomType, setRoomType] = useState<string>(roomTypes[0] ?? '');
   const chosenKey = keys.find((key) => key.id === (staged ? result && 'keyId' in result && result.keyId : keyId)) ?? keys[0];
   const creditsLeft = staged ? staged.credits_remaining : credits;
 
@@ -211,10 +211,10 @@ export default function Playground() {
           <h2 id="result-title">Before and after</h2>
           <CompareSlider
             label="Before and after"
-            before={{ src: `/originals/${staged.images[0]!.id}`, alt: 'Your photo before staging' }}
+            before={{ src: `/originals/${staged.images[0]?.id}`, alt: 'Your photo before staging' }}
             after={{ src: staged.image_url, alt: `The photo staged as a ${words(staged.style)} ${words(staged.room_type)}` }}
-            width={staged.images[0]!.width}
-            height={staged.images[0]!.height}
+            width={staged.images[0]?.width ?? 0}
+            height={staged.images[0]?.height ?? 0}
           />
           <dl className="result-facts">
             <div>

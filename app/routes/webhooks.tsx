@@ -9,10 +9,9 @@ export const meta: MetaFunction = () => [{ title: 'Webhooks · Roomstage' }];
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const { keys } = await context.trpc.keys.list();
-  const webhooks = await Promise.all(keys.map((key) => context.trpc.webhooks.get({ id: key.id })));
+  const rows = await Promise.all(keys.map(async (key) => ({ key, webhook: await context.trpc.webhooks.get({ id: key.id }) })));
   return {
-    rows: keys.map((key, index) => {
-      const webhook = webhooks[index]!;
+    rows: rows.map(({ key, webhook }) => {
       return {
         id: key.id,
         name: key.name,

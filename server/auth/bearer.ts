@@ -4,6 +4,5 @@ import type { IncomingHttpHeaders } from 'node:http';
 export function bearerToken(headers: IncomingHttpHeaders): string | null {
   const header = headers.authorization;
   if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1]! : null;
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null;
 }

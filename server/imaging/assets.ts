@@ -82,7 +82,7 @@ async function renderTile(kind: AssetKind, name: string, palette: Palette | null
 
   // A dark copy of the piece's silhouette, shifted and blurred: the soft drop shadow.
   const silhouette = Buffer.alloc(width * height * 4);
-  for (let i = 3; i < piece.length; i += 4) silhouette[i] = Math.round(piece[i]! * look.opacity);
+  for (let i = 3; i < piece.length; i += 4) silhouette[i] = Math.round((piece[i] ?? 0) * look.opacity);
   const layers: OverlayOptions[] = [];
   if (look.contact > 0) {
     // A dark ellipse where the piece meets the floor, so it stands instead of floating.

@@ -51,7 +51,7 @@ export function jpegLooksComplete(input: Buffer): boolean {
   let at = 2;
   while (at + 4 <= input.length) {
     if (input[at] !== 0xff) return true; // not a marker stream we understand: leave it to the decoder
-    const marker = input[at + 1]!;
+    const marker = input.readUInt8(at + 1);
     if (marker === 0xff) { at += 1; continue; }
     if (marker === 0xda) return input.indexOf(Buffer.from([0xff, 0xd9]), at + 2) !== -1;
     if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) { at += 2; continue; }

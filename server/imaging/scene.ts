@@ -44,7 +44,7 @@ export async function sceneOverlays(scene: Scene, width: number, height: number)
     scene.pieces.map(async (piece) => {
       const styled = piece.source === 'furniture' && palette !== null;
       const at = fitInBox(piece, piece.zone, await assetAspect(piece.source, piece.asset));
-      const tile = await getTile(piece.source, piece.asset, styled ? palette : null, styled ? scene.style! : 'brand', at.width, shadowFor(piece.zone));
+      const tile = await getTile(piece.source, piece.asset, styled ? palette : null, styled && scene.style ? scene.style : 'brand', at.width, shadowFor(piece.zone));
       return tileOverlay(tile, at.x, at.y, width, height);
     }),
   );

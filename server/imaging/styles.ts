@@ -98,6 +98,8 @@ export function applyPalette(svg: string, palette: Palette): string {
   return svg.replace(/\{\{([a-z0-9]+)(-l|-dd|-d)?\}\}/g, (_match, name: string, shade: string | undefined) => {
     const base = (palette as unknown as Record<string, string | undefined>)[name];
     if (!base) throw new Error(`Unknown palette token {{${name}}} in a furniture asset`);
-    return SHADES[shade ?? '']!(base);
+    const shadeOf = SHADES[shade ?? ''];
+    if (!shadeOf) throw new Error(`Unknown shade ${shade} in a furniture asset`);
+    return shadeOf(base);
   });
 }

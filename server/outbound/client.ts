@@ -30,7 +30,7 @@ function guardedConnector(policy: NetworkPolicy): buildConnector.connector {
     if (isIP(host) && isPrivateAddress(host)) return callback(new PrivateAddressError(host), null);
     connect(options, (error, socket) => {
       if (error && (error as NodeJS.ErrnoException).code === 'EPRIVATEADDRESS') return callback(new PrivateAddressError(options.hostname), null);
-      return error ? callback(error, null) : callback(null, socket!);
+      return error || !socket ? callback(error ?? new Error('No socket'), null) : callback(null, socket);
     });
   };
 }

@@ -44,10 +44,10 @@ function isBlockedIpv4(ip: string): boolean {
 /** 16 bytes of an IPv6 address (with `::` and a dotted IPv4 tail handled). */
 function ipv6Bytes(ip: string): number[] {
   let text = ip.replace(/%.*$/, '');
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
   if (dotted) {
-    const v4 = ipv4ToInt(dotted[1]!);
-    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+    const v4 = ipv4ToInt(dotted);
+    text = `${text.slice(0, -dotted.length)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head ? head.split(':') : [];
@@ -62,6 +62,7 @@ function ipv6Bytes(ip: string): number[] {
 
 function isBlockedIpv6(ip: string): boolean {
   const b = ipv6Bytes(ip);
+  const [b0 = 0, b1 = 0] = b;
   const zeroUpTo = (n: number) => b.slice(0, n).every((x) => x === 0);
   const embeddedV4 = () => b.slice(12).join('.');
   if (zeroUpTo(16)) return true; // :: unspecified
@@ -70,9 +71,9 @@ function isBlockedIpv6(ip: string): boolean {
   if (zeroUpTo(12)) return true; // ::a.b.c.d, deprecated IPv4-compatible
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0)) return isBlockedIpv4(embeddedV4()); // 64:ff9b::/96 NAT64
   if (b[0] === 0x20 && b[1] === 0x02) return isBlockedIpv4(b.slice(2, 6).join('.')); // 2002::/16 6to4
-  if ((b[0]! & 0xfe) === 0xfc) return true; // fc00::/7 unique local
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return true; // fe80::/10 link-local
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return true; // fec0::/10 site-local (deprecated)
+  if ((b0 & 0xfe) === 0xfc) return true; // fc00::/7 unique local
+  if (b[0] === 0xfe && (b1 & 0xc0) === 0x80) return true; // fe80::/10 link-local
+  if (b[0] === 0xfe && (b1 & 0xc0) === 0xc0) return true; // fec0::/10 site-local (deprecated)
   if (b[0] === 0xff) return true; // multicast
   if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x0d && b[3] === 0xb8) return true; // 2001:db8::/32 documentation
   return false;
@@ -141,14 +142,15 @@ export function guardedLookup(policy: NetworkPolicy): LookupFunction | undefined
       if (error) return callback(error);
       const list = addresses as ResolvedAddress[];
       const blocked = list.find((a) => isPrivateAddress(a.address));
-      if (blocked || list.length === 0) {
+      const [first] = list;
+      if (blocked || !first) {
         const refused = Object.assign(new Error(`Refused: ${hostname} resolves to a private address (${blocked?.address ?? 'none'})`), {
           code: 'EPRIVATEADDRESS',
         });
         return callback(refused);
       }
       if ((options as { all?: boolean }).all) return callback(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
+      callback(null, first.address, first.family);
     });
   }) as LookupFunction;
 }

@@ -48,7 +48,8 @@ export function createS3Storage(options: { location: S3Location; publicBaseUrl: 
       if (!isStoredName(name)) return null;
       try {
         const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
-        const bytes = await object.Body!.transformToByteArray();
+        if (!object.Body) return null;
+        const bytes = await object.Body.transformToByteArray();
         return { data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: contentTypeOf(name) };
       } catch (error) {
         if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return null;

@@ -36,7 +36,7 @@ export function webhookHeaders(message: OutgoingWebhook, nowMs: number): Record<
   return {
     'Content-Type': 'application/json',
     'Content-Length': String(Buffer.byteLength(message.payload)),
-    'X-Webhook-Signature': signPayload(secrets[0]!, message.payload),
+    'X-Webhook-Signature': signPayload(secrets[0], message.payload),
     'X-Webhook-Id': message.eventId,
     'X-Webhook-Event': message.event,
     'X-Webhook-Timestamp': String(timestampSeconds),

@@ -33,9 +33,9 @@ export interface WebhookSecrets {
 }
 
 /** The secrets a delivery made at `now` is signed with, newest first: the previous one only while its overlap lasts. */
-export function signingSecrets(webhook: WebhookSecrets, now: number): string[] {
-  const overlapping = webhook.previous_secret !== null && webhook.previous_secret_expires_at !== null && webhook.previous_secret_expires_at > now;
-  return overlapping ? [webhook.secret, webhook.previous_secret!] : [webhook.secret];
+export function signingSecrets(webhook: WebhookSecrets, now: number): [string, ...string[]] {
+  const { previous_secret: previous, previous_secret_expires_at: expiresAt } = webhook;
+  return previous !== null && expiresAt !== null && expiresAt > now ? [webhook.secret, previous] : [webhook.secret];
 }
 
 /** Constant-time check of an `X-Webhook-Signature` header against the raw body, as a receiver would do it. */

@@ -30,10 +30,11 @@ interface Props {
 
 /** One page of the credit ledger, newest first, with links to older pages. Reusable by any billing page. */
 export function TransactionsTable({ transactions, hasMore, basePath, paged }: Props) {
-  if (transactions.length === 0) {
+  const oldest = transactions.at(-1);
+  if (!oldest) {
     return <p className="empty-state">{paged ? 'No older transactions.' : 'No transactions yet. Your first API key brings 10 free credits.'}</p>;
   }
-  const older = `${basePath}?${new URLSearchParams({ starting_after: transactions.at(-1)!.id })}`;
+  const older = `${basePath}?${new URLSearchParams({ starting_after: oldest.id })}`;
   return (
     <>
       <div className="table-wrap">

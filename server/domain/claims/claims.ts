@@ -91,8 +91,8 @@ export async function addImagesToClaim(trx: Executor, input: { code: string; acc
     .where('expires_at', '>', input.now)
     .executeTakeFirst();
   const claim = await trx.selectFrom('claims').selectAll().where('code', '=', input.code).executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 1) return claim!;
   if (!claim || claim.account_id !== input.accountId) throw unknownClaim();
+  if (Number(updated.numUpdatedRows) === 1) return claim;
   throw refusalFor(claim, input.now) ?? unknownClaim();
 }
 

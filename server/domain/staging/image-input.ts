@@ -85,8 +85,9 @@ export function hasImageSource(sources: ImageSources): boolean {
 export async function readImageSources(sources: ImageSources, policy: NetworkPolicy, options: { allowMany: boolean }): Promise<Buffer[]> {
   const given = IMAGE_SOURCE_FIELDS.filter((field) => sources[field] !== undefined);
   const allowed = options.allowMany ? 'image, images or image_url' : 'image or image_url';
-  if (given.length === 0) throw invalidField('image', `Send the image: ${allowed} (JSON), or an image file field (multipart/form-data).`);
-  if (given.length > 1) throw invalidField(given[1]!, `Send only one of ${allowed}.`);
+  const [first, second] = given;
+  if (first === undefined) throw invalidField('image', `Send the image: ${allowed} (JSON), or an image file field (multipart/form-data).`);
+  if (second !== undefined) throw invalidField(second, `Send only one of ${allowed}.`);
 
   if (sources.images !== undefined) {
     if (!options.allowMany) throw invalidField('images', 'This endpoint takes one image; use image or image_url.');
@@ -97,6 +98,7 @@ export async function readImageSources(sources: ImageSources, policy: NetworkPol
     return sources.images.map((text, index) => decodeInlineImage(text, `images.${index}`, sources.uploads));
   }
   if (sources.image !== undefined) return [decodeInlineImage(sources.image, 'image', sources.uploads)];
-  const bytes = await downloadImage(sources.image_url!, policy, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS });
+  if (sources.image_url === undefined) throw invalidField(first, `Send the image: ${allowed}.`);
+  const bytes = await downloadImage(sources.image_url, policy, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS });
   return [bytes];
 }

@@ -23,10 +23,12 @@ export function presentImage(storage: ImageStorage, image: Image): ImageBody {
 
 export function stageResponse(storage: ImageStorage, request: { style: Style; roomType: RoomType }, result: StageResult) {
   const images = result.images.map((image) => presentImage(storage, image));
+  const [first] = images;
+  if (!first) throw new Error('A stage result holds at least one image');
   return {
     success: true as const,
     claim_code: result.claim.code,
-    image_url: images[0]!.image_url,
+    image_url: first.image_url,
     images,
     style: request.style,
     room_type: request.roomType,
