@@ -39,7 +39,7 @@ const duration = (fallback: string) =>
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z
     .string()
@@ -166,7 +166,10 @@ export function parseDuration(text: string): number | null {
 /** For process entry points: a bad environment prints every problem and exits 1 instead of a stack trace. */
 export function loadConfigOrExit(): Config {
   try {
-    return loadConfig();
+    const config = loadConfig();
+    // Libraries (Express, React, Remix) read NODE_ENV themselves: they see the mode the configuration chose.
+    process.env.NODE_ENV = config.nodeEnv;
+    return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);

@@ -63,6 +63,8 @@ function validationDetails(issues: ZodLikeIssue[]) {
 }
 
 /** tRPC's own codes that can reach us without an AppError behind them (router, bridge, body parser). */
+const UNSUPPORTED_MEDIA_MESSAGE = 'Send the body as application/json (or multipart/form-data where an image is uploaded).';
+
 const TRPC_CODE_FALLBACKS: Record<string, [ErrorCode, string]> = {
   PARSE_ERROR: ['invalid_request', 'The request body is not valid JSON.'],
   BAD_REQUEST: ['invalid_request', 'The request is not valid.'],
@@ -70,7 +72,7 @@ const TRPC_CODE_FALLBACKS: Record<string, [ErrorCode, string]> = {
   METHOD_NOT_SUPPORTED: ['not_found', 'No such endpoint for this method. See /api/v1/openapi.json.'],
   UNAUTHORIZED: ['authentication_required', AUTH_MESSAGES.apiKey],
   PAYLOAD_TOO_LARGE: ['payload_too_large', 'The request body is too large.'],
-  UNSUPPORTED_MEDIA_TYPE: ['unsupported_media_type', 'Send the body as application/json (or multipart/form-data where an image is uploaded).'],
+  UNSUPPORTED_MEDIA_TYPE: ['unsupported_media_type', UNSUPPORTED_MEDIA_MESSAGE],
   TOO_MANY_REQUESTS: ['rate_limited', 'Too many requests.'],
 };
 
@@ -89,7 +91,8 @@ export function toErrorResponse(thrown: unknown): ErrorResponse {
   const httpError = cause as { status?: number; type?: string } | undefined;
   if (httpError?.type === 'entity.parse.failed') return errorResponse('invalid_request', 'The request body is not valid JSON.');
   if (httpError?.type === 'entity.too.large') return errorResponse('payload_too_large', 'The request body is too large.');
-  if (httpError?.status === 415) return errorResponse('unsupported_media_type', TRPC_CODE_FALLBACKS.UNSUPPORTED_MEDIA_TYPE![1]);
+  if (cause instanceof URIError) return errorResponse('invalid_request', 'The URL has an invalid percent-encoding.');
+  if (httpError?.status === 415) return errorResponse('unsupported_media_type', UNSUPPORTED_MEDIA_MESSAGE);
   return errorResponse('internal_error', 'Something went wrong on our side. It has been logged; please retry.');
 }
 

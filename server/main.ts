@@ -10,7 +10,7 @@ import express from 'express';
 import type { Clock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
-import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
+import { apiNotFound, emptyBodyIsJson, jsonBody, jsonErrorHandler, refuseMalformedPaths } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
 import { simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
@@ -63,6 +63,7 @@ export async function createApp(services: Services) {
   const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: proceduresOf(appRouter).map(({ path }) => path) });
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
   app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
+  app.use(refuseMalformedPaths);
   app.get('/metrics', metricsEndpoint(services.metrics, services.config.metricsToken));
   app.get('/api/v1/openapi.json', (_req, res) => res.json(openApiDocument));
 
@@ -82,7 +83,7 @@ export async function createApp(services: Services) {
   app.use(stripeWebhookRouter(services));
   app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
-  app.use('/api', apiNotFound, apiErrorHandler);
+  app.use('/api', apiNotFound, jsonErrorHandler);
 
   app.use('/docs', docsRouter());
   app.use(simulatedCheckoutRouter(services));
@@ -117,6 +118,8 @@ export async function createApp(services: Services) {
   } else {
     app.all('*', (_req, res) => res.status(503).type('text').send('The dashboard is not built yet: run `npm run build` (npm start does it for you).'));
   }
+  // Last: whatever a route let through is answered as JSON; Express's own handler would print the stack as HTML.
+  app.use(jsonErrorHandler);
   return app;
 }
 

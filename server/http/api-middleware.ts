@@ -23,8 +23,25 @@ export const apiNotFound: RequestHandler = (req, res) => {
   res.status(status).json(body);
 };
 
-/** Errors raised before a procedure runs (body parsing, multipart) get the same CONTRACT §1 bodies. */
-export const apiErrorHandler: ErrorRequestHandler = (error, req, res, next) => {
+/**
+ * A path whose percent-encoding does not decode (`/keys/%ff`) is the client's mistake on every route: 400 in the
+ * error body, before any router tries to decode it and turns it into a URIError.
+ */
+export const refuseMalformedPaths: RequestHandler = (req, res, next) => {
+  try {
+    decodeURIComponent(req.path);
+  } catch {
+    const { status, body } = errorResponse('invalid_request', 'The URL path has an invalid percent-encoding.');
+    return void res.status(status).json(body);
+  }
+  next();
+};
+
+/**
+ * Errors raised outside a procedure (body parsing, multipart, anything a route let through) get the same error
+ * bodies everywhere; the stack goes to the log, never to the client.
+ */
+export const jsonErrorHandler: ErrorRequestHandler = (error, req, res, next) => {
   if (res.headersSent) return next(error);
   const response = toErrorResponse(error);
   if (isServerFault(response)) log.error({ err: error, req_id: requestInfoOf(req).id }, 'request failed');

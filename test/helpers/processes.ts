@@ -37,12 +37,17 @@ export async function endProcess(child: ChildProcess, signal: NodeJS.Signals): P
 export const MANY_SIGN_INS = { SIGN_IN_LIMIT_PER_IP: '100000', SIGN_IN_LIMIT_PER_EMAIL: '100000' };
 
 /**
- * The server in a process of its own, as production runs it: `command` is the argv after `node`
- * (default: tsx on server/main.ts; `['dist/server/main.js']` runs the compiled tree).
+ * The server in a process of its own, as production runs it: `command` is the argv after `program`, node by default
+ * (default: tsx on server/main.ts; `['dist/server/main.js']` runs the compiled tree; program `npm` with `['start']`
+ * runs it exactly as a user does).
  */
-export async function spawnServerProcess(env: Record<string, string>, command: string[] = ['--import', 'tsx', 'server/main.ts']): Promise<ServerProcess> {
+export async function spawnServerProcess(
+  env: Record<string, string>,
+  command: string[] = ['--import', 'tsx', 'server/main.ts'],
+  program: string = process.execPath,
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, command, {
+  const child = spawn(program, command, {
     env: {
       ...process.env,
       NODE_ENV: 'test',
@@ -98,8 +103,12 @@ export interface WorkerProcess {
 }
 
 /** `npm run worker` as production runs it (compiled JavaScript), in a process of its own; resolves once it runs. */
-export async function spawnWorkerProcess(env: Record<string, string>, command: string[] = ['dist/server/webhooks/worker-main.js']): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, command, {
+export async function spawnWorkerProcess(
+  env: Record<string, string>,
+  command: string[] = ['dist/server/webhooks/worker-main.js'],
+  program: string = process.execPath,
+): Promise<WorkerProcess> {
+  const child = spawn(program, command, {
     env: { ...process.env, NODE_ENV: 'test', ALLOW_PRIVATE_NETWORK: 'true', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

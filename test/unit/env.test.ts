@@ -5,6 +5,7 @@ describe('configuration', () => {
   it('runs on embedded defaults with no variables at all', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
+      nodeEnv: 'production',
       port: 3000,
       databaseUrl: 'sqlite:./data/roomstage.db',
       dataDir: './data',
