@@ -27,7 +27,10 @@ export async function fitOutput(produced: Buffer, size: Size): Promise<EngineIma
       .toBuffer({ resolveWithObject: true });
     return { data, contentType: 'image/jpeg', extension: 'jpg', width: info.width, height: info.height };
   } catch {
-    throw new EngineUnavailable(DEFAULT_RETRY_AFTER_SECONDS, 'The staging engine returned a picture that could not be read; your credits were refunded.');
+    throw new EngineUnavailable(
+      DEFAULT_RETRY_AFTER_SECONDS,
+      'The staging engine returned a picture that could not be read; your credits were refunded.'
+    );
   }
 }
 

@@ -33,6 +33,10 @@ export function createEngine(config: Pick<Config, 'engine' | 'allowPrivateNetwor
       allowPrivateNetwork = true;
       break;
   }
-  const calls = new RemoteCalls({ timeoutMs: engine.timeoutMs, concurrency: engine.concurrency, network: { allowPrivateNetwork } });
+  const calls = new RemoteCalls({
+    timeoutMs: engine.timeoutMs,
+    concurrency: engine.concurrency,
+    network: { allowPrivateNetwork },
+  });
   return new RemoteEngine(provider, builtin, calls);
 }

@@ -27,7 +27,13 @@ export function openAiProvider(settings: OpenAiSettings): StagingProvider {
   return {
     name: 'openai',
     async stage(call: RemoteCall, source, request) {
-      const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: call.fetch, maxRetries: 0, timeout: call.remainingMs() });
+      const client = new OpenAI({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseUrl,
+        fetch: call.fetch,
+        maxRetries: 0,
+        timeout: call.remainingMs(),
+      });
       const size = editSize(settings.model, source);
       try {
         const response = await client.images.edit(
@@ -38,15 +44,20 @@ export function openAiProvider(settings: OpenAiSettings): StagingProvider {
             n: 1,
             ...(size && { size }),
           },
-          { signal: call.signal },
+          { signal: call.signal }
         );
         const [picture] = response.data ?? [];
         if (picture?.b64_json) return Buffer.from(picture.b64_json, 'base64');
         if (picture?.url) return pictureAt(call, picture.url);
         throw new Error('images.edit answered without a picture');
       } catch (error) {
-        if (error instanceof BadRequestError && (REFUSAL_CODES.has(error.code ?? '') || /safety system|content policy/i.test(error.message))) {
-          throw new EngineRejected(`The staging engine refused this image: ${error.message.slice(0, 200)}. Your credits were refunded.`);
+        if (
+          error instanceof BadRequestError &&
+          (REFUSAL_CODES.has(error.code ?? '') || /safety system|content policy/i.test(error.message))
+        ) {
+          throw new EngineRejected(
+            `The staging engine refused this image: ${error.message.slice(0, 200)}. Your credits were refunded.`
+          );
         }
         throw error;
       }

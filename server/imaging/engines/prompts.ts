@@ -6,7 +6,8 @@ import { randomInt } from 'node:crypto';
 import type { RoomType, Style } from '../catalog-data.js';
 
 export const PROMPT_TABLE = {
-  template: 'A professionally staged {room}, {style}. Photorealistic interior photograph, natural light, same camera angle.',
+  template:
+    'A professionally staged {room}, {style}. Photorealistic interior photograph, natural light, same camera angle.',
   rooms: {
     living_room: 'living room with a sofa, armchairs, a coffee table, a rug, floor lamps and wall art',
     bedroom: 'bedroom with a made bed, bedside tables with lamps, a dresser and soft textiles',
@@ -45,6 +46,8 @@ const MAX_SEED = 2 ** 31 - 1;
 
 /** The prompt for a request; without a seed one is drawn, so the stored request can be repeated exactly. */
 export function stagingPrompt(style: Style, roomType: RoomType, seed?: number): StagingPrompt {
-  const prompt = PROMPT_TABLE.template.replace('{room}', PROMPT_TABLE.rooms[roomType]).replace('{style}', PROMPT_TABLE.styles[style]);
+  const prompt = PROMPT_TABLE.template
+    .replace('{room}', PROMPT_TABLE.rooms[roomType])
+    .replace('{style}', PROMPT_TABLE.styles[style]);
   return { prompt, negativePrompt: PROMPT_TABLE.negative, seed: seed ?? randomInt(0, MAX_SEED) };
 }

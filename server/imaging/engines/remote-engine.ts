@@ -4,11 +4,25 @@
  * included), retries 429, 5xx and network failures with backoff (a provider's Retry-After wins), and turns whatever
  * still fails into EngineUnavailable. Inspecting, enhancing and placing products stay on the built-in engine.
  */
-import { type OutboundRequest, type OutboundResponse, discardBody, readLimited, sendOutbound } from '../../outbound/client.js';
+import {
+  type OutboundRequest,
+  type OutboundResponse,
+  discardBody,
+  readLimited,
+  sendOutbound,
+} from '../../outbound/client.js';
 import type { NetworkPolicy } from '../../outbound/network-guard.js';
 import { AppError } from '../../errors.js';
 import { log } from '../../observability/logger.js';
-import type { EngineImage, ImageEngine, ImageInfo, PlaceableProduct, Placement, Scene, StageOptions } from '../engine.js';
+import type {
+  EngineImage,
+  ImageEngine,
+  ImageInfo,
+  PlaceableProduct,
+  Placement,
+  Scene,
+  StageOptions,
+} from '../engine.js';
 import { Semaphore } from '../semaphore.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, EngineUnavailable, engineFailureIn } from './failures.js';
 import { fitOutput, type ProviderInput, providerInput } from './fit-output.js';
@@ -56,7 +70,7 @@ export class RemoteCall {
   constructor(
     readonly signal: AbortSignal,
     private readonly deadline: number,
-    private readonly network: NetworkPolicy,
+    private readonly network: NetworkPolicy
   ) {}
 
   remainingMs(): number {
@@ -82,7 +96,7 @@ export class RemoteCall {
       return {
         value: response,
         status: response.statusCode,
-        retryAfter: Array.isArray(header) ? (header[0] ?? null) : (header ?? null),
+        retryAfter: Array.isArray(header) ? header[0] ?? null : header ?? null,
         discard: () => discardBody(response),
       };
     });
@@ -124,7 +138,7 @@ export class RemoteCall {
         log.warn({ err: failure, status: outcome?.status }, `staging engine ${what}; giving up within ENGINE_TIMEOUT`);
         this.givenUp = new EngineUnavailable(
           (hinted ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / 1000,
-          `The staging engine ${what} after retries; your credits were refunded and nothing was stored.`,
+          `The staging engine ${what} after retries; your credits were refunded and nothing was stored.`
         );
         throw this.givenUp;
       }
@@ -171,14 +185,21 @@ export class RemoteCalls {
       const controller = new AbortController();
       const timedOut = new EngineUnavailable(
         DEFAULT_RETRY_AFTER_SECONDS,
-        `The staging engine did not finish within ${Math.round(timeoutMs / 100) / 10} s; your credits were refunded and nothing was stored.`,
+        `The staging engine did not finish within ${
+          Math.round(timeoutMs / 100) / 10
+        } s; your credits were refunded and nothing was stored.`
       );
       const timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
       // The deadline ends the work even where a client does not pass the signal on.
-      const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+      const deadline = new Promise<never>((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
+      );
       deadline.catch(() => {});
       try {
-        return await Promise.race([work(new RemoteCall(controller.signal, Date.now() + timeoutMs, this.options.network)), deadline]);
+        return await Promise.race([
+          work(new RemoteCall(controller.signal, Date.now() + timeoutMs, this.options.network)),
+          deadline,
+        ]);
       } catch (error) {
         throw asEngineFailure(error);
       } finally {
@@ -196,7 +217,10 @@ function asEngineFailure(error: unknown): AppError {
   if (failure) return failure;
   if (error instanceof AppError) return error;
   log.warn({ err: error }, 'staging engine failed');
-  return new EngineUnavailable(DEFAULT_RETRY_AFTER_SECONDS, 'The staging engine failed; your credits were refunded and nothing was stored.');
+  return new EngineUnavailable(
+    DEFAULT_RETRY_AFTER_SECONDS,
+    'The staging engine failed; your credits were refunded and nothing was stored.'
+  );
 }
 
 /** An ImageEngine whose staging is done by a provider; the rest is the built-in engine's. */
@@ -204,7 +228,7 @@ export class RemoteEngine implements ImageEngine {
   constructor(
     readonly provider: StagingProvider,
     private readonly builtin: ImageEngine,
-    private readonly calls: RemoteCalls,
+    private readonly calls: RemoteCalls
   ) {}
 
   inspect(input: Buffer): Promise<ImageInfo> {
@@ -224,7 +248,7 @@ export class RemoteEngine implements ImageEngine {
 
   placeProducts(
     input: Buffer,
-    options: { products: PlaceableProduct[]; maxProducts: number; scene?: Scene },
+    options: { products: PlaceableProduct[]; maxProducts: number; scene?: Scene }
   ): Promise<EngineImage & { placements: Placement[]; scene?: Scene }> {
     return this.builtin.placeProducts(input, options);
   }

@@ -14,7 +14,12 @@ import { pictureAt, type RemoteCall, type StagingProvider } from './remote-engin
 type ReplicateSettings = Extract<EngineConfig, { name: 'replicate' }>;
 
 /** CONTRACT §11's input when REPLICATE_INPUT_TEMPLATE does not say otherwise. */
-export const DEFAULT_REPLICATE_INPUT = { image: '{{image}}', prompt: '{{prompt}}', negative_prompt: '{{negative_prompt}}', seed: '{{seed}}' };
+export const DEFAULT_REPLICATE_INPUT = {
+  image: '{{image}}',
+  prompt: '{{prompt}}',
+  negative_prompt: '{{negative_prompt}}',
+  seed: '{{seed}}',
+};
 
 const POLL_INTERVAL_MS = 500;
 /** Replicate holds a `Prefer: wait` request open for at most a minute. */
@@ -46,8 +51,18 @@ export function replicateProvider(settings: ReplicateSettings): StagingProvider 
   return {
     name: 'replicate',
     async stage(call: RemoteCall, source, request) {
-      const client = new Replicate({ auth: settings.apiToken, baseUrl: settings.baseUrl, fetch: call.fetch, useFileOutput: false });
-      const input = fillPlaceholders(template, { image: dataUrlOf(source), prompt: request.prompt, negative_prompt: request.negativePrompt, seed: request.seed });
+      const client = new Replicate({
+        auth: settings.apiToken,
+        baseUrl: settings.baseUrl,
+        fetch: call.fetch,
+        useFileOutput: false,
+      });
+      const input = fillPlaceholders(template, {
+        image: dataUrlOf(source),
+        prompt: request.prompt,
+        negative_prompt: request.negativePrompt,
+        seed: request.seed,
+      });
       let prediction: Prediction | null = null;
       call.signal.addEventListener('abort', () => {
         if (prediction && !FINISHED.has(prediction.status)) cancelQuietly(settings, prediction.id);
@@ -59,8 +74,14 @@ export function replicateProvider(settings: ReplicateSettings): StagingProvider 
         prediction = await client.predictions.get(prediction.id);
       }
       if (prediction.status !== 'succeeded') {
-        const reason = typeof prediction.error === 'string' ? prediction.error : JSON.stringify(prediction.error ?? prediction.status);
-        if (REFUSAL.test(reason)) throw new EngineRejected(`The staging engine refused this image: ${reason.slice(0, 200)}. Your credits were refunded.`);
+        const reason =
+          typeof prediction.error === 'string'
+            ? prediction.error
+            : JSON.stringify(prediction.error ?? prediction.status);
+        if (REFUSAL.test(reason))
+          throw new EngineRejected(
+            `The staging engine refused this image: ${reason.slice(0, 200)}. Your credits were refunded.`
+          );
         throw new Error(`prediction ${prediction.id} ${prediction.status}: ${reason.slice(0, 300)}`);
       }
       const location = firstPicture(prediction.output);
