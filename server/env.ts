@@ -36,6 +36,27 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+const jsonObject = z.string().transform((value, ctx) => {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // reported below, as for any other bad value
+  }
+  ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+  return z.NEVER;
+});
+
+const ENGINES = ['builtin', 'replicate', 'openai', 'comfyui'] as const;
+
+/** Each engine's required variables: a missing one stops the server at start with its name. */
+const ENGINE_REQUIRES: Record<(typeof ENGINES)[number], string[]> = {
+  builtin: [],
+  replicate: ['REPLICATE_API_TOKEN', 'REPLICATE_MODEL'],
+  openai: ['OPENAI_API_KEY'],
+  comfyui: ['COMFYUI_URL'],
+};
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const envSchema = z.object({
@@ -75,7 +96,80 @@ const envSchema = z.object({
   CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
   SIGN_IN_LIMIT_PER_IP: positiveInt(30),
   SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
+  ENGINE: z.enum(ENGINES).default('builtin'),
+  ENGINE_TIMEOUT: duration('120s'),
+  ENGINE_CONCURRENCY: positiveInt(8),
+  REPLICATE_API_TOKEN: z.string().min(1).optional(),
+  REPLICATE_MODEL: z
+    .string()
+    .regex(/^[\w.-]+\/[\w.-]+(:\w+)?$/, 'must be owner/name or owner/name:version')
+    .optional(),
+  REPLICATE_DECLUTTER_MODEL: z.string().min(1).optional(),
+  REPLICATE_UPSCALE_MODEL: z.string().min(1).optional(),
+  REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.replicate.com/v1'),
+  REPLICATE_INPUT_TEMPLATE: jsonObject.optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_IMAGE_MODEL: z.string().min(1).default('gpt-image-1'),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COMFYUI_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COMFYUI_WORKFLOW: z.string().min(1).optional(),
+  COMFYUI_DECLUTTER_WORKFLOW: z.string().min(1).optional(),
+}).superRefine((env, ctx) => {
+  for (const name of ENGINE_REQUIRES[env.ENGINE]) {
+    if (env[name as keyof typeof env] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: `required when ENGINE=${env.ENGINE}` });
+  }
 });
+
+/** The remote engine's provider settings (CONTRACT §11); `builtin` needs none. */
+export type EngineConfig = { timeoutMs: number; concurrency: number } & (
+  | { name: 'builtin' }
+  | {
+      name: 'replicate';
+      apiToken: string;
+      model: string;
+      declutterModel?: string;
+      upscaleModel?: string;
+      baseUrl: string;
+      /** The prediction's input with "{{image}}"-style placeholders; default {image, prompt, negative_prompt, seed}. */
+      inputTemplate?: Record<string, unknown>;
+    }
+  | { name: 'openai'; apiKey: string; model: string; baseUrl?: string }
+  | { name: 'comfyui'; url: string; workflowPath: string; declutterWorkflowPath?: string }
+);
+
+/** The example workflow shipped with the product, used when COMFYUI_WORKFLOW is not set. */
+export const DEFAULT_COMFYUI_WORKFLOW = 'docs/engines/comfyui-staging-workflow.json';
+
+type ParsedEnv = z.infer<typeof envSchema>;
+
+function engineConfig(env: ParsedEnv): EngineConfig {
+  const common = { timeoutMs: env.ENGINE_TIMEOUT, concurrency: env.ENGINE_CONCURRENCY };
+  switch (env.ENGINE) {
+    case 'builtin':
+      return { ...common, name: 'builtin' };
+    case 'replicate':
+      return {
+        ...common,
+        name: 'replicate',
+        apiToken: env.REPLICATE_API_TOKEN!,
+        model: env.REPLICATE_MODEL!,
+        declutterModel: env.REPLICATE_DECLUTTER_MODEL,
+        upscaleModel: env.REPLICATE_UPSCALE_MODEL,
+        baseUrl: env.REPLICATE_BASE_URL,
+        inputTemplate: env.REPLICATE_INPUT_TEMPLATE,
+      };
+    case 'openai':
+      return { ...common, name: 'openai', apiKey: env.OPENAI_API_KEY!, model: env.OPENAI_IMAGE_MODEL, baseUrl: env.OPENAI_BASE_URL };
+    case 'comfyui':
+      return {
+        ...common,
+        name: 'comfyui',
+        url: env.COMFYUI_URL!,
+        workflowPath: env.COMFYUI_WORKFLOW ?? DEFAULT_COMFYUI_WORKFLOW,
+        declutterWorkflowPath: env.COMFYUI_DECLUTTER_WORKFLOW,
+      };
+  }
+}
 
 export type Config = {
   nodeEnv: 'development' | 'production' | 'test';
@@ -110,6 +204,8 @@ export type Config = {
   claimAttemptsPerMinute: number;
   /** Sign-in and sign-up attempts a minute, per client IP and per e-mail address (429 with Retry-After). */
   signInLimit: { perIp: number; perEmail: number };
+  /** ENGINE: what draws staged images, with ENGINE_TIMEOUT and ENGINE_CONCURRENCY. */
+  engine: EngineConfig;
 };
 
 export class ConfigError extends Error {}
@@ -146,6 +242,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     jobsPerProcess: env.JOBS_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
     signInLimit: { perIp: env.SIGN_IN_LIMIT_PER_IP, perEmail: env.SIGN_IN_LIMIT_PER_EMAIL },
+    engine: engineConfig(env),
   };
 }
 

@@ -17,9 +17,12 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, error: 'payload too large' },
   unsupported_media_type: { status: 415, error: 'unsupported media type' },
   invalid_image: { status: 422, error: 'invalid image' },
+  unsupported_option: { status: 422, error: 'unsupported option' },
+  engine_rejected: { status: 422, error: 'engine rejected' },
   rate_limited: { status: 429, error: 'rate limited' },
   internal_error: { status: 500, error: 'internal error' },
   service_unavailable: { status: 503, error: 'service unavailable' },
+  engine_unavailable: { status: 503, error: 'engine unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

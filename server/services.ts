@@ -7,7 +7,7 @@ import { createRequestRateLimiter } from './limits/request-rate.js';
 import { createWorkGate } from './limits/work-gate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
-import { createImageEngine } from './imaging/sharp-engine.js';
+import { createEngine } from './imaging/engines/index.js';
 import { configureLogging } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createAutoTopUp } from './domain/billing/auto-topup.js';
@@ -59,7 +59,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
     auth: createLucia(handle.db),
     clock,
     startedAt: clock.now(),
-    engine: createImageEngine(),
+    engine: createEngine(config),
     storage,
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
     imageWork: createWorkGate(config.imageWorkPerProcess),

@@ -68,11 +68,18 @@ export interface Scene {
   pieces: ScenePiece[];
 }
 
+/** `seed`: the same request with the same seed asks a generative engine for the same picture. */
+export interface StageOptions {
+  style: Style;
+  roomType: RoomType;
+  seed?: number;
+}
+
 export interface ImageEngine {
   /** Validates bytes before any full decode; throws AppError. */
   inspect(input: Buffer): Promise<ImageInfo>;
   /** Engines that know where they put the furniture say so in `scene`; callers keep it to re-render later. */
-  stage(input: Buffer, options: { style: Style; roomType: RoomType }): Promise<EngineImage & { scene?: Scene }>;
+  stage(input: Buffer, options: StageOptions): Promise<EngineImage & { scene?: Scene }>;
   enhance(input: Buffer): Promise<EngineImage>;
   /**
    * Without `scene`, `input` is any photo and products go only where its floor (or wall) is free. With `scene`,

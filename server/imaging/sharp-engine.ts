@@ -16,29 +16,13 @@ import { FURNITURE_CATEGORIES, FURNITURE_SETS, type PieceSpec } from './furnitur
 import { inspectInput, isDecodeFailure, MAX_PIXELS } from './input-rules.js';
 import { analyseRoom, type Box, overlaps } from './room-map.js';
 import { arrangeProducts, drawOrder, sceneOverlays } from './scene.js';
+import { Semaphore } from './semaphore.js';
 import { gradeMatrix, STYLE_LOOKS } from './styles.js';
 
 export const ENHANCE_LONG_EDGE = 3840;
-const STAGE_QUALITY = 88;
+/** Every staged output, whichever engine drew it, is encoded with these settings. */
+export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
 const ENHANCE_QUALITY = 90;
-
-class Semaphore {
-  private waiting: Array<() => void> = [];
-  private active = 0;
-  constructor(private readonly slots: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.slots) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active++;
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next(); // the slot passes straight to the next waiter
-      else this.active--;
-    }
-  }
-}
 
 /** Layout frame: the floor baseline and the size unit u = min(width, 1.5·height). */
 function frame(width: number, height: number) {
@@ -153,7 +137,7 @@ function render(input: Buffer, scene: Scene, width: number, height: number): Pro
   return sceneOverlays(scene, width, height).then((overlays) => {
     let pipeline = decode(input);
     if (scene.style) pipeline = pipeline.recomb(gradeMatrix(STYLE_LOOKS[scene.style].grade));
-    return encodeResult(pipeline.composite(overlays).jpeg({ quality: STAGE_QUALITY, chromaSubsampling: '4:2:0' }));
+    return encodeResult(pipeline.composite(overlays).jpeg(STAGED_JPEG));
   });
 }
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { Agent, buildConnector, type Dispatcher, request } from 'undici';
+import { Agent, buildConnector, type Dispatcher, type FormData, request } from 'undici';
 import { guardedLookup, isPrivateAddress, type NetworkPolicy } from './network-guard.js';
 
 /**
@@ -52,7 +52,8 @@ export function outboundDispatcher(policy: NetworkPolicy): Dispatcher {
 export interface OutboundRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: string;
+  /** An (undici) FormData body is sent as multipart/form-data with its boundary (file uploads to an engine). */
+  body?: string | Buffer | FormData;
   /** Ends the request (connecting, waiting or reading the body) when it fires: the caller's deadline. */
   signal: AbortSignal;
 }
@@ -79,7 +80,7 @@ export class BodyTooLargeError extends Error {
 }
 
 /** Drops a body we will not read (and its connection); the abort it causes is expected, not an error to report. */
-function discard(response: OutboundResponse) {
+export function discardBody(response: OutboundResponse) {
   response.body.on('error', () => {});
   response.body.destroy();
 }
@@ -87,7 +88,7 @@ function discard(response: OutboundResponse) {
 /** Reads a response body, refusing (and dropping the connection) as soon as it passes `maxBytes`. */
 export async function readLimited(response: OutboundResponse, maxBytes: number): Promise<Buffer> {
   if (Number(response.headers['content-length'] ?? 0) > maxBytes) {
-    discard(response);
+    discardBody(response);
     throw new BodyTooLargeError(maxBytes);
   }
   const chunks: Buffer[] = [];
@@ -95,7 +96,7 @@ export async function readLimited(response: OutboundResponse, maxBytes: number):
   for await (const chunk of response.body) {
     received += (chunk as Buffer).length;
     if (received > maxBytes) {
-      discard(response);
+      discardBody(response);
       throw new BodyTooLargeError(maxBytes);
     }
     chunks.push(chunk as Buffer);

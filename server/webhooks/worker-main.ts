@@ -15,7 +15,7 @@ import type { ImagingDeps } from '../domain/staging/deps.js';
 import { systemClock } from '../clock.js';
 import { type Config, loadConfigOrExit } from '../env.js';
 import type { ImageEngine } from '../imaging/engine.js';
-import { createImageEngine } from '../imaging/sharp-engine.js';
+import { createEngine } from '../imaging/engines/index.js';
 import { configureLogging, log } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { type MetricsServer, startMetricsServer } from '../observability/metrics-server.js';
@@ -29,7 +29,7 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
-/** `engine` replaces the sharp engine (tests use a slow one). */
+/** `engine` replaces the configured engine (tests use a slow one). */
 export async function startWorker(config: Config, options: { engine?: ImageEngine } = {}): Promise<RunningWorker> {
   configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl);
@@ -40,7 +40,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
   const deps: ImagingDeps = {
     db: handle.db,
-    engine: options.engine ?? createImageEngine(),
+    engine: options.engine ?? createEngine(config),
     storage,
     clock: systemClock,
     network: { allowPrivateNetwork: config.allowPrivateNetwork },

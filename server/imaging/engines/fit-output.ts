@@ -1,0 +1,59 @@
+/**
+ * The one post-processing step every remote engine's picture goes through: providers answer in their own sizes
+ * (1024², 1536×1024, …) and colour spaces, so the output is fitted back to the input's width and height after EXIF
+ * orientation (resize, then centre crop), made sRGB and encoded as the built-in engine encodes its staged images.
+ * Also the other direction: what a provider is sent.
+ */
+import sharp from 'sharp';
+import type { EngineImage } from '../engine.js';
+import { MAX_PIXELS } from '../input-rules.js';
+import { STAGED_JPEG } from '../sharp-engine.js';
+import { EngineUnavailable, DEFAULT_RETRY_AFTER_SECONDS } from './failures.js';
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+/** The provider's picture at `size`; a picture that does not decode is the provider's failure, not the caller's. */
+export async function fitOutput(produced: Buffer, size: Size): Promise<EngineImage> {
+  try {
+    const { data, info } = await sharp(produced, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+      .rotate()
+      .resize(size.width, size.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' })
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .jpeg(STAGED_JPEG)
+      .toBuffer({ resolveWithObject: true });
+    return { data, contentType: 'image/jpeg', extension: 'jpg', width: info.width, height: info.height };
+  } catch {
+    throw new EngineUnavailable(
+      DEFAULT_RETRY_AFTER_SECONDS,
+      'The staging engine returned a picture that could not be read; your credits were refunded.'
+    );
+  }
+}
+
+/** Providers work at about a megapixel or two; a larger upload only costs time. */
+const PROVIDER_LONG_EDGE = 2048;
+
+export interface ProviderInput extends Size {
+  data: Buffer;
+  contentType: 'image/jpeg';
+}
+
+/** The input as providers are sent it: upright (EXIF applied), sRGB JPEG, long edge at most 2048 px. */
+export async function providerInput(input: Buffer): Promise<ProviderInput> {
+  const { data, info } = await sharp(input, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+    .rotate()
+    .resize(PROVIDER_LONG_EDGE, PROVIDER_LONG_EDGE, { fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#ffffff' })
+    .toColourspace('srgb')
+    .jpeg({ quality: 92 })
+    .toBuffer({ resolveWithObject: true });
+  return { data, contentType: 'image/jpeg', width: info.width, height: info.height };
+}
+
+export function dataUrlOf(image: ProviderInput): string {
+  return `data:${image.contentType};base64,${image.data.toString('base64')}`;
+}

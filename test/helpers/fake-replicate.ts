@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type FakeAnswer, FakeProvider } from './fake-provider.js';
+
+interface FakePrediction {
+  id: string;
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+  model: string;
+  version: string;
+  input: Record<string, unknown>;
+  output: string[] | null;
+  error: string | null;
+  urls: { get: string; cancel: string };
+  created_at: string;
+  done: Promise<void>;
+}
+
+/**
+ * Replicate's predictions API as the official client uses it: create (on a model or a version, honouring
+ * `Prefer: wait=n`), get, cancel, and the output files. A prediction takes `delayMs`; with `refuse` it fails the
+ * way safety checkers fail one.
+ */
+export class FakeReplicate extends FakeProvider {
+  readonly predictions = new Map<string, FakePrediction>();
+  readonly preferWait: Array<string | undefined> = [];
+
+  env(): Record<string, string> {
+    return {
+      ENGINE: 'replicate',
+      REPLICATE_API_TOKEN: 'r8_fake',
+      REPLICATE_MODEL: 'roomstage/stager',
+      REPLICATE_BASE_URL: `${this.url}/v1`,
+    };
+  }
+
+  protected async route(method: string, url: URL, body: Buffer, req: IncomingMessage): Promise<FakeAnswer> {
+    let match: RegExpMatchArray | null;
+    // Output files are served without credentials, as Replicate's file host serves them.
+    if (method === 'GET' && url.pathname.startsWith('/files/')) return { status: 200, body: this.picture };
+    if (req.headers.authorization !== 'Bearer r8_fake') return { status: 401, body: { detail: 'Invalid token.' } };
+    if (method === 'POST' && (match = url.pathname.match(/^\/v1\/(?:models\/([^/]+\/[^/]+)\/)?predictions$/))) {
+      const request = JSON.parse(body.toString('utf8')) as { input: Record<string, unknown>; version?: string };
+      const prediction = this.create(match[1] ?? '', request.version ?? '', request.input);
+      const prefer = req.headers.prefer as string | undefined;
+      this.preferWait.push(prefer);
+      const waitSeconds = prefer?.startsWith('wait') ? Number(prefer.split('=')[1] ?? 60) : 0;
+      if (waitSeconds > 0)
+        await Promise.race([prediction.done, new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000))]);
+      return { status: 201, body: this.view(prediction) };
+    }
+    if (method === 'GET' && (match = url.pathname.match(/^\/v1\/predictions\/([^/]+)$/))) {
+      const prediction = this.predictions.get(match[1]!);
+      return prediction
+        ? { status: 200, body: this.view(prediction) }
+        : { status: 404, body: { detail: 'Not found.' } };
+    }
+    if (method === 'POST' && (match = url.pathname.match(/^\/v1\/predictions\/([^/]+)\/cancel$/))) {
+      const prediction = this.predictions.get(match[1]!);
+      if (!prediction) return { status: 404, body: { detail: 'Not found.' } };
+      if (prediction.status === 'starting' || prediction.status === 'processing') prediction.status = 'canceled';
+      return { status: 200, body: this.view(prediction) };
+    }
+    return { status: 404, body: { detail: 'Not found.' } };
+  }
+
+  private create(model: string, version: string, input: Record<string, unknown>): FakePrediction {
+    const id = randomBytes(10).toString('hex');
+    this.commissions.push({
+      prompt: String(input.prompt),
+      negativePrompt: String(input.negative_prompt),
+      seed: input.seed as number,
+    });
+    const prediction: FakePrediction = {
+      id,
+      status: 'starting',
+      model,
+      version,
+      input,
+      output: null,
+      error: null,
+      urls: { get: `${this.url}/v1/predictions/${id}`, cancel: `${this.url}/v1/predictions/${id}/cancel` },
+      created_at: new Date().toISOString(),
+      done: Promise.resolve(),
+    };
+    const refuse = this.refuse;
+    prediction.done = this.draw().then(() => {
+      if (prediction.status === 'canceled') return;
+      if (refuse)
+        Object.assign(prediction, {
+          status: 'failed',
+          error: 'NSFW content detected. Try running it again, or try a different prompt.',
+        });
+      else Object.assign(prediction, { status: 'succeeded', output: [`${this.url}/files/${id}.png`] });
+    });
+    prediction.status = 'processing';
+    this.predictions.set(id, prediction);
+    return prediction;
+  }
+
+  private view(prediction: FakePrediction) {
+    const { done: _done, ...visible } = prediction;
+    return { ...visible, source: 'api', data_removed: false };
+  }
+}
