@@ -21,6 +21,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import type { CreditLedgerTable, Database, ImagesTable, LedgerReason, UsageDailyTable } from '../db/schema.js';
 import { DUMMY_PASSWORD_HASH, hashPassword } from '../server/auth/passwords.js';
 import { DAY_MS } from '../server/clock.js';
+import { newId } from '../server/ids.js';
 import { IMAGE_COUNTER, ledgerUsage, type UsageCounts, utcDay } from '../server/domain/usage/rollup.js';
 import { formatTable, type LoadOptions, type LoadResult, loadOptionsFromEnv, measure, postJson, withChildServer } from './lib.js';
 
@@ -123,11 +124,11 @@ async function seed(databaseUrl: string): Promise<void> {
       const keyId = buying ? null : keyIdOf(0, i % BUSY_KEYS);
       balance += delta;
       if (buying) purchased += delta;
-      ledger.push({ account_id: busyId, delta, reason, balance_after: balance, reference: buying ? `order_${i}` : `img_${i}`, api_key_id: keyId, created_at: at });
+      ledger.push({ public_id: newId('ledger'), account_id: busyId, delta, reason, balance_after: balance, reference: buying ? `order_${i}` : `img_${i}`, api_key_id: keyId, created_at: at });
       rollup.add(busyId, keyId, at, ledgerUsage(reason, delta));
     }
     for (let i = 1; i < ACCOUNTS; i++) {
-      ledger.push({ account_id: accounts[i]!.id, delta: 10, reason: 'signup_bonus', balance_after: 10, reference: null, api_key_id: null, created_at: now - HISTORY_DAYS * DAY_MS });
+      ledger.push({ public_id: newId('ledger'), account_id: accounts[i]!.id, delta: 10, reason: 'signup_bonus', balance_after: 10, reference: null, api_key_id: null, created_at: now - HISTORY_DAYS * DAY_MS });
     }
     console.log(`  ${ledger.length} ledger rows…`);
     await insertAll(db, 'credit_ledger', ledger);

@@ -63,7 +63,10 @@ export interface ApiKeysTable {
 export type LedgerReason = 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund';
 
 export interface CreditLedgerTable {
+  /** Internal order only; clients see `public_id`. */
   id: Generated<number>;
+  /** `txn_…`, random: the transaction id clients see (a row id would tell how busy the service is). */
+  public_id: string;
   account_id: string;
   delta: number;
   reason: LedgerReason;

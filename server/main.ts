@@ -12,7 +12,7 @@ import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiNotFound, emptyBodyIsJson, jsonBody, jsonErrorHandler, refuseMalformedPaths } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
-import { simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
+import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
 import { dashboardBodyLimit } from './http/body-limits.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
@@ -60,7 +60,7 @@ export async function createApp(services: Services) {
   const createApiContext = createContextFactory(services, { refuseCrossSite: true });
 
   const openApiDocument = buildOpenApiDocument(services.config.publicBaseUrl);
-  const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: proceduresOf(appRouter).map(({ path }) => path) });
+  const routeOf = createRouteLabeler({ apiPaths: [...Object.keys(openApiDocument.paths ?? {}), STRIPE_WEBHOOK_PATH], procedures: proceduresOf(appRouter).map(({ path }) => path) });
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
   app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
   app.use(refuseMalformedPaths);

@@ -379,7 +379,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The images in your dashboard: those of the claims you redeemed */
+        /** The images in your dashboard (those of the claims you redeemed), newest claim first, in pages */
         get: operations["claims-images"];
         put?: never;
         post?: never;
@@ -1796,7 +1796,10 @@ export interface operations {
     };
     "claims-images": {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1826,6 +1829,7 @@ export interface operations {
                              */
                             created_at: string;
                         }[];
+                        has_more: boolean;
                     };
                 };
             };

@@ -8,6 +8,8 @@ import type { Services } from '../trpc.js';
 
 /** Stripe signs a few kilobytes of JSON; the limit only keeps junk out. */
 const STRIPE_EVENT_LIMIT = '512kb';
+/** Where Stripe posts events; not an /api/v1 operation, so the request log is told its route by name. */
+export const STRIPE_WEBHOOK_PATH = '/api/stripe/webhook';
 
 /**
  * POST /api/stripe/webhook: the exact body bytes are verified with Stripe's library (a bad signature is 400 and
@@ -16,7 +18,7 @@ const STRIPE_EVENT_LIMIT = '512kb';
 export function stripeWebhookRouter(services: Services): Router {
   const router = express.Router();
   // Verifying the signature needs the raw bytes, so this route parses its own body before the JSON parser.
-  router.post('/api/stripe/webhook', express.raw({ type: () => true, limit: STRIPE_EVENT_LIMIT }), async (req, res) => {
+  router.post(STRIPE_WEBHOOK_PATH, express.raw({ type: () => true, limit: STRIPE_EVENT_LIMIT }), async (req, res) => {
     const secret = services.config.stripe.webhookSecret;
     if (services.payments.name !== 'stripe' || !secret) {
       const { status, body } = errorResponse('invalid_request', 'Stripe webhooks are not configured on this server (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET).');

@@ -3,6 +3,9 @@ import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../errors.js';
 
+/** A request still running under the same key ends within seconds; a client may retry after this long. */
+const RETRY_SOON = { 'Retry-After': '2' };
+
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 
@@ -75,11 +78,11 @@ export async function beginIdempotentRequest(db: Db, scope: Scope & { fingerprin
       throw new AppError('conflict', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
     }
     if (earlier.status !== 'completed' || earlier.response_body === null) {
-      throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.');
+      throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {}, RETRY_SOON);
     }
     return { kind: 'replay', body: JSON.parse(earlier.response_body) };
   }
-  throw new AppError('conflict', 'This Idempotency-Key is in use by another request. Retry shortly.');
+  throw new AppError('conflict', 'This Idempotency-Key is in use by another request. Retry shortly.', {}, RETRY_SOON);
 }
 
 export async function completeIdempotentRequest(db: Db, scope: Scope, body: unknown): Promise<void> {

@@ -11,7 +11,12 @@ const credentialsInput = z.object({
   password: z.string().max(1024),
 });
 const signupInput = credentialsInput.extend({
-  password: z.string().min(10, 'Password must have at least 10 characters.').max(1024),
+  password: z
+    .string()
+    .min(10, 'Password must have at least 10 characters.')
+    .max(1024)
+    // Counted once: a password under 10 characters already fails the length check above.
+    .refine((password) => password.length < 10 || password.trim().length >= 10, 'Password must have at least 10 characters, not counting spaces at either end.'),
 });
 const sessionOutput = z.object({ token: z.string().meta({ description: 'Identity token: send as Authorization: Bearer <token>' }), user: userSchema });
 

@@ -6,7 +6,7 @@ import { listRedeemedImages, pageRedeemedImages } from '../domain/staging/images
 import { originalPreview } from '../domain/staging/playground.js';
 import { limitPerClientIp, router, sessionProcedure } from '../trpc.js';
 import { imageSchema, presentImage } from './staging.js';
-import { isoTimestamp, noInput, nullableTimestamp } from './schemas.js';
+import { isoTimestamp, noInput, nullableTimestamp, pageQuery } from './schemas.js';
 
 const claimStatus = z.enum(['unredeemed', 'redeemed', 'expired']);
 const codeInput = z.object({
@@ -92,20 +92,34 @@ export const claimsRouter = router({
     }),
 
   images: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/images', tags: ['Claims'], summary: 'The images in your dashboard: those of the claims you redeemed' } })
-    .input(noInput)
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/images',
+        tags: ['Claims'],
+        summary: 'The images in your dashboard (those of the claims you redeemed), newest claim first, in pages',
+      },
+    })
+    .input(pageQuery('image'))
     .output(
       z.object({
         images: z.array(
           imageSchema.extend({ kind: z.enum(['staged', 'enhanced', 'placed']), claim_code: z.string().nullable(), created_at: isoTimestamp }),
         ),
+        has_more: z.boolean(),
       }),
     )
-    .query(async ({ ctx }) => {
+    .query(async ({ ctx, input }) => {
       const { db, storage } = ctx.services;
-      const images = await listRedeemedImages(db, ctx.account.id);
+      const page = await listRedeemedImages(db, ctx.account.id, { limit: input.limit, startingAfter: input.starting_after });
       return {
-        images: images.map((image) => ({ ...presentImage(storage, image), kind: image.kind, claim_code: image.claim_code, created_at: iso(image.created_at) })),
+        images: page.images.map((image) => ({
+          ...presentImage(storage, image),
+          kind: image.kind,
+          claim_code: image.claim_code,
+          created_at: iso(image.created_at),
+        })),
+        has_more: page.hasMore,
       };
     }),
 

@@ -17,3 +17,13 @@ export const keyIdParam = z.coerce.number().int().positive().meta({ description:
  * input object (for query strings), which would turn the string "false" into true; literals are left alone.
  */
 export const strictBoolean = z.union([z.literal(true), z.literal(false)]).meta({ description: 'true or false' });
+
+/** A page of a list: `limit` (1–100, default 25) and `starting_after`, the id of the last item of the previous page. */
+export function pageQuery(item: string) {
+  return z
+    .object({
+      limit: z.coerce.number().int().min(1).max(100).default(25),
+      starting_after: z.string().min(1).max(64).optional().meta({ description: `Id of the last ${item} of the previous page` }),
+    })
+    .default({ limit: 25 });
+}

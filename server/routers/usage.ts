@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { iso } from '../clock.js';
 import { MAX_REPORT_DAYS, resolveRange, usageReport } from '../domain/usage/report.js';
-import { listTransactions, transactionId } from '../domain/usage/transactions.js';
+import { listTransactions } from '../domain/usage/transactions.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, keyIdParam } from './schemas.js';
+import { isoTimestamp, keyIdParam, pageQuery } from './schemas.js';
 
 const ledgerReason = z.enum(['signup_bonus', 'purchase', 'auto_topup', 'stage', 'enhance', 'refund']);
 const count = z.number().int();
@@ -42,20 +42,13 @@ const usageSchema = z.object({
 export const usageRouter = router({
   transactions: sessionProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/billing/transactions', tags: ['Billing'], summary: 'Credit ledger of the account, newest first, in pages' } })
-    .input(
-      z
-        .object({
-          limit: z.coerce.number().int().min(1).max(100).default(25),
-          starting_after: z.string().min(1).max(64).optional().meta({ description: 'Id of the last transaction of the previous page' }),
-        })
-        .default({ limit: 25 }),
-    )
+    .input(pageQuery('transaction'))
     .output(z.object({ transactions: z.array(transactionSchema), has_more: z.boolean() }))
     .query(async ({ ctx, input }) => {
       const page = await listTransactions(ctx.services.db, { accountId: ctx.account.id, limit: input.limit, startingAfter: input.starting_after });
       return {
         transactions: page.entries.map((entry) => ({
-          id: transactionId(entry.id),
+          id: entry.public_id,
           delta: entry.delta,
           reason: entry.reason,
           balance_after: entry.balance_after,

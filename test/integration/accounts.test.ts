@@ -25,6 +25,16 @@ describeEachDatabase('Accounts and identity tokens', (dialect) => {
     expect(response.body).toMatchObject({ error: 'conflict', code: 'conflict', message: expect.any(String) });
   });
 
+  it('refuses a password of spaces, or one that is long only thanks to spaces at its ends', async () => {
+    for (const password of [' '.repeat(10), '\t'.repeat(12), '   short   ', ' '.repeat(40)]) {
+      const response = await server.api.post('/api/v1/auth/signup', { json: { email: uniqueEmail(), password } });
+      expect(response.status).toBe(400);
+      expect(response.body.details).toEqual([{ path: 'password', message: expect.stringMatching(/at least 10 characters/) }]);
+    }
+    const inner = await server.api.post('/api/v1/auth/signup', { json: { email: uniqueEmail(), password: 'a passphrase with spaces' } });
+    expect(inner.status).toBe(201);
+  });
+
   it('rejects a short password and a bad e-mail with 400 and field details', async () => {
     const response = await server.api.post('/api/v1/auth/signup', { json: { email: 'not-an-email', password: 'short' } });
     expect(response.status).toBe(400);

@@ -161,6 +161,34 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
   });
 
   describe('listings', () => {
+    it('pages the dashboard images: newest claim first, limit and starting_after, has_more, 404 for a foreign cursor', async () => {
+      const agent = await signUp(server.api);
+      for (const count of [3, 2, 2]) {
+        const { code } = await stagedClaim(count);
+        server.clock.advance(1000);
+        expect((await redeem(agent.token, code)).status).toBe(200);
+      }
+      const images = (query: string) => server.api.get(`/api/v1/images${query}`, { token: agent.token });
+      const all = await images('?limit=100');
+      expect(all.body).toMatchObject({ has_more: false });
+      expect(all.body.images).toHaveLength(7);
+      const paged: string[] = [];
+      let cursor = '';
+      for (;;) {
+        const page = await images(`?limit=2${cursor}`);
+        expect(page.status).toBe(200);
+        paged.push(...page.body.images.map((i: { id: string }) => i.id));
+        if (!page.body.has_more) break;
+        cursor = `&starting_after=${page.body.images.at(-1).id}`;
+      }
+      expect(paged).toEqual(all.body.images.map((i: { id: string }) => i.id));
+      expect((await images('')).body.images).toHaveLength(7);
+      const stranger = await stagedClaim(1);
+      expect((await images(`?starting_after=${stranger.staged.images[0].id}`)).status).toBe(404);
+      expect((await images('?limit=0')).status).toBe(400);
+      expect((await images('?limit=101')).status).toBe(400);
+    });
+
     it('lists redeemed claims for the agent and issued claims (with who redeemed) for the API user', async () => {
       const a = await stagedClaim();
       const b = await server.api.post('/api/v1/stage', { token: a.issuer.key, json: { images: [photo.toString('base64'), photo.toString('base64')] } });

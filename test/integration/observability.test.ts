@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
 import { imageForm, roomJpeg } from '../helpers/images.js';
@@ -105,5 +106,37 @@ describe('GET /metrics', () => {
     // The stage above finished: its hold was made final, so none is outstanding.
     expect(text).toMatch(/^charge_holds_outstanding 0$/m);
     expect(text).toMatch(/webhook_deliveries\{status="delivered"\} \d+/);
+  });
+
+  it('labels the Stripe webhook by its route, not as an unknown API path', async () => {
+    await server.api.post('/api/stripe/webhook', { json: {} });
+    const text = (await server.api.get('/metrics', { token: 'scrape-secret' })).text;
+    expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/stripe\/webhook",status="\d+"\} 1/);
+  });
+});
+
+/** An address of this machine that is not loopback: a connection to it comes from "elsewhere" as far as a server sees. */
+const outsideAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+
+describe('GET /metrics without METRICS_TOKEN', () => {
+  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  beforeAll(async () => {
+    server = await startImagingServer('sqlite');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  it('answers a scraper on this machine', async () => {
+    expect((await server.api.get('/metrics')).status).toBe(200);
+  });
+
+  it.skipIf(!outsideAddress)(`refuses a connection from another address (403)${outsideAddress ? '' : ' [skipped: no non-loopback interface]'}`, async () => {
+    const response = await new ApiClient(`http://${outsideAddress}:${server.port}`).get('/metrics');
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('forbidden');
   });
 });

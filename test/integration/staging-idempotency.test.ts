@@ -55,7 +55,10 @@ describeEachDatabase('Idempotent retries and image operations in flight over HTT
     expect(ran).toHaveLength(1);
     for (const response of responses.filter((r) => r !== ran[0])) {
       if (response.status === 200) expect(response.body.claim_code).toBe(ran[0]!.body.claim_code);
-      else expect(response.body).toMatchObject({ code: 'conflict', message: expect.stringMatching(/still being processed/) });
+      else {
+        expect(response.body).toMatchObject({ code: 'conflict', message: expect.stringMatching(/still being processed|in use/) });
+        expect(response.headers.get('retry-after')).toBe('2');
+      }
     }
     expect(await creditsOf(server.api, key)).toBe(9);
   });

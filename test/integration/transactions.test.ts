@@ -34,7 +34,7 @@ describeEachDatabase('Billing transactions: the credit ledger in pages', (dialec
     expect(response.body.has_more).toBe(true);
     expect(response.body.transactions).toHaveLength(25);
     expect(response.body.transactions[0]).toEqual({
-      id: expect.stringMatching(/^txn_\d+$/),
+      id: expect.stringMatching(/^txn_[0-9A-Za-z]{22}$/),
       delta: 30,
       reason: 'purchase',
       balance_after: 10 + (30 * 31) / 2,

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Account, Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
 import { emitEvent } from '../events/outbox.js';
 import { ledgerUsage, recordUsage } from '../usage/rollup.js';
+import { newId } from '../../ids.js';
 
 type Executor = Kysely<Database>;
 
@@ -45,6 +46,7 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
   const inserted = await trx
     .insertInto('credit_ledger')
     .values({
+      public_id: newId('ledger'),
       account_id: accountId,
       delta,
       reason,

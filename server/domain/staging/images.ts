@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
+import { AppError } from '../../errors.js';
 import { IMAGE_COUNTER, recordUsage } from '../usage/rollup.js';
 import { type OutputOrigin, serializeScene } from './originals.js';
 
@@ -62,17 +63,46 @@ export async function findImageByStorageName(db: Executor, storageName: string):
 }
 
 /** The agent's dashboard: every image in the claims this account redeemed, newest claim first. */
-export async function listRedeemedImages(db: Executor, accountId: string, limit = 1000): Promise<Image[]> {
-  return db
+export async function listRedeemedImages(
+  db: Executor,
+  accountId: string,
+  page: { limit: number; startingAfter?: string },
+): Promise<{ images: Image[]; hasMore: boolean }> {
+  let query = db
     .selectFrom('images')
     .innerJoin('claims', 'claims.code', 'images.claim_code')
     .selectAll('images')
-    .where('claims.redeemed_by', '=', accountId)
+    .where('claims.redeemed_by', '=', accountId);
+  if (page.startingAfter !== undefined) {
+    const last = await db
+      .selectFrom('images')
+      .innerJoin('claims', 'claims.code', 'images.claim_code')
+      .select(['images.id', 'images.created_at', 'claims.redeemed_at'])
+      .where('images.id', '=', page.startingAfter)
+      .where('claims.redeemed_by', '=', accountId)
+      .executeTakeFirst();
+    if (!last || last.redeemed_at === null) {
+      throw new AppError('not_found', `No image ${page.startingAfter} in your dashboard: pass the id of the last image of the previous page.`);
+    }
+    const { id, created_at: createdAt, redeemed_at: redeemedAt } = last;
+    // After the cursor in the list's order: claims newest first, a claim's images oldest first.
+    query = query.where((eb) =>
+      eb.or([
+        eb('claims.redeemed_at', '<', redeemedAt),
+        eb.and([
+          eb('claims.redeemed_at', '=', redeemedAt),
+          eb.or([eb('images.created_at', '>', createdAt), eb.and([eb('images.created_at', '=', createdAt), eb('images.id', '>', id)])]),
+        ]),
+      ]),
+    );
+  }
+  const rows = await query
     .orderBy('claims.redeemed_at', 'desc')
     .orderBy('images.created_at', 'asc')
     .orderBy('images.id', 'asc')
-    .limit(limit)
+    .limit(page.limit + 1)
     .execute();
+  return { images: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
 /** One page of the agent's dashboard images (same order as listRedeemedImages), with the total for paging. */

@@ -2,22 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import { isMysql } from '../../../db/client.js';
 import type { Database, LedgerEntry } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
-import { ID_PREFIXES } from '../../ids.js';
 
 type Executor = Kysely<Database>;
-
-const PREFIX = `${ID_PREFIXES.ledger}_`;
-
-/** A ledger entry's public id: `txn_` + its row id, which orders entries by the time they were written. */
-export function transactionId(entryId: number): string {
-  return `${PREFIX}${entryId}`;
-}
-
-function entryIdOf(transactionIdText: string): number | null {
-  if (!transactionIdText.startsWith(PREFIX)) return null;
-  const digits = transactionIdText.slice(PREFIX.length);
-  return /^[1-9]\d{0,15}$/.test(digits) ? Number(digits) : null;
-}
 
 export interface TransactionPage {
   entries: LedgerEntry[];
@@ -31,10 +17,14 @@ export interface TransactionPage {
 export async function listTransactions(db: Executor, input: { accountId: string; limit: number; startingAfter?: string }): Promise<TransactionPage> {
   let cursor: number | null = null;
   if (input.startingAfter !== undefined) {
-    cursor = entryIdOf(input.startingAfter);
-    const known =
-      cursor !== null &&
-      (await db.selectFrom('credit_ledger').select('id').where('id', '=', cursor).where('account_id', '=', input.accountId).executeTakeFirst());
+    // The public id is random; the row id behind it orders the ledger.
+    const known = await db
+      .selectFrom('credit_ledger')
+      .select('id')
+      .where('public_id', '=', input.startingAfter)
+      .where('account_id', '=', input.accountId)
+      .executeTakeFirst();
+    cursor = known?.id ?? null;
     if (!known) throw new AppError('not_found', `No transaction ${input.startingAfter} in this account: pass the id of the last transaction of the previous page.`);
   }
   // Both planners may pick a worse path for `account_id = ? AND id < ?`: MariaDB a lookup on account_id alone that
