@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { proceduresOf } from './adapters/library-internals.js';
+import { keepJsonBodiesStrict, proceduresOf } from './adapters/library-internals.js';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { AppError, isServerFault, toErrorResponse } from './errors.js';
 import { describeAsyncRequests } from './http/async-request-docs.js';
@@ -108,6 +108,7 @@ export function logServerFaults({ error, path, ctx }: { error: unknown; path?: s
 }
 
 export function createRestBridge(services: Services): RequestHandler {
+  keepJsonBodiesStrict(appRouter);
   const createContext = createContextFactory(services, { refuseCrossSite: true });
   return createOpenApiExpressMiddleware({
     router: appRouter,

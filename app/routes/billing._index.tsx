@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, json, type LinksFunction, type LoaderFunctionArgs, type MetaFunction, redirectDocument } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { type FormEvent, useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
@@ -7,7 +8,8 @@ import { ErrorCard } from '../components/error-card.js';
 import { Field } from '../components/field.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { autoTopUpProblems } from '../../server/domain/billing/auto-topup-rules.js';
+import { describeFormFailure, fieldFailure, formText, readWholeNumbers } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () => [{ title: 'Billing · Roomstage' }];
@@ -32,8 +34,6 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   return { billing, recent };
 }
 
-/** A whole number from a form field; anything else is passed on as NaN for the procedure to refuse with details. */
-const whole = (value: string | undefined) => (value === undefined || value.trim() === '' ? Number.NaN : Number(value));
 
 export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
@@ -42,8 +42,11 @@ export async function action({ context, request }: ActionFunctionArgs) {
   try {
     switch (intent) {
       case 'buy': {
-        const chosen = formText(form, 'credits') === 'custom' ? formText(form, 'custom_credits') : formText(form, 'credits');
-        const checkout = await context.trpc.billing.checkout({ credits: whole(chosen) });
+        const field = formText(form, 'credits') === 'custom' ? 'custom_credits' : 'credits';
+        const read = readWholeNumbers(form, { [field]: { noun: 'the number of credits to buy' } });
+        const credits = read.values[field];
+        if (credits === null || credits === undefined) return json({ intent, ...fieldFailure({ credits: read.fieldErrors[field] ?? '' }) }, { status: 400 });
+        const checkout = await context.trpc.billing.checkout({ credits });
         // Checkout is not a dashboard route (Stripe, or this server's simulated page): the browser loads it as a
         // new document instead of the client router rendering it as an unknown route.
         return redirectDocument(checkout.checkout_url);
@@ -53,12 +56,19 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return json({ intent, done: 'The card was removed and auto top-up is off.' } as const);
       }
       case 'auto-topup': {
-        const limit = formText(form, 'monthly_limit')?.trim();
+        const { values, fieldErrors } = readWholeNumbers(form, {
+          amount: { noun: 'the credits to buy each time' },
+          threshold: { noun: 'the balance that starts a top-up' },
+          monthly_limit: { noun: 'a monthly limit (or leave it blank)', blankIsNull: true },
+        });
+        if (values.amount === null || values.threshold === null || Object.keys(fieldErrors).length > 0) {
+          return json({ intent, ...fieldFailure(fieldErrors) }, { status: 400 });
+        }
         await context.trpc.billing.putAutoTopUp({
           enabled: formText(form, 'enabled') === 'on',
-          amount: whole(formText(form, 'amount')),
-          threshold: whole(formText(form, 'threshold')),
-          monthly_limit: limit ? whole(limit) : null,
+          amount: values.amount,
+          threshold: values.threshold,
+          monthly_limit: values.monthly_limit,
         });
         return json({ intent, done: 'Auto top-up settings saved.' } as const);
       }
@@ -83,6 +93,18 @@ export default function Billing() {
   const card = billing.payment_method;
   const auto = billing.auto_topup;
   const errorFor = (intent: string, field: string) => (failure?.intent === intent ? (failure.fieldErrors as Record<string, string>)[field] : undefined);
+  // The server's rules, run as the person types, so settings that cannot work are explained before saving.
+  const [autoProblems, setAutoProblems] = useState(() => autoTopUpProblems(auto).map((problem) => problem.message));
+  const checkAutoTopUp = (event: FormEvent<HTMLFormElement>) => {
+    const data = new FormData(event.currentTarget);
+    const whole = (name: string) => {
+      const text = String(data.get(name) ?? '').trim();
+      return /^\d{1,9}$/.test(text) ? Number(text) : null;
+    };
+    const [amount, threshold] = [whole('amount'), whole('threshold')];
+    const problems = amount === null || threshold === null ? [] : autoTopUpProblems({ amount, threshold, monthly_limit: whole('monthly_limit') });
+    setAutoProblems(problems.map((problem) => problem.message));
+  };
 
   return (
     <>
@@ -151,7 +173,7 @@ export default function Billing() {
         ) : null}
         {failure?.intent === 'auto-topup' ? <Alert tone="error">{failure.formError}</Alert> : null}
         {doneFor('auto-topup') ? <Alert tone="success">{doneFor('auto-topup')}</Alert> : null}
-        <Form method="post" className="stack">
+        <Form method="post" className="stack" onChange={checkAutoTopUp}>
           <input type="hidden" name="intent" value="auto-topup" />
           <label className="choice">
             <input
@@ -179,6 +201,9 @@ export default function Billing() {
             hint="A leaked key can never buy more than this in a calendar month (UTC)."
             error={errorFor('auto-topup', 'monthly_limit')}
           />
+          <p id="auto-topup-problems" className="field__hint field__hint--warning" role="status">
+            {autoProblems.join(' ')}
+          </p>
           <button type="submit" className="button" disabled={busy === 'auto-topup'}>
             Save auto top-up
           </button>

@@ -34,3 +34,39 @@ export function describeFormFailure(context: AppLoadContext, error: unknown, sho
   else if (Object.keys(fieldErrors).length > 0) formError = 'Please correct the highlighted fields.';
   return { status: described.status, code: described.code, formError, fieldErrors };
 }
+
+export interface WholeNumberField {
+  /** How the field is named in a sentence: "the number of credits". */
+  noun: string;
+  /** Blank means null (e.g. "no limit") instead of a missing value. */
+  blankIsNull?: boolean;
+}
+
+/**
+ * Whole numbers typed into a form, converted here and not by the procedure: a blank or non-numeric field gets a
+ * sentence next to it ("Enter the number of credits."), never a schema message about NaN.
+ */
+export function readWholeNumbers<K extends string>(
+  form: FormData,
+  fields: Record<K, WholeNumberField>,
+): { values: Record<K, number | null>; fieldErrors: FieldErrors } {
+  const values = {} as Record<K, number | null>;
+  const fieldErrors: FieldErrors = {};
+  for (const [name, field] of Object.entries(fields) as Array<[K, WholeNumberField]>) {
+    const text = (formText(form, name) ?? '').trim();
+    values[name] = null;
+    if (text === '') {
+      if (!field.blankIsNull) fieldErrors[name] = `Enter ${field.noun}.`;
+    } else if (!/^\d{1,9}$/.test(text)) {
+      fieldErrors[name] = `Enter ${field.noun} as a whole number, such as 100.`;
+    } else {
+      values[name] = Number(text);
+    }
+  }
+  return { values, fieldErrors };
+}
+
+/** The action's answer when fields were refused before any procedure ran. */
+export function fieldFailure(fieldErrors: FieldErrors): FormFailure {
+  return { status: 400, code: 'invalid_request', formError: 'Please correct the highlighted fields.', fieldErrors };
+}

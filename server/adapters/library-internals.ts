@@ -59,6 +59,52 @@ export function hideBodyFromBridgeCopy(body: unknown): void {
   if (body && typeof body === 'object') Object.defineProperty(body, 'toJSON', { value: () => ({}), enumerable: false });
 }
 
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const COERCIBLE = new Set(['number', 'boolean', 'bigint', 'date']);
+
+interface ZodNode {
+  _zod?: { def?: { type?: string; coerce?: boolean; innerType?: ZodNode; element?: ZodNode; shape?: Record<string, ZodNode> } };
+}
+
+/**
+ * The bridge turns on zod's coercion (`def.coerce = true`) for every number and boolean of an input object on each
+ * request, bodies included, so `"0x10"`, `"1e3"`, `true` and `[[7]]` all became numbers. A JSON body carries real
+ * numbers: for the body fields of POST/PUT/PATCH/DELETE operations the flag is pinned off (path parameters, which
+ * arrive as text, keep theirs). Query strings of GET operations are text too and keep the bridge's coercion.
+ */
+export function keepJsonBodiesStrict(router: AnyTRPCRouter): void {
+  const procedures = router._def.procedures as Record<
+    string,
+    { _def: { meta?: { openapi?: { method: string; path: string } }; inputs?: ZodNode[] } }
+  >;
+  for (const procedure of Object.values(procedures)) {
+    const openapi = procedure._def.meta?.openapi;
+    if (!openapi || !BODY_METHODS.has(openapi.method)) continue;
+    const pathParams = new Set([...openapi.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]));
+    for (const input of procedure._def.inputs ?? []) {
+      for (const [key, field] of Object.entries(unwrapped(input)._zod?.def?.shape ?? {})) {
+        if (!pathParams.has(key)) pinCoercionOff(field);
+      }
+    }
+  }
+}
+
+/** The schema inside optional, nullable, default and array wrappers (the ones the bridge looks through). */
+function unwrapped(node: ZodNode): ZodNode {
+  const def = node._zod?.def;
+  const inner = def?.innerType ?? (def?.type === 'array' ? def.element : undefined);
+  return inner ? unwrapped(inner) : node;
+}
+
+function pinCoercionOff(node: ZodNode): void {
+  const def = unwrapped(node)._zod?.def;
+  if (!def) return;
+  if (def.type === 'object') for (const field of Object.values(def.shape ?? {})) pinCoercionOff(field);
+  else if (COERCIBLE.has(def.type ?? '') && def.coerce !== true) {
+    Object.defineProperty(def, 'coerce', { get: () => false, set: () => undefined, configurable: false });
+  }
+}
+
 // ── Express body parsers ────────────────────────────────────────────────────────────────────────────────────────
 
 /** Sets `req.body` and the `_body` flag by which every body-parser parser further down skips the request. */

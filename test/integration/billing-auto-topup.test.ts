@@ -63,11 +63,11 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
   });
 
   it('after a declined card emits one auto_topup.failed, pauses, answers no_credits at zero, and pauses longer after the next failure', async () => {
-    const user = await account(1, { amount: 10, threshold: 100 }, 'declines_off_session');
+    const user = await account(1, { amount: 20, threshold: 15 }, 'declines_off_session');
     expect((await stage(user.key)).status).toBe(200);
     await server.services.autoTopUp.drain();
     const failed = await events(user.userId, 'auto_topup.failed');
-    expect(failed).toEqual([{ amount: 10, current_balance: 10, reason: 'card_declined' }]);
+    expect(failed).toEqual([{ amount: 20, current_balance: 10, reason: 'card_declined' }]);
     const paused = (await server.api.get('/api/v1/billing', { token: user.token })).body.auto_topup;
     expect(paused).toMatchObject({ enabled: true, last_failure_reason: 'card_declined' });
     const pausedFor = Date.parse(paused.paused_until) - server.clock.now();
@@ -93,28 +93,49 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
     expect(Date.parse(longer.paused_until) - server.clock.now()).toBeGreaterThan(5 * HOUR);
 
     // Saving the settings ends the pause.
-    const saved = await server.api.put('/api/v1/settings/auto-topup', { token: user.token, json: { enabled: true, amount: 10, threshold: 100 } });
+    const saved = await server.api.put('/api/v1/settings/auto-topup', { token: user.token, json: { enabled: true, amount: 20, threshold: 15 } });
     expect(saved.body.paused_until).toBeNull();
     expectBooksAgree(await readBooks(db(), user.userId));
   });
 
   it('stops at the monthly limit: auto_topup.failed with monthly_limit_reached, once, and no charge', async () => {
-    const user = await account(1, { amount: 10, threshold: 100, monthly_limit: 15 });
+    const user = await account(1, { amount: 20, threshold: 15, monthly_limit: 30 });
+    // 11 → 10, below 15: one top-up of 20.
     expect((await stage(user.key)).status).toBe(200);
     await server.services.autoTopUp.drain();
-    expect(await creditsOf(server.api, user.key)).toBe(20);
-    expect((await stage(user.key)).status).toBe(200);
+    expect(await creditsOf(server.api, user.key)).toBe(30);
+    expect((await stage(user.key, 10)).status).toBe(200);
+    await server.services.autoTopUp.drain();
+    // 20 → 14, below 15 again: another 20 would make 40 this month, over the limit of 30.
+    expect((await stage(user.key, 6)).status).toBe(200);
     await server.services.autoTopUp.drain();
     expect((await stage(user.key)).status).toBe(200);
     await server.services.autoTopUp.drain();
 
     expect(await events(user.userId, 'auto_topup.success')).toHaveLength(1);
-    expect(await events(user.userId, 'auto_topup.failed')).toEqual([{ amount: 10, current_balance: 19, reason: 'monthly_limit_reached' }]);
-    expect(await creditsOf(server.api, user.key)).toBe(18);
+    expect(await events(user.userId, 'auto_topup.failed')).toEqual([{ amount: 20, current_balance: 14, reason: 'monthly_limit_reached' }]);
+    expect(await creditsOf(server.api, user.key)).toBe(13);
     const state = (await server.api.get('/api/v1/settings/auto-topup', { token: user.token })).body;
-    expect(state).toMatchObject({ enabled: true, monthly_limit: 15, last_failure_reason: 'monthly_limit_reached', paused_until: expect.any(String) });
+    expect(state).toMatchObject({ enabled: true, monthly_limit: 30, last_failure_reason: 'monthly_limit_reached', paused_until: expect.any(String) });
     expect(new Date(state.paused_until).getUTCDate()).toBe(1);
     expectBooksAgree(await readBooks(db(), user.userId));
+  });
+
+  it('refuses settings that cannot work, saying why, and saves nothing', async () => {
+    const user = await account(1, { amount: 100, threshold: 30, monthly_limit: 500 });
+    const put = (json: Record<string, unknown>) => server.api.put('/api/v1/settings/auto-topup', { token: user.token, json });
+    const trap = await put({ enabled: true, amount: 10, threshold: 5000 });
+    expect(trap.status).toBe(400);
+    expect(trap.body).toMatchObject({ code: 'invalid_request', details: [{ path: 'threshold', message: expect.stringMatching(/must be below the credits bought each time/) }] });
+    expect((await put({ enabled: true, amount: 50, threshold: 50 })).status).toBe(400);
+    const cap = await put({ enabled: true, amount: 100, threshold: 30, monthly_limit: 50 });
+    expect(cap.status).toBe(400);
+    expect(cap.body.details).toEqual([{ path: 'monthly_limit', message: expect.stringMatching(/at least the credits bought each time/) }]);
+    // Omitting monthly_limit keeps the saved one (500), which a larger amount would now exceed.
+    const omitted = await put({ enabled: true, amount: 600, threshold: 30 });
+    expect(omitted.status).toBe(400);
+    expect(omitted.body.details[0].path).toBe('monthly_limit');
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token: user.token })).body).toMatchObject({ amount: 100, threshold: 30, monthly_limit: 500 });
   });
 
   it('answers insufficient_credits, not no_credits, when auto top-up is off', async () => {

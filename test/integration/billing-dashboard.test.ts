@@ -47,6 +47,17 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     expect(invalid.status).toBe(400);
     expect(invalid.html).toContain('field--invalid');
 
+    // Blank and non-numeric fields get a sentence; a trap (threshold above the amount) is explained by field.
+    const blank = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '', threshold: 'ten', monthly_limit: '' });
+    expect(blank.status).toBe(400);
+    expect(blank.html).toContain('Enter the credits to buy each time.');
+    expect(blank.html).toContain('Enter the balance that starts a top-up as a whole number, such as 100.');
+    expect(blank.html).not.toMatch(/NaN|expected number/i);
+    const trap = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '10', threshold: '5000', monthly_limit: '' });
+    expect(trap.status).toBe(400);
+    expect(trap.html).toContain('must be below the credits bought each time');
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({ amount: 20, threshold: 5, monthly_limit: 100 });
+
     const removed = await page('/billing', token, { intent: 'remove-card' });
     expect(removed.html).toContain('The card was removed and auto top-up is off.');
     expect((await server.api.get('/api/v1/billing', { token })).body).toMatchObject({ has_payment_method: false, auto_topup: { enabled: false } });
@@ -57,6 +68,10 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     const refused = await page('/billing', token, { intent: 'buy', credits: 'custom', custom_credits: '20000' });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('field--invalid');
+    const blank = await page('/billing', token, { intent: 'buy', credits: 'custom', custom_credits: ' ' });
+    expect(blank.status).toBe(400);
+    expect(blank.html).toContain('Enter the number of credits to buy.');
+    expect(blank.html).not.toMatch(/NaN|expected number/i);
     expect(await server.services.db.selectFrom('checkout_sessions').select('id').where('account_id', '=', (await server.api.get('/api/v1/me', { token })).body.id).execute()).toEqual([]);
   });
 });

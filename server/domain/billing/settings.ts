@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/client.js';
 import { AppError } from '../../errors.js';
+import { autoTopUpProblems } from './auto-topup-rules.js';
 import { presentAutoTopUp, readBillingRow, type AutoTopUpSettings } from './overview.js';
 
 export type AutoTopUpView = AutoTopUpSettings & { has_payment_method: boolean };
@@ -22,6 +23,9 @@ export interface AutoTopUpInput {
  * so the next charge below the threshold tries again (CONTRACT §8).
  */
 export async function putAutoTopUp(db: Db, accountId: string, input: AutoTopUpInput, now: number): Promise<AutoTopUpView> {
+  const monthlyLimit = input.monthly_limit !== undefined ? input.monthly_limit : (await readBillingRow(db, accountId)).auto_topup_monthly_limit;
+  const problems = autoTopUpProblems({ ...input, monthly_limit: monthlyLimit });
+  if (problems.length > 0) throw new AppError('invalid_request', problems.map((p) => p.message).join(' '), { details: problems });
   const update = db
     .updateTable('accounts')
     .set({
