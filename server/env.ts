@@ -73,6 +73,7 @@ const envSchema = z.object({
   ALLOW_PRIVATE_NETWORK: booleanFlag,
   RATE_LIMIT_PER_MINUTE: positiveInt(60),
   RATE_LIMIT_CONCURRENT: positiveInt(10),
+  SESSION_RATE_LIMIT_PER_MINUTE: positiveInt(300),
   WEBHOOK_RETRY_DELAYS: durationList,
   WEBHOOK_WORKER: z.enum(['inline', 'off']).default('inline'),
   CHARGE_HOLD_TIMEOUT: duration('120s'),
@@ -179,6 +180,8 @@ export type Config = {
   publicBaseUrl: string;
   allowPrivateNetwork: boolean;
   rateLimitPerMinute: number;
+  /** Calls a minute per signed-in session (dashboard pages and Token endpoints), batches counted call by call. */
+  sessionRateLimitPerMinute: number;
   rateLimitConcurrent: number;
   webhookRetryDelaysMs: number[];
   /** `inline` runs the webhook delivery worker inside the server process; `off` leaves it to `npm run worker`. */
@@ -227,6 +230,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    sessionRateLimitPerMinute: env.SESSION_RATE_LIMIT_PER_MINUTE,
     rateLimitConcurrent: env.RATE_LIMIT_CONCURRENT,
     webhookRetryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
     webhookWorker: env.WEBHOOK_WORKER,

@@ -10,7 +10,7 @@ import express from 'express';
 import type { Clock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
-import { apiNotFound, emptyBodyIsJson, jsonBody, jsonErrorHandler, refuseMalformedPaths } from './http/api-middleware.js';
+import { apiNotFound, emptyBodyIsJson, jsonBody, jsonErrorHandler, limitTrpcBatch, refuseMalformedPaths } from './http/api-middleware.js';
 import { docsRouter } from './http/docs.js';
 import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
@@ -69,6 +69,7 @@ export async function createApp(services: Services) {
 
   app.use(
     '/trpc',
+    limitTrpcBatch,
     createExpressMiddleware({
       router: appRouter,
       createContext: ({ req }) => createApiContext({ req, response: new BufferedResponse() }),

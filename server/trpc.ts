@@ -131,6 +131,9 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
   }
   if (session.fresh && !bearer) ctx.response.appendCookie(sessionCookieHeader(auth, session.id, { secure: ctx.secureTransport }));
   ctx.request.accountId = user.id;
+  // A session's own budget, like a key's: one identity token cannot run hundreds of reports a minute.
+  const budget = ctx.services.config.sessionRateLimitPerMinute;
+  await spendAttempt(ctx, `session:${sessionBucketOf(session.id)}`, budget, (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`);
   return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
 });
 
@@ -161,6 +164,11 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
 });
 
 /** One hit on a named per-minute budget shared by every process; over it, 429 with Retry-After and `tooMany`'s words. */
+/** The limits table names buckets; a session's is a digest, so the table holds nothing that signs anyone in. */
+function sessionBucketOf(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('base64url').slice(0, 22);
+}
+
 async function spendAttempt(ctx: Context, bucket: string, perMinute: number, tooMany: (limit: number, retrySeconds: number) => string) {
   const { requestRateLimiter, clock } = ctx.services;
   const rate = await requestRateLimiter.consumeBucket(bucket, perMinute, clock.now());

@@ -100,7 +100,8 @@ function pinCoercionOff(node: ZodNode): void {
   const def = unwrapped(node)._zod?.def;
   if (!def) return;
   if (def.type === 'object') for (const field of Object.values(def.shape ?? {})) pinCoercionOff(field);
-  else if (COERCIBLE.has(def.type ?? '') && def.coerce !== true) {
+  // Pinned once per process (every server in it shares the router's schemas); a getter marks it done.
+  else if (COERCIBLE.has(def.type ?? '') && def.coerce !== true && !Object.getOwnPropertyDescriptor(def, 'coerce')?.get) {
     Object.defineProperty(def, 'coerce', { get: () => false, set: () => undefined, configurable: false });
   }
 }

@@ -47,3 +47,17 @@ export const jsonErrorHandler: ErrorRequestHandler = (error, req, res, next) => 
   if (isServerFault(response)) log.error({ err: error, req_id: requestInfoOf(req).id }, 'request failed');
   res.status(response.status).set(response.headers).json(response.body);
 };
+
+/** Calls one /trpc request may batch: a dashboard page needs a few; hundreds would let one request do a minute's work. */
+export const MAX_TRPC_BATCH = 10;
+
+/**
+ * `/trpc/a,b,c?batch=1` runs every listed procedure. Over MAX_TRPC_BATCH the whole request is refused before any
+ * of them runs; under it, each call still counts against the caller's limits on its own.
+ */
+export const limitTrpcBatch: RequestHandler = (req, res, next) => {
+  const calls = req.path.slice(1).split(',').length;
+  if (calls <= MAX_TRPC_BATCH) return next();
+  const { status, body } = errorResponse('invalid_request', `A /trpc batch may hold at most ${MAX_TRPC_BATCH} calls; this one has ${calls}. Split it.`);
+  res.status(status).json(body);
+};

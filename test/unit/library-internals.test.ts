@@ -4,7 +4,14 @@ import express, { type RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware, type OpenApiMeta } from 'trpc-to-openapi';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { answerWithoutProcedure, hideBodyFromBridgeCopy, proceduresOf, rewriteBridgeErrors, setParsedBody } from '../../server/adapters/library-internals.js';
+import {
+  answerWithoutProcedure,
+  hideBodyFromBridgeCopy,
+  keepJsonBodiesStrict,
+  proceduresOf,
+  rewriteBridgeErrors,
+  setParsedBody,
+} from '../../server/adapters/library-internals.js';
 import { appRouter } from '../../server/root.js';
 
 /**
@@ -77,6 +84,30 @@ describe('tRPC internals', () => {
 });
 
 describe('trpc-to-openapi internals', () => {
+  it('coerces numbers in JSON bodies by setting def.coerce, which keepJsonBodiesStrict pins off', async () => {
+    const counter = () =>
+      t.router({
+        count: t.procedure
+          .meta({ openapi: { method: 'POST', path: '/count/{id}' } })
+          .input(z.object({ id: z.number(), count: z.number() }))
+          .output(z.object({ id: z.number(), count: z.number() }))
+          .mutation(({ input }) => input),
+      });
+    const serveCounter = (router: ReturnType<typeof counter>) =>
+      serve(express.json(), createOpenApiExpressMiddleware({ router, createContext: () => ({}) }) as unknown as RequestHandler);
+    const post = (url: string, count: unknown) =>
+      fetch(`${url}/count/7`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
+    // The library's own behaviour: "0x10" in a JSON body becomes 16.
+    expect(await (await post(await serveCounter(counter()), '0x10')).json()).toEqual({ id: 7, count: 16 });
+    const strict = counter();
+    keepJsonBodiesStrict(strict);
+    keepJsonBodiesStrict(strict);
+    const url = await serveCounter(strict);
+    expect((await post(url, '0x10')).status).toBe(400);
+    // The path parameter is text in the URL and still converts.
+    expect(await (await post(url, 16)).json()).toEqual({ id: 7, count: 16 });
+  });
+
   it("still writes tRPC's error shape with the formatter's data, which the rewrite turns into exactly the contract body", async () => {
     const raw = await fetch(`${await serve(bridge())}/missing`);
     expect(raw.status).toBe(404);

@@ -45,9 +45,24 @@ export interface CreatedKey {
  * The bonus update comes first so the account row is locked exclusively before the key's foreign key would take a
  * shared lock on it (the other order deadlocks concurrent first keys on InnoDB).
  */
+/** Active (unrevoked) keys an account may hold: enough for every server and environment, not a key per request. */
+export const MAX_ACTIVE_KEYS = 100;
+
 export async function createApiKey(db: Db, input: { accountId: string; name: string; mode: KeyMode; now: number }): Promise<CreatedKey> {
   const generated = generateApiKey(input.mode);
   return inTransaction(db, async (trx) => {
+    // Writing the account row first queues concurrent creates of one account behind each other, so the count
+    // below is never two requests' stale view of 99.
+    await trx.updateTable('accounts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', input.accountId).execute();
+    const { active } = await trx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('active'))
+      .where('account_id', '=', input.accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(active) >= MAX_ACTIVE_KEYS) {
+      throw new AppError('conflict', `This account already has ${MAX_ACTIVE_KEYS} active API keys, the most it may hold. Revoke one to create another.`);
+    }
     const bonusCreditsGranted = await grantFirstKeyBonus(trx, input.accountId, input.now);
     const inserted = await trx
       .insertInto('api_keys')
