@@ -152,20 +152,20 @@ function engineConfig(env: ParsedEnv): EngineConfig {
       return {
         ...common,
         name: 'replicate',
-        apiToken: env.REPLICATE_API_TOKEN!,
-        model: env.REPLICATE_MODEL!,
+        apiToken: required(env.REPLICATE_API_TOKEN),
+        model: required(env.REPLICATE_MODEL),
         declutterModel: env.REPLICATE_DECLUTTER_MODEL,
         upscaleModel: env.REPLICATE_UPSCALE_MODEL,
         baseUrl: env.REPLICATE_BASE_URL,
         inputTemplate: env.REPLICATE_INPUT_TEMPLATE,
       };
     case 'openai':
-      return { ...common, name: 'openai', apiKey: env.OPENAI_API_KEY!, model: env.OPENAI_IMAGE_MODEL, baseUrl: env.OPENAI_BASE_URL };
+      return { ...common, name: 'openai', apiKey: required(env.OPENAI_API_KEY), model: env.OPENAI_IMAGE_MODEL, baseUrl: env.OPENAI_BASE_URL };
     case 'comfyui':
       return {
         ...common,
         name: 'comfyui',
-        url: env.COMFYUI_URL!,
+        url: required(env.COMFYUI_URL),
         workflowPath: env.COMFYUI_WORKFLOW ?? DEFAULT_COMFYUI_WORKFLOW,
         declutterWorkflowPath: env.COMFYUI_DECLUTTER_WORKFLOW,
       };
@@ -256,12 +256,19 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
+/** A variable the schema's engine check already required; typed as present from here on. */
+function required(value: string | undefined): string {
+  if (value === undefined) throw new Error('checked by the ENGINE refinement');
+  return value;
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDuration(text: string): number | null {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text);
   if (!match) return null;
-  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
+  const unit = UNIT_MS[match[2] ?? ''];
+  return unit === undefined ? null : Math.round(Number(match[1]) * unit);
 }
 
 /** For process entry points: a bad environment prints every problem and exits 1 instead of a stack trace. */

@@ -31,7 +31,7 @@ import { closeOnSignals } from './process-signals.js';
 import { createServices, imagingDeps } from './services.js';
 import { createJobRunner, type JobRunner } from './domain/jobs/runner.js';
 import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
-import type { Services } from './trpc.js';
+import type { Services } from './services.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
 const REMIX_BUILD = path.join(PROJECT_ROOT, 'build', 'index.js');

@@ -11,7 +11,8 @@ import { CROSS_SITE_MESSAGE, isCrossSiteCookieRequest } from './http/same-origin
 import { log } from './observability/logger.js';
 import { requestInfoOf } from './observability/request-log.js';
 import { appRouter } from './root.js';
-import type { AuthKind, Context, Meta, Services } from './trpc.js';
+import type { Services } from './services.js';
+import type { AuthKind, Context, Meta } from './trpc.js';
 import { APP_VERSION } from './version.js';
 
 const SECURITY_SCHEME_BY_AUTH: Record<Exclude<AuthKind, 'none'>, string> = {
@@ -64,7 +65,13 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
 
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();
 
-type ContextRequest = IncomingMessage & { uploads?: Context['uploads']; ip?: string; secure?: boolean; protocol?: string };
+type ContextRequest = IncomingMessage & {
+  uploads?: Context['uploads'];
+  verifiedApiKey?: Context['verifiedApiKey'];
+  ip?: string;
+  secure?: boolean;
+  protocol?: string;
+};
 
 /**
  * `refuseCrossSite`: for /trpc and the REST bridge, a state-changing call that only the session cookie authenticates
@@ -80,6 +87,7 @@ export function createContextFactory(services: Services, options: { refuseCrossS
       headers: req.headers,
       response,
       uploads: req.uploads ?? NO_UPLOADS,
+      verifiedApiKey: req.verifiedApiKey,
       request: requestInfoOf(req),
       clientIp: req.ip ?? req.socket?.remoteAddress ?? 'unknown',
       // Express's req.secure follows X-Forwarded-Proto only as TRUST_PROXY allows.

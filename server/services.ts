@@ -15,7 +15,37 @@ import { openPaymentGateway } from './domain/billing/open.js';
 import { type RetentionJob, startRetentionJob } from './retention/job.js';
 import { openImageStorage } from './storage/open.js';
 import type { ImagingDeps } from './domain/staging/deps.js';
-import type { Services } from './trpc.js';
+import type { Auth } from './auth/lucia.js';
+import type { DialectName } from '../db/client.js';
+import type { AutoTopUp } from './domain/billing/auto-topup.js';
+import type { PaymentGateway } from './domain/billing/gateway.js';
+import { countActiveJobs } from './domain/jobs/jobs.js';
+import type { ImageEngine } from './imaging/engine.js';
+import type { ImageAdmission } from './limits/image-admission.js';
+import type { RequestRateLimiter } from './limits/request-rate.js';
+import type { WorkGate } from './limits/work-gate.js';
+import type { ImageStorage } from './storage/storage.js';
+
+/** Everything long-lived a process builds once and hands to procedures (through their context) and HTTP routes. */
+export interface Services {
+  config: Config;
+  db: Db;
+  dialect: DialectName;
+  auth: Auth;
+  clock: Clock;
+  startedAt: number;
+  /** Stages, enhances and places products; tests may swap it for a failing one. */
+  engine: ImageEngine;
+  /** Where output images live: STORAGE_URL, local disk under DATA_DIR/images by default. */
+  storage: ImageStorage;
+  requestRateLimiter: RequestRateLimiter;
+  /** Image requests in flight in this process (IMAGE_WORK_PER_PROCESS). */
+  imageWork: WorkGate;
+  metrics: Metrics;
+  /** Stripe when STRIPE_SECRET_KEY is set, the simulated gateway otherwise. */
+  payments: PaymentGateway;
+  autoTopUp: AutoTopUp;
+}
 
 export interface ServiceHandle {
   services: Services;
@@ -83,4 +113,10 @@ export async function createServices(config: Config, options: { clock?: Clock } 
 export function imagingDeps(services: Services): ImagingDeps {
   const { db, engine, storage, clock, config, autoTopUp } = services;
   return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs, autoTopUp };
+}
+
+/** The limits image work passes, over this process's gate and the database (see limits/image-admission.ts). */
+export function imageAdmission(services: Services): ImageAdmission {
+  const { imageWork: gate, db, clock, config } = services;
+  return { gate, db, clock, perKey: config.rateLimitConcurrent, inFlightElsewhere: countActiveJobs };
 }

@@ -3,20 +3,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Db, DialectName } from '../db/client.js';
 import { answerWithoutProcedure } from './adapters/library-internals.js';
 import { bearerToken } from './auth/bearer.js';
-import type { Auth } from './auth/lucia.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
-import type { Clock } from './clock.js';
 import type { Config } from './env.js';
+import { imageAdmission, type Services } from './services.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
 import type { ResponseControl } from './http/response-control.js';
-import type { ImageEngine } from './imaging/engine.js';
-import type { AutoTopUp } from './domain/billing/auto-topup.js';
-import type { PaymentGateway } from './domain/billing/gateway.js';
-import type { ImageStorage } from './storage/storage.js';
-import { apiKeyHashOf, authenticateApiKey, lastKnownKeyId } from './domain/keys/api-keys.js';
+import { apiKeyHashOf, authenticateApiKey, lastKnownKeyId, type VerifiedApiKey } from './domain/keys/api-keys.js';
 import {
   abandonIdempotentRequest,
   beginIdempotentRequest,
@@ -25,40 +19,19 @@ import {
   parseIdempotencyKey,
   requestFingerprint,
 } from './limits/idempotency.js';
-import { acquireImageSlot } from './limits/image-slots.js';
-import type { RequestRateLimiter } from './limits/request-rate.js';
-import type { WorkGate } from './limits/work-gate.js';
+import { takeImageSlot } from './limits/image-admission.js';
 import { log } from './observability/logger.js';
-import type { Metrics } from './observability/metrics.js';
 import type { RequestInfo } from './observability/request-log.js';
 
 /** Long-lived things every request may use; built once per process in server/services.ts. */
-export interface Services {
-  config: Config;
-  db: Db;
-  dialect: DialectName;
-  auth: Auth;
-  clock: Clock;
-  startedAt: number;
-  /** Stages, enhances and places products; tests may swap it for a failing one. */
-  engine: ImageEngine;
-  /** Where output images live: STORAGE_URL, local disk under DATA_DIR/images by default. */
-  storage: ImageStorage;
-  requestRateLimiter: RequestRateLimiter;
-  /** Image requests in flight in this process (IMAGE_WORK_PER_PROCESS). */
-  imageWork: WorkGate;
-  metrics: Metrics;
-  /** Stripe when STRIPE_SECRET_KEY is set, the simulated gateway otherwise. */
-  payments: PaymentGateway;
-  autoTopUp: AutoTopUp;
-}
-
 export interface Context {
   services: Services;
   headers: IncomingHttpHeaders;
   response: ResponseControl;
   /** Files of a multipart image request, kept as Buffers and named in the input by reference. */
   uploads: ReadonlyMap<string, Buffer>;
+  /** The API key an image upload already verified before buffering its body: checked once per request. */
+  verifiedApiKey?: VerifiedApiKey;
   /** The request's id and, once a credential is checked, its account (for the request's log line). */
   request: RequestInfo;
   /** The client's address (behind a proxy: as TRUST_PROXY allows), for per-IP limits. */
@@ -150,7 +123,11 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   // A key seen before is counted against its budget while it is checked: two round trips at once instead of one
   // after the other. If the check then fails, that hit lands on a key that no longer works, which changes nothing.
   const knownId = lastKnownKeyId(db, keyHash);
-  const [apiKey, early] = await Promise.all([authenticateApiKey(db, keyHash, now), knownId === undefined ? null : requestRateLimiter.consume(knownId, now)]);
+  const verified = ctx.verifiedApiKey?.hash === keyHash ? ctx.verifiedApiKey.key : undefined;
+  const [apiKey, early] = await Promise.all([
+    verified ?? authenticateApiKey(db, keyHash, now),
+    knownId === undefined ? null : requestRateLimiter.consume(knownId, now),
+  ]);
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
   ctx.request.accountId = apiKey.accountId;
   const rate = early && knownId === apiKey.id ? early : await requestRateLimiter.consume(apiKey.id, now);
@@ -239,11 +216,8 @@ export const imageProcedure = apiKeyProcedure
     return result;
   })
   .use(async ({ ctx, path, next }) => {
-    const { db, clock, config, metrics } = ctx.services;
-    const release = await acquireImageSlot(db, { keyId: ctx.apiKey.id, limit: config.rateLimitConcurrent, now: clock.now() });
-    if (!release) {
-      throw new AppError('rate_limited', `This API key may run ${config.rateLimitConcurrent} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
-    }
+    const { metrics } = ctx.services;
+    const release = await takeImageSlot(imageAdmission(ctx.services), ctx.apiKey.id);
     try {
       const result = await next();
       metrics.imageOperations.inc({ operation: path, outcome: result.ok ? 'ok' : 'failed' });

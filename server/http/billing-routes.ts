@@ -4,7 +4,7 @@ import { completeSimulatedCheckout } from '../domain/billing/checkout.js';
 import { applyStripeEvent } from '../domain/billing/stripe-events.js';
 import { errorResponse, toErrorResponse } from '../errors.js';
 import { log } from '../observability/logger.js';
-import type { Services } from '../trpc.js';
+import type { Services } from '../services.js';
 
 /** Stripe signs a few kilobytes of JSON; the limit only keeps junk out. */
 const STRIPE_EVENT_LIMIT = '512kb';

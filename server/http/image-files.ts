@@ -5,7 +5,7 @@ import { findImageByStorageName } from '../domain/staging/images.js';
 import { errorResponse } from '../errors.js';
 import { log } from '../observability/logger.js';
 import { isImageName } from '../storage/storage.js';
-import type { Services } from '../trpc.js';
+import type { Services } from '../services.js';
 
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
 

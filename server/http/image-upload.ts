@@ -4,9 +4,10 @@ import { hideBodyFromBridgeCopy, setParsedBody } from '../adapters/library-inter
 import { sha256Hex } from '../domain/staging/originals.js';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { bearerToken } from '../auth/bearer.js';
-import { apiKeyHashOf, authenticateApiKey } from '../domain/keys/api-keys.js';
+import { apiKeyHashOf, authenticateApiKey, type VerifiedApiKey } from '../domain/keys/api-keys.js';
+import { enterImageWork } from '../limits/image-admission.js';
 import { AppError } from '../errors.js';
-import type { Services } from '../trpc.js';
+import type { Services } from '../services.js';
 
 /** The endpoints that take images (CONTRACT §5); only they accept multipart and large JSON bodies. */
 export const IMAGE_UPLOAD_PATHS = ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products'] as const;
@@ -17,7 +18,7 @@ export const IMAGE_JSON_LIMIT = '210mb';
 const MULTI_IMAGE_PATHS = new Set<string>(['/api/v1/stage']);
 
 /** A request whose multipart files were kept as Buffers; the tRPC context hands them to the procedure. */
-export type UploadingRequest = Request & { uploads?: ReadonlyMap<string, Buffer> };
+export type UploadingRequest = Request & { uploads?: ReadonlyMap<string, Buffer>; verifiedApiKey?: VerifiedApiKey };
 
 function uploadReference(bytes: Buffer): string {
   return UPLOAD_REFERENCE_PREFIX + sha256Hex(bytes);
@@ -132,16 +133,19 @@ export function imageRequestBody(services: Pick<Services, 'db' | 'clock' | 'imag
       const credential = bearerToken(req.headers);
       const keyHash = credential ? apiKeyHashOf(credential) : null;
       const key = keyHash ? await authenticateApiKey(services.db, keyHash, services.clock.now()) : null;
-      if (!key) {
+      if (!key || !keyHash) {
         skipBody(req);
         return next();
       }
-      const release = services.imageWork.tryEnter();
-      if (!release) {
+      // The procedure takes this key as checked instead of looking it up again.
+      (req as UploadingRequest).verifiedApiKey = { hash: keyHash, key };
+      let release: () => void;
+      try {
+        release = enterImageWork(services.imageWork);
+      } catch (full) {
         // The unread body is not drained: the connection closes after this answer.
         res.setHeader('Connection', 'close');
-        const message = `This server is working on ${services.imageWork.limit} image requests already. Retry in a few seconds.`;
-        return next(new AppError('service_unavailable', message, {}, { 'Retry-After': '2' }));
+        return next(full);
       }
       res.once('close', release);
       if (req.is('multipart/form-data')) return multipartBody(req, res, next);

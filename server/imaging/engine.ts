@@ -81,6 +81,8 @@ export interface ImageEngine {
   /** Engines that know where they put the furniture say so in `scene`; callers keep it to re-render later. */
   stage(input: Buffer, options: StageOptions): Promise<EngineImage & { scene?: Scene }>;
   enhance(input: Buffer): Promise<EngineImage>;
+  /** An upright JPEG whose long edge is at most `maxEdge` (never enlarged): the dashboard's before/after views. */
+  preview(input: Buffer, maxEdge: number): Promise<EngineImage>;
   /**
    * Without `scene`, `input` is any photo and products go only where its floor (or wall) is free. With `scene`,
    * `input` is the original that scene was drawn on: a product replaces the piece of its category, in the same box,

@@ -70,8 +70,9 @@ export async function arrangeProducts(
     if (placements.length >= limit) break;
     const index = pieces.findIndex((piece) => piece.category === product.category && !replaced.has(piece));
     let piece: ScenePiece;
-    if (index >= 0) {
-      piece = { ...pieces[index]!, source: 'products', asset: product.asset, product_id: product.id };
+    const replacing = pieces[index];
+    if (replacing) {
+      piece = { ...replacing, source: 'products', asset: product.asset, product_id: product.id };
       pieces[index] = piece;
     } else {
       const spec = PRODUCT_SLOTS[product.category] ?? DEFAULT_PRODUCT_SLOT;

@@ -23,6 +23,8 @@ export const ENHANCE_LONG_EDGE = 3840;
 /** Every staged output, whichever engine drew it, is encoded with these settings. */
 export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
 const ENHANCE_QUALITY = 90;
+/** Previews are looked at, not kept: smaller files, no visible loss at dashboard sizes. */
+const PREVIEW_QUALITY = 82;
 
 /** Layout frame: the floor baseline and the size unit u = min(width, 1.5·height). */
 function frame(width: number, height: number) {
@@ -53,6 +55,12 @@ export class SharpImageEngine implements ImageEngine {
       const scene: Scene = { style: options.style, pieces: await layoutFurniture(FURNITURE_SETS[options.roomType], width, height) };
       return { ...(await render(input, scene, width, height)), scene };
     });
+  }
+
+  preview(input: Buffer, maxEdge: number): Promise<EngineImage> {
+    return this.gate.run(() =>
+      encodeResult(decode(input).resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: PREVIEW_QUALITY })),
+    );
   }
 
   enhance(input: Buffer): Promise<EngineImage> {

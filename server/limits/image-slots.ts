@@ -1,19 +1,24 @@
 import type { Db } from '../../db/client.js';
 import { isMysql } from '../../db/client.js';
 import { inTransaction, retryingDeadlocks } from '../../db/transaction.js';
-import { countActiveJobs } from '../domain/jobs/jobs.js';
 import { randomBase62 } from '../ids.js';
 import { log } from '../observability/logger.js';
 
 /** Longer than any image operation may take; a lease left by a crashed process frees itself after this. */
 export const LEASE_MS = 120_000;
 
+/** Operations of the key in flight that hold no lease here (its queued and running jobs), counted in the same transaction. */
+export type InFlightElsewhere = (trx: Db, keyId: number) => Promise<number>;
+
 /**
  * Takes one of the key's `limit` slots for image operations in flight, across every process sharing the database;
  * the key's queued and running jobs fill slots too.
  * Returns a release function, or null when all slots are taken.
  */
-export async function acquireImageSlot(db: Db, input: { keyId: number; limit: number; now: number }): Promise<(() => Promise<void>) | null> {
+export async function acquireImageSlot(
+  db: Db,
+  input: { keyId: number; limit: number; now: number; inFlightElsewhere: InFlightElsewhere },
+): Promise<(() => Promise<void>) | null> {
   const leaseId = `lse_${randomBase62(20)}`;
   const acquired = await inTransaction(db, async (trx) => {
     // Serialise slot-taking per key on MySQL by locking the key's row; SQLite transactions are already serial.
@@ -24,8 +29,8 @@ export async function acquireImageSlot(db: Db, input: { keyId: number; limit: nu
       .select((eb) => eb.fn.countAll<number>().as('inFlight'))
       .where('key_id', '=', input.keyId)
       .executeTakeFirstOrThrow();
-    // Asynchronous jobs waiting or running for this key are operations in flight too (CONTRACT §5).
-    if (Number(inFlight) + (await countActiveJobs(trx, input.keyId)) >= input.limit) return false;
+    // Asynchronous jobs waiting or running for this key are operations in flight too.
+    if (Number(inFlight) + (await input.inFlightElsewhere(trx, input.keyId)) >= input.limit) return false;
     await trx.insertInto('image_operation_leases').values({ id: leaseId, key_id: input.keyId, expires_at: input.now + LEASE_MS }).execute();
     return true;
   });

@@ -69,8 +69,9 @@ export function createRequestRateLimiter(db: Db, options: { perMinute: number })
   /** Counts the waiting hits of one window in one statement, then the next batch, until none wait. */
   function countWaiting(bucket: string): void {
     const queue = waiting.get(bucket);
-    if (!queue || queue.length === 0) return void waiting.delete(bucket);
-    const { windowStart } = queue[0]!;
+    const first = queue?.[0];
+    if (!queue || !first) return void waiting.delete(bucket);
+    const { windowStart } = first;
     // A hit of another window (the minute turned while it waited) goes in a batch of its own.
     const batch = queue.filter((hit) => hit.windowStart === windowStart);
     waiting.set(bucket, queue.filter((hit) => hit.windowStart !== windowStart));

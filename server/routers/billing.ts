@@ -3,7 +3,8 @@ import { checkoutStatus, startCheckout, type BillingDeps } from '../domain/billi
 import { getBillingOverview } from '../domain/billing/overview.js';
 import { removePaymentMethod } from '../domain/billing/payment-methods.js';
 import { getAutoTopUp, putAutoTopUp } from '../domain/billing/settings.js';
-import { router, type Services, sessionProcedure } from '../trpc.js';
+import type { Services } from '../services.js';
+import { router, sessionProcedure } from '../trpc.js';
 import { nullableTimestamp, noInput, strictBoolean } from './schemas.js';
 
 const paymentMethodSchema = z.object({

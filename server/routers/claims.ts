@@ -169,7 +169,7 @@ export const claimsRouter = router({
     .input(z.object({ image_id: z.string().min(1).max(64) }))
     .output(z.object({ content_type: z.literal('image/jpeg'), data: z.string() }))
     .query(async ({ ctx, input }) => {
-      const jpeg = await originalPreview(ctx.services.db, ctx.services.storage, { viewerAccountId: ctx.account.id, imageId: input.image_id });
+      const jpeg = await originalPreview(ctx.services, { viewerAccountId: ctx.account.id, imageId: input.image_id });
       return { content_type: 'image/jpeg' as const, data: jpeg.toString('base64') };
     }),
 });

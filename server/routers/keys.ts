@@ -75,6 +75,6 @@ export const keysRouter = router({
     .output(z.object({ id: z.number().int(), status: z.literal('revoked'), revoked_at: isoTimestamp }))
     .mutation(async ({ ctx, input }) => {
       const key = await revokeApiKey(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, now: ctx.services.clock.now() });
-      return { id: key.id, status: 'revoked' as const, revoked_at: iso(key.revoked_at!) };
+      return { id: key.id, status: 'revoked' as const, revoked_at: iso(key.revoked_at ?? ctx.services.clock.now()) };
     }),
 });

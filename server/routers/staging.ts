@@ -3,24 +3,14 @@ import { enqueueJob } from '../domain/jobs/jobs.js';
 import { AppError } from '../errors.js';
 import { listApiKeys } from '../domain/keys/api-keys.js';
 import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
-import { acquireImageSlot } from '../limits/image-slots.js';
+import { admitImageWork } from '../limits/image-admission.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
-import {
-  chargePrepared,
-  performEnhance,
-  performPlace,
-  performStage,
-  prepareEnhance,
-  preparePlace,
-  prepareStage,
-  type PreparedOperation,
-  stageImages,
-} from '../domain/staging/operations.js';
-import { enhanceResponse, placeResponse, presentImage, stageResponse } from '../domain/staging/responses.js';
+import { prepareEnhance, preparePlace, prepareStage, type PreparedOperation, runImageRequest } from '../domain/staging/operations.js';
+import { presentImage } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../limits/idempotency.js';
-import { imagingDeps } from '../services.js';
-import { type Context, imageProcedure, publicProcedure, router, type Services, sessionProcedure } from '../trpc.js';
+import { imageAdmission, imagingDeps } from '../services.js';
+import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
@@ -124,28 +114,6 @@ function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotency:
   return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotency: ctx.idempotency };
 }
 
-/**
- * Runs `work` in one of the process's image work places and one of the key's image slots, as an API image request
- * would (server/http/image-upload.ts and imageProcedure), so the playground cannot get round either limit.
- */
-async function withImageLimits<T>(services: Services, keyId: number, work: () => Promise<T>): Promise<T> {
-  const leave = services.imageWork.tryEnter();
-  if (!leave) throw new AppError('service_unavailable', `This server is working on ${services.imageWork.limit} image requests already. Retry in a few seconds.`, {}, { 'Retry-After': '2' });
-  try {
-    const release = await acquireImageSlot(services.db, { keyId, limit: services.config.rateLimitConcurrent, now: services.clock.now() });
-    if (!release) {
-      throw new AppError('rate_limited', `This API key may run ${services.config.rateLimitConcurrent} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
-    }
-    try {
-      return await work();
-    } finally {
-      await release();
-    }
-  } finally {
-    leave();
-  }
-}
-
 const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).';
 
 export const stagingRouter = router({
@@ -186,16 +154,19 @@ export const stagingRouter = router({
     )
     .output(stageOutput)
     .mutation(async ({ ctx, input }) => {
-      if ((input.image === undefined) === (input.sample === undefined)) {
-        const message = 'Upload a photo or pick a sample (one of the two).';
-        throw new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
-      }
+      const { image: upload, sample } = input;
+      const message = 'Upload a photo or pick a sample (one of the two).';
+      const oneOfTwo = () => new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
+      if ((upload === undefined) === (sample === undefined)) throw oneOfTwo();
       const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id);
-      const image = input.image ?? (await sampleImage(input.sample!)).toString('base64');
-      const result = await withImageLimits(ctx.services, caller.keyId, () =>
-        stageImages(imagingDeps(ctx.services), caller, { sources: { image }, style: input.style, roomType: input.room_type }),
-      );
-      return stageResponse(ctx.services.storage, { style: input.style, roomType: input.room_type }, result);
+      const image = upload ?? (sample === undefined ? undefined : (await sampleImage(sample)).toString('base64'));
+      if (image === undefined) throw oneOfTwo();
+      // The same limits, charge and operation as POST /api/v1/stage on that key.
+      return admitImageWork(imageAdmission(ctx.services), caller.keyId, async () => {
+        const deps = imagingDeps(ctx.services);
+        const prepared = await prepareStage(deps, caller, { sources: { image }, style: input.style, roomType: input.room_type });
+        return runImageRequest(deps, caller, prepared);
+      });
     }),
 
   styles: publicProcedure
@@ -235,9 +206,7 @@ export const stagingRouter = router({
         roomType: input.room_type,
         claimCode: input.claim_code,
       });
-      if (prefersAsync(ctx.headers)) return acceptJob(ctx, caller, prepared);
-      const result = await performStage(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
-      return stageResponse(ctx.services.storage, prepared, result);
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
     }),
 
   enhance: imageProcedure
@@ -257,9 +226,7 @@ export const stagingRouter = router({
       const deps = imagingDeps(ctx.services);
       const caller = callerOf(ctx);
       const prepared = await prepareEnhance(deps, caller, { sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads }, claimCode: input.claim_code });
-      if (prefersAsync(ctx.headers)) return acceptJob(ctx, caller, prepared);
-      const result = await performEnhance(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
-      return enhanceResponse(ctx.services.storage, result);
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
     }),
 
   placeProducts: imageProcedure
@@ -294,7 +261,6 @@ export const stagingRouter = router({
         maxProducts: input.max_products,
         claimCode: input.claim_code,
       });
-      if (prefersAsync(ctx.headers)) return acceptJob(ctx, caller, prepared);
-      return placeResponse(ctx.services.storage, await performPlace(deps, caller, prepared));
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
     }),
 });

@@ -103,8 +103,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   function pump() {
     if (!running) return;
     for (const [keyId, queue] of queues) {
-      while (queue.length > 0 && inFlight < concurrency && (inFlightByKey.get(keyId) ?? 0) < perTarget) {
-        const delivery = queue.shift()!;
+      while (inFlight < concurrency && (inFlightByKey.get(keyId) ?? 0) < perTarget) {
+        const delivery = queue.shift();
+        if (!delivery) break;
         inFlight += 1;
         adjust(inFlightByKey, keyId, 1);
         track(attempt(delivery)).catch((error) => log(`recording delivery ${delivery.id} failed; it is retried when its lease ends`, error));
@@ -158,9 +159,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     );
   }
 
-  function recordDelivered(delivery: LeasedDelivery, result: AttemptResult, at: number): Promise<void> {
+  function recordDelivered(delivery: LeasedDelivery, statusCode: number, at: number): Promise<void> {
     return new Promise((done, fail) => {
-      delivered.push({ delivery, statusCode: result.statusCode!, deliveredAt: at, done, fail });
+      delivered.push({ delivery, statusCode, deliveredAt: at, done, fail });
       if (delivered.length >= DELIVERED_FLUSH_SIZE) void flushDelivered();
       else flushTimer ??= setTimeout(() => void flushDelivered(), DELIVERED_FLUSH_DELAY_MS);
     });
@@ -243,7 +244,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     // A webhook switched off (or emptied) after the event was written receives nothing; a test ping still goes.
-    const disabled = !delivery.url || !delivery.secrets || (!delivery.enabled && delivery.event !== 'test.ping');
+    const { url, secrets } = delivery;
+    const disabled = !url || !secrets || (!delivery.enabled && delivery.event !== 'test.ping');
     let result: AttemptResult;
     try {
       // Never send past our lease: by then another worker may own the row. It falls due again when the lease ends.
@@ -251,7 +253,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       result = disabled
         ? { delivered: false, statusCode: null, error: 'The webhook is disabled or has no url; not sent.', durationMs: 0 }
         : await deliverOnce(
-            { url: delivery.url!, secrets: delivery.secrets!, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
+            { url, secrets, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
             { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() }
           );
     } finally {
@@ -263,8 +265,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       if (limitedByCapacity) wake();
     }
     const now = clock.now();
-    if (result.delivered) {
-      await recordDelivered(delivery, result, now);
+    if (result.delivered && result.statusCode !== null) {
+      await recordDelivered(delivery, result.statusCode, now);
       options.metrics?.webhookAttempts.inc({ outcome: 'delivered' });
       return;
     }

@@ -22,7 +22,6 @@ export class FakeComfyUI extends FakeProvider {
   }
 
   protected async route(method: string, url: URL, body: Buffer, req: IncomingMessage): Promise<FakeAnswer> {
-    let match: RegExpMatchArray | null;
     if (method === 'POST' && url.pathname === '/upload/image') {
       const form = await this.formOf(req, body);
       const image = form.get('image');
@@ -54,16 +53,17 @@ export class FakeComfyUI extends FakeProvider {
       void this.draw().then(() => Object.assign(queued, { finished: true, failed: refuse }));
       return { status: 200, body: { prompt_id: id, number: this.prompts.size, node_errors: {} } };
     }
-    if (method === 'GET' && (match = url.pathname.match(/^\/history\/([^/]+)$/))) {
-      const queued = this.prompts.get(match[1]!);
+    const historyPath = method === 'GET' ? url.pathname.match(/^\/history\/([^/]+)$/) : null;
+    if (historyPath) {
+      const queued = this.prompts.get(historyPath[1]!);
       if (!queued?.finished) return { status: 200, body: {} };
       const status = { status_str: queued.failed ? 'error' : 'success', completed: !queued.failed, messages: [] };
       const outputs = queued.failed
         ? {}
-        : { '9': { images: [{ filename: `roomstage_${match[1]}.png`, subfolder: '', type: 'output' }] } };
+        : { '9': { images: [{ filename: `roomstage_${historyPath[1]}.png`, subfolder: '', type: 'output' }] } };
       return {
         status: 200,
-        body: { [match[1]!]: { prompt: [0, match[1], queued.workflow, {}, ['9']], outputs, status } },
+        body: { [historyPath[1]!]: { prompt: [0, historyPath[1], queued.workflow, {}, ['9']], outputs, status } },
       };
     }
     if (method === 'GET' && url.pathname === '/view' && url.searchParams.get('type') === 'output')

@@ -34,13 +34,13 @@ export class FakeReplicate extends FakeProvider {
   }
 
   protected async route(method: string, url: URL, body: Buffer, req: IncomingMessage): Promise<FakeAnswer> {
-    let match: RegExpMatchArray | null;
     // Output files are served without credentials, as Replicate's file host serves them.
     if (method === 'GET' && url.pathname.startsWith('/files/')) return { status: 200, body: this.picture };
     if (req.headers.authorization !== 'Bearer r8_fake') return { status: 401, body: { detail: 'Invalid token.' } };
-    if (method === 'POST' && (match = url.pathname.match(/^\/v1\/(?:models\/([^/]+\/[^/]+)\/)?predictions$/))) {
+    const createPath = method === 'POST' ? url.pathname.match(/^\/v1\/(?:models\/([^/]+\/[^/]+)\/)?predictions$/) : null;
+    if (createPath) {
       const request = JSON.parse(body.toString('utf8')) as { input: Record<string, unknown>; version?: string };
-      const prediction = this.create(match[1] ?? '', request.version ?? '', request.input);
+      const prediction = this.create(createPath[1] ?? '', request.version ?? '', request.input);
       const prefer = req.headers.prefer as string | undefined;
       this.preferWait.push(prefer);
       const waitSeconds = prefer?.startsWith('wait') ? Number(prefer.split('=')[1] ?? 60) : 0;
@@ -48,14 +48,16 @@ export class FakeReplicate extends FakeProvider {
         await Promise.race([prediction.done, new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000))]);
       return { status: 201, body: this.view(prediction) };
     }
-    if (method === 'GET' && (match = url.pathname.match(/^\/v1\/predictions\/([^/]+)$/))) {
-      const prediction = this.predictions.get(match[1]!);
+    const predictionPath = method === 'GET' ? url.pathname.match(/^\/v1\/predictions\/([^/]+)$/) : null;
+    if (predictionPath) {
+      const prediction = this.predictions.get(predictionPath[1]!);
       return prediction
         ? { status: 200, body: this.view(prediction) }
         : { status: 404, body: { detail: 'Not found.' } };
     }
-    if (method === 'POST' && (match = url.pathname.match(/^\/v1\/predictions\/([^/]+)\/cancel$/))) {
-      const prediction = this.predictions.get(match[1]!);
+    const cancelPath = method === 'POST' ? url.pathname.match(/^\/v1\/predictions\/([^/]+)\/cancel$/) : null;
+    if (cancelPath) {
+      const prediction = this.predictions.get(cancelPath[1]!);
       if (!prediction) return { status: 404, body: { detail: 'Not found.' } };
       if (prediction.status === 'starting' || prediction.status === 'processing') prediction.status = 'canceled';
       return { status: 200, body: this.view(prediction) };

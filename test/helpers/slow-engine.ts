@@ -6,6 +6,7 @@ export function engineWith(real: ImageEngine, overrides: Partial<ImageEngine>): 
     inspect: (input) => real.inspect(input),
     stage: (input, options) => real.stage(input, options),
     enhance: (input) => real.enhance(input),
+    preview: (input, maxEdge) => real.preview(input, maxEdge),
     placeProducts: (input, options) => real.placeProducts(input, options),
     ...overrides,
   };

@@ -56,6 +56,7 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
       inspect: (input) => realEngine.inspect(input),
       stage: (input, options) => realEngine.stage(input, options),
       enhance: (input) => realEngine.enhance(input),
+      preview: (input, maxEdge) => realEngine.preview(input, maxEdge),
       placeProducts: (input, options) => realEngine.placeProducts(input, options),
       ...overrides,
     };

@@ -45,6 +45,7 @@ describeEachDatabase('Credits for image operations: charged before processing, r
       inspect: (input) => realEngine.inspect(input),
       stage: (input, options) => realEngine.stage(input, options),
       enhance: (input) => realEngine.enhance(input),
+      preview: (input, maxEdge) => realEngine.preview(input, maxEdge),
       placeProducts: (input, options) => realEngine.placeProducts(input, options),
       ...overrides,
     };

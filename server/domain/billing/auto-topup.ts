@@ -137,7 +137,7 @@ async function settle(db: Db, input: { accountId: string; attemptId: string; amo
     // The monthly cap pauses until the month turns; a failed charge pauses longer after each consecutive failure.
     const capped = result.reason === 'monthly_limit_reached';
     const failures = capped ? account.auto_topup_consecutive_failures : account.auto_topup_consecutive_failures + 1;
-    const pausedUntil = capped ? startOfNextMonthUtc(now) : now + PAUSES_MS[Math.min(failures, PAUSES_MS.length) - 1]!;
+    const pausedUntil = capped ? startOfNextMonthUtc(now) : now + (PAUSES_MS[Math.min(failures, PAUSES_MS.length) - 1] ?? PAUSES_MS[0]);
     await trx
       .updateTable('accounts')
       .set({ auto_topup_paused_until: pausedUntil, auto_topup_consecutive_failures: failures, auto_topup_last_failure_reason: result.reason })
@@ -170,8 +170,8 @@ export async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigg
   const { db, gateway, clock } = deps;
   const before = await readAccount(db, accountId);
   const skip = notNeeded(before, trigger, clock.now());
-  if (skip) return { kind: 'skipped', why: skip };
-  const claimed = await claimAttempt(db, accountId, before!.auto_topup_amount, clock.now(), deps.leaseMs ?? DEFAULT_LEASE_MS);
+  if (skip || !before) return { kind: 'skipped', why: skip ?? 'disabled' };
+  const claimed = await claimAttempt(db, accountId, before.auto_topup_amount, clock.now(), deps.leaseMs ?? DEFAULT_LEASE_MS);
   if (!claimed) return trigger.kind === 'shortfall' ? awaitRunning(deps, accountId) : { kind: 'skipped', why: 'in_progress' };
   const { attempt } = claimed;
   // Read again now that this process holds the account's one attempt: a top-up that just ended may have made room.

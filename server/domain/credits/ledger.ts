@@ -41,8 +41,8 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
   if (delta < 0) update = update.where('credits', '>=', -delta);
   const result = await update.executeTakeFirst();
   const account = await trx.selectFrom('accounts').select(['credits', 'low_balance_threshold']).where('id', '=', accountId).executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return { ok: false, available: account?.credits ?? 0 };
-  const balanceAfter = account!.credits;
+  if (!account || Number(result.numUpdatedRows) === 0) return { ok: false, available: account?.credits ?? 0 };
+  const balanceAfter = account.credits;
   const inserted = await trx
     .insertInto('credit_ledger')
     .values({
@@ -56,7 +56,7 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
       created_at: change.now,
     })
     .executeTakeFirstOrThrow();
-  const threshold = account!.low_balance_threshold;
+  const threshold = account.low_balance_threshold;
   if (balanceAfter - delta >= threshold && balanceAfter < threshold) {
     // Once each time the balance falls below the threshold, not on every charge below it.
     await emitEvent(trx, { accountId, keyId: null, event: 'credits.low', data: { current_balance: balanceAfter, threshold }, now: change.now });

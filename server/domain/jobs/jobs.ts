@@ -39,8 +39,9 @@ export async function enqueueJob(deps: ImagingDeps, caller: ApiCaller, prepared:
   const jobId = newId('job');
   const names: string[] = [];
   try {
+    // The formats were read when the request was prepared; the inputs are not decoded again here.
     for (const [index, input] of prepared.inputs.entries()) {
-      const { format } = await deps.engine.inspect(input);
+      const format = prepared.formats[index] ?? 'jpeg';
       const name = newOriginalName(prepared.ids[index] ?? newId('image'), EXTENSION_BY_FORMAT[format] ?? 'jpg');
       names.push(name);
       await deps.storage.put(name, input, `image/${format}`);

@@ -9,8 +9,7 @@ import { releaseHold } from '../credits/holds.js';
 import { emitEvent } from '../events/outbox.js';
 import type { HeldCharge } from '../staging/charge.js';
 import type { ApiCaller, ImagingDeps } from '../staging/deps.js';
-import { type OnStored, performEnhance, performPlace, performStage, type PreparedOperation } from '../staging/operations.js';
-import { enhanceResponse, placeResponse, stageResponse } from '../staging/responses.js';
+import { performPrepared, type PreparedOperation } from '../staging/operations.js';
 import { discardJobInputs, JOB_HOLD_LEASE_MS, JOB_WAKE, type JobInput, jobSignal, readJobInputs } from './jobs.js';
 
 /*
@@ -121,18 +120,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) throw new JobLeaseLost(job.id);
     };
-    const recordIn = <R>(toBody: (result: R) => unknown): OnStored<R> => (trx, result) => succeed(toBody(result))(trx);
-    switch (prepared.operation) {
-      case 'stage':
-        await performStage(jobDeps, caller, prepared, prepared.held!, recordIn((result) => stageResponse(deps.storage, prepared, result)));
-        return;
-      case 'enhance':
-        await performEnhance(jobDeps, caller, prepared, prepared.held!, recordIn((result) => enhanceResponse(deps.storage, result)));
-        return;
-      case 'place_products':
-        await performPlace(jobDeps, caller, prepared, recordIn((result) => placeResponse(deps.storage, result)));
-        return;
-    }
+    await performPrepared(jobDeps, caller, prepared, prepared.held, (trx, body) => succeed(body)(trx));
   }
 
   /**

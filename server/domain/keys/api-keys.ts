@@ -105,6 +105,12 @@ export async function revokeApiKey(db: Db, input: { accountId: string; keyId: nu
   return getOwnApiKey(db, input.accountId, input.keyId);
 }
 
+/** A key checked once for a request, with the hash it was found by (the same header gives the same hash). */
+export interface VerifiedApiKey {
+  hash: ApiKeyHash;
+  key: AuthenticatedKey;
+}
+
 export interface AuthenticatedKey {
   id: number;
   accountId: string;

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import { DEFAULT_ROOM_TYPE, isRoomType } from '../../imaging/catalog-data.js';
-import type { EngineImage, ImageEngine, Placement } from '../../imaging/engine.js';
+import type { AcceptedFormat, EngineImage, ImageEngine, Placement } from '../../imaging/engine.js';
 import { isDecodeFailure } from '../../imaging/input-rules.js';
 import { newImageName } from '../../storage/storage.js';
 import { productsForRoom } from '../ads/products.js';
@@ -18,6 +18,7 @@ import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
+import { enhanceResponse, placeResponse, stageResponse } from './responses.js';
 import { log } from '../../observability/logger.js';
 
 /*
@@ -54,6 +55,8 @@ export interface PlaceResult {
 export interface PreparedStage {
   operation: 'stage';
   inputs: Buffer[];
+  /** Each input's format, as inspected (an asynchronous request stores the inputs under it). */
+  formats: AcceptedFormat[];
   ids: string[];
   style: Style;
   roomType: RoomType;
@@ -63,6 +66,7 @@ export interface PreparedStage {
 export interface PreparedEnhance {
   operation: 'enhance';
   inputs: [Buffer];
+  formats: AcceptedFormat[];
   ids: [string];
   claimCode: string | null;
 }
@@ -70,6 +74,7 @@ export interface PreparedEnhance {
 export interface PreparedPlace {
   operation: 'place_products';
   inputs: [Buffer];
+  formats: AcceptedFormat[];
   ids: [string];
   /** The request's `image_id`: the input is that image's bytes. */
   sourceImageId: string | null;
@@ -113,8 +118,11 @@ export async function chargePrepared(
   return chargeCredits(deps.db, charge, { ...holdOptions(deps), ...(options.leaseMs && { timeoutMs: options.leaseMs }), onHeld: options.onHeld }, check);
 }
 
-async function inspectAll(engine: ImageEngine, inputs: Buffer[]): Promise<void> {
-  for (const input of inputs) await engine.inspect(input);
+/** Inspects every input (a bad one refuses the request before any charge); their formats travel with the request. */
+async function inspectAll(engine: ImageEngine, inputs: Buffer[]): Promise<AcceptedFormat[]> {
+  const formats: AcceptedFormat[] = [];
+  for (const input of inputs) formats.push((await engine.inspect(input)).format);
+  return formats;
 }
 
 /** Damaged pixel data only shows when decoding; that is the client's bad image (422), not our fault. */
@@ -180,30 +188,22 @@ export async function prepareStage(
   request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
 ): Promise<PreparedStage> {
   const inputs = await originalsOf(deps, caller.accountId, await readImageSources(request.sources, deps.network, { allowMany: true }));
-  await inspectAll(deps.engine, inputs);
+  const formats = await inspectAll(deps.engine, inputs);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
-  return { operation: 'stage', inputs, ids: inputs.map(() => newId('image')), style: request.style, roomType: request.roomType, claimCode };
+  return { operation: 'stage', inputs, formats, ids: inputs.map(() => newId('image')), style: request.style, roomType: request.roomType, claimCode };
 }
 
 /** POST /api/v1/stage: 1 credit per image, all or nothing; a new claim unless `claimCode` names an open one. */
-export async function stageImages(
-  deps: ImagingDeps,
-  caller: ApiCaller,
-  request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
-): Promise<StageResult> {
-  const prepared = await prepareStage(deps, caller, request);
-  return performStage(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
-}
-
-export async function performStage(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedStage, held: HeldCharge, onStored?: OnStored<StageResult>): Promise<StageResult> {
+async function performStage(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedStage, held: HeldCharge, onStored?: OnStored<StageResult>): Promise<StageResult> {
   const { inputs, ids, claimCode } = prepared;
   const balance = held.balanceAfter;
   return undoOnFailure(deps, held, async (written) => {
     const stored: StoredOutput[] = [];
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
+      const id = ids[index] ?? newId('image');
       const output = await deps.engine.stage(input, { style: prepared.style, roomType: prepared.roomType });
-      stored.push({ ...(await store(deps, written, ids[index]!, output)), origin: await keepOrigin(deps, written, ids[index]!, input, output) });
+      stored.push({ ...(await store(deps, written, id, output)), origin: await keepOrigin(deps, written, id, input, output) });
     }
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
@@ -246,19 +246,14 @@ export async function performStage(deps: ImagingDeps, caller: ApiCaller, prepare
 }
 
 export async function prepareEnhance(deps: ImagingDeps, caller: ApiCaller, request: { sources: ImageSources; claimCode?: string }): Promise<PreparedEnhance> {
-  const [input] = await readImageSources(request.sources, deps.network, { allowMany: false });
-  await inspectAll(deps.engine, [input!]);
+  const input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
+  const formats = await inspectAll(deps.engine, [input]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
-  return { operation: 'enhance', inputs: [input!], ids: [newId('image')], claimCode };
+  return { operation: 'enhance', inputs: [input], formats, ids: [newId('image')], claimCode };
 }
 
 /** POST /api/v1/enhance: 1 credit; the long edge becomes 3840 px. Joins `claimCode`'s claim when given. */
-export async function enhanceImage(deps: ImagingDeps, caller: ApiCaller, request: { sources: ImageSources; claimCode?: string }): Promise<EnhanceResult> {
-  const prepared = await prepareEnhance(deps, caller, request);
-  return performEnhance(deps, caller, prepared, (await chargePrepared(deps, caller, prepared))!);
-}
-
-export async function performEnhance(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedEnhance, held: HeldCharge, onStored?: OnStored<EnhanceResult>): Promise<EnhanceResult> {
+async function performEnhance(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedEnhance, held: HeldCharge, onStored?: OnStored<EnhanceResult>): Promise<EnhanceResult> {
   const { claimCode } = prepared;
   return undoOnFailure(deps, held, async (written) => {
     const stored = await store(deps, written, prepared.ids[0], await deps.engine.enhance(prepared.inputs[0]));
@@ -266,17 +261,19 @@ export async function performEnhance(deps: ImagingDeps, caller: ApiCaller, prepa
       await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
-      const [image] = await insertImages(trx, {
-        accountId: caller.accountId,
-        keyId: caller.keyId,
-        claimCode,
-        kind: 'enhanced',
+      const image = only(
+        await insertImages(trx, {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          claimCode,
+          kind: 'enhanced',
         style: null,
         roomType: null,
-        outputs: [stored],
-        now,
-      });
-      const result = { image: image!, creditsRemaining: held.balanceAfter };
+          outputs: [stored],
+          now,
+        }),
+      );
+      const result = { image, creditsRemaining: held.balanceAfter };
       await onStored?.(trx, result);
       return result;
     });
@@ -299,13 +296,14 @@ export async function preparePlace(
     if (!source || !stored) throw new AppError('not_found', `No image ${request.imageId} among the images this API user created.`);
     input = stored.data;
   } else {
-    [input] = (await readImageSources(request.sources, deps.network, { allowMany: false })) as [Buffer];
+    input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
   }
-  await inspectAll(deps.engine, [input]);
+  const formats = await inspectAll(deps.engine, [input]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   return {
     operation: 'place_products',
     inputs: [input],
+    formats,
     ids: [newId('image')],
     sourceImageId: request.imageId ?? null,
     roomType: request.roomType ?? null,
@@ -318,15 +316,7 @@ export async function preparePlace(
  * POST /api/v1/place-products: free. Products are the active catalog entries that suit the room (the source
  * image's room when not given).
  */
-export async function placeProducts(
-  deps: ImagingDeps,
-  caller: ApiCaller,
-  request: { sources: ImageSources; imageId?: string; roomType?: RoomType; maxProducts: number; claimCode?: string },
-): Promise<PlaceResult> {
-  return performPlace(deps, caller, await preparePlace(deps, caller, request));
-}
-
-export async function performPlace(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedPlace, onStored?: OnStored<PlaceResult>): Promise<PlaceResult> {
+async function performPlace(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedPlace, onStored?: OnStored<PlaceResult>): Promise<PlaceResult> {
   const [input] = prepared.inputs;
   const { claimCode } = prepared;
   let source = prepared.sourceImageId === null ? undefined : await findOwnImage(deps.db, caller.accountId, prepared.sourceImageId);
@@ -352,22 +342,77 @@ export async function performPlace(deps: ImagingDeps, caller: ApiCaller, prepare
     return inTransaction(deps.db, async (trx) => {
       const now = deps.clock.now();
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
-      const [row] = await insertImages(trx, {
-        accountId: caller.accountId,
-        keyId: caller.keyId,
-        claimCode,
-        kind: 'placed',
-        style: source?.style ?? null,
-        roomType,
-        sourceImageId: source?.id ?? null,
-        outputs: [stored],
-        now,
-      });
-      await recordPlacements(trx, { imageId: row!.id, placements: output.placements, ratesCents: rates, now });
+      const row = only(
+        await insertImages(trx, {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          claimCode,
+          kind: 'placed',
+          style: source?.style ?? null,
+          roomType,
+          sourceImageId: source?.id ?? null,
+          outputs: [stored],
+          now,
+        }),
+      );
+      await recordPlacements(trx, { imageId: row.id, placements: output.placements, ratesCents: rates, now });
       const { credits } = await getBalance(trx, caller.accountId);
-      const result = { image: row!, placements: output.placements, creditsRemaining: credits };
+      const result = { image: row, placements: output.placements, creditsRemaining: credits };
       await onStored?.(trx, result);
       return result;
     });
   });
+}
+
+/** The one element of a list that holds exactly one (an enhance's input, the row of its one image). */
+function only<T>(items: readonly T[]): T {
+  const [item] = items;
+  if (items.length !== 1 || item === undefined) throw new Error(`Expected exactly one, got ${items.length}`);
+  return item;
+}
+
+/** The response body of a prepared request: the same for a synchronous answer and a succeeded job's `result`. */
+export type ImageResponse<P extends PreparedOperation> = P extends PreparedStage
+  ? ReturnType<typeof stageResponse>
+  : P extends PreparedEnhance
+    ? ReturnType<typeof enhanceResponse>
+    : ReturnType<typeof placeResponse>;
+
+/**
+ * Performs a prepared request whose credits are already held (place-products holds none) and answers with its
+ * response body; `onStored` sees that body inside the transaction that stores the result.
+ */
+export async function performPrepared<P extends PreparedOperation>(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: P,
+  held: HeldCharge | null,
+  onStored?: OnStored<ImageResponse<P>>,
+): Promise<ImageResponse<P>> {
+  const request: PreparedOperation = prepared;
+  const record = <R>(toBody: (result: R) => unknown): OnStored<R> | undefined =>
+    onStored && ((trx, result) => onStored(trx, toBody(result) as ImageResponse<P>));
+  const charged = () => {
+    if (!held) throw new Error(`A ${request.operation} holds its credits before it runs`);
+    return held;
+  };
+  switch (request.operation) {
+    case 'stage': {
+      const toBody = (result: StageResult) => stageResponse(deps.storage, request, result);
+      return toBody(await performStage(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
+    }
+    case 'enhance': {
+      const toBody = (result: EnhanceResult) => enhanceResponse(deps.storage, result);
+      return toBody(await performEnhance(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
+    }
+    case 'place_products': {
+      const toBody = (result: PlaceResult) => placeResponse(deps.storage, result);
+      return toBody(await performPlace(deps, caller, request, record(toBody))) as ImageResponse<P>;
+    }
+  }
+}
+
+/** The one entry for a request answered now: hold its credits (claim checked in the same transaction), perform it. */
+export async function runImageRequest<P extends PreparedOperation>(deps: ImagingDeps, caller: ApiCaller, prepared: P): Promise<ImageResponse<P>> {
+  return performPrepared(deps, caller, prepared, await chargePrepared(deps, caller, prepared));
 }

@@ -3,14 +3,12 @@
  * like POST /api/v1/stage (stageImages, one credit, on the chosen key of the account), so the ledger, the claim,
  * the webhook event and the key's usage are the same as for an API call.
  */
-import sharp from 'sharp';
 import type { Db } from '../../../db/client.js';
 import type { Image } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { emptyRoomImage } from '../../imaging/synthetic-room.js';
-import type { ImageStorage } from '../../storage/storage.js';
 import { getOwnApiKey } from '../keys/api-keys.js';
-import type { ApiCaller } from './deps.js';
+import type { ApiCaller, ImagingDeps } from './deps.js';
 
 export const PLAYGROUND_SAMPLES = ['empty-living-room', 'empty-wide-room'] as const;
 export type PlaygroundSample = (typeof PLAYGROUND_SAMPLES)[number];
@@ -54,7 +52,11 @@ const PREVIEW_EDGE = 1600;
  * that made the image or the agent who redeemed its claim sees it; anyone else, or an image with no recorded
  * original (enhanced images), reads as not found.
  */
-export async function originalPreview(db: Db, storage: ImageStorage, input: { viewerAccountId: string; imageId: string }): Promise<Buffer> {
+export async function originalPreview(
+  deps: Pick<ImagingDeps, 'db' | 'storage' | 'engine'>,
+  input: { viewerAccountId: string; imageId: string },
+): Promise<Buffer> {
+  const { db, storage, engine } = deps;
   const image: Pick<Image, 'original_storage_name'> | undefined = await db
     .selectFrom('images')
     .leftJoin('claims', 'claims.code', 'images.claim_code')
@@ -64,5 +66,5 @@ export async function originalPreview(db: Db, storage: ImageStorage, input: { vi
     .executeTakeFirst();
   const stored = image?.original_storage_name ? await storage.get(image.original_storage_name) : null;
   if (!stored) throw new AppError('not_found', `No original is kept for image ${input.imageId}.`);
-  return sharp(stored.data).rotate().resize({ width: PREVIEW_EDGE, height: PREVIEW_EDGE, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 82 }).toBuffer();
+  return (await engine.preview(stored.data, PREVIEW_EDGE)).data;
 }

@@ -39,7 +39,9 @@ export async function sendTestPing(
       leasedUntil: leaseUntil,
     }),
   );
-  const delivery = { id: ping.deliveryIds[0]!, keyId: input.keyId, attempts: 0, leaseUntil };
+  const [deliveryId] = ping.deliveryIds;
+  if (deliveryId === undefined) throw new Error('A test ping targets one key, so it has one delivery');
+  const delivery = { id: deliveryId, keyId: input.keyId, attempts: 0, leaseUntil };
   const result = await deliverOnce(
     { url: webhook.url, secrets: webhook, eventId: ping.eventId, event: 'test.ping', payload: ping.payload },
     { allowPrivateNetwork: input.policy.allowPrivateNetwork, timeoutMs: input.timeoutMs, now: input.now }

@@ -242,6 +242,10 @@ export class RemoteEngine implements ImageEngine {
     return fitOutput(produced, size);
   }
 
+  preview(input: Buffer, maxEdge: number): Promise<EngineImage> {
+    return this.builtin.preview(input, maxEdge);
+  }
+
   enhance(input: Buffer): Promise<EngineImage> {
     return this.builtin.enhance(input);
   }

@@ -31,8 +31,8 @@ const REFUSAL = /nsfw|safety|sensitive|content polic|flagged|moderation/i;
 
 /** `owner/name` runs the model's latest version; `owner/name:version` pins one. */
 export function modelReference(model: string): { model: string } | { version: string } {
-  const [name, version] = model.split(':');
-  return version ? { version } : { model: name! };
+  const [name = model, version] = model.split(':');
+  return version ? { version } : { model: name };
 }
 
 /** The first picture in a prediction's output: a URL, a list of URLs, or an object holding them. */
