@@ -24,7 +24,7 @@ import { emitEvent } from '../server/domain/events/outbox.js';
 import { createApiKey } from '../server/domain/keys/api-keys.js';
 import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
 import { loadConfig } from '../server/env.js';
-import { verifySignature } from '../server/webhooks/sign.js';
+import { verifySignature } from '../server/domain/webhooks/signing.js';
 import { createWebhookWorker } from '../server/webhooks/worker.js';
 import { freshMysqlDatabase, ROOT } from './lib.js';
 

@@ -3,10 +3,10 @@
 // instead of the working tree (the before/after figures in a change's note). Layers, lowest first:
 //   base     server/{clock,ids,errors,paths,version,env}.ts, server/observability/logger.ts
 //   db       db/
-//   infra    server/{adapters,auth,imaging,outbound,storage,limits,observability}/ (but limits/idempotency.ts: api)
+//   infra    server/{adapters,auth,imaging,outbound,storage,limits,observability}/
 //   domain   server/domain/
 //   delivery server/webhooks/, server/retention/ (background machinery that runs domain work)
-//   api      server/{trpc,services,openapi,root}.ts, server/routers/, server/limits/idempotency.ts
+//   api      server/{trpc,services,root,response-control}.ts, server/routers/
 //   http     server/http/
 //   entry    server/main.ts, server/worker-main.ts, app/
 // An import may point to its own layer or any lower one; type-only imports count too (they couple the code).
@@ -19,11 +19,10 @@ const ORDER = ['base', 'db', 'infra', 'domain', 'delivery', 'api', 'http', 'entr
 export function layerOf(file) {
   if (/^server\/(clock|ids|errors|paths|version|env)\.ts$/.test(file) || file === 'server/observability/logger.ts') return 'base';
   if (file.startsWith('db/')) return 'db';
-  if (file === 'server/limits/idempotency.ts') return 'api';
   if (/^server\/(adapters|auth|imaging|outbound|storage|limits|observability)\//.test(file)) return 'infra';
   if (file.startsWith('server/domain/')) return 'domain';
   if (/^server\/(webhooks|retention)\//.test(file) && !file.endsWith('worker-main.ts')) return 'delivery';
-  if (/^server\/(trpc|services|openapi|root)\.ts$/.test(file) || file.startsWith('server/routers/')) return 'api';
+  if (/^server\/(trpc|services|root|response-control)\.ts$/.test(file) || file.startsWith('server/routers/')) return 'api';
   if (file.startsWith('server/http/')) return 'http';
   if (file.startsWith('app/') || /^server\/(main|worker-main)\.ts$/.test(file) || file.endsWith('worker-main.ts')) return 'entry';
   return null;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
-import { buildOpenApiDocument } from '../server/openapi.js';
+import { buildOpenApiDocument } from '../server/http/openapi.js';
 
 export const GENERATED_TYPES_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'clients', 'typescript', 'schema.ts');
 

@@ -19,6 +19,7 @@ import type { Auth } from './auth/lucia.js';
 import type { DialectName } from '../db/client.js';
 import type { AutoTopUp } from './domain/billing/auto-topup.js';
 import type { PaymentGateway } from './domain/billing/gateway.js';
+import { countOutstandingHolds } from './domain/credits/holds.js';
 import { countActiveJobs } from './domain/jobs/jobs.js';
 import type { ImageEngine } from './imaging/engine.js';
 import type { ImageAdmission } from './limits/image-admission.js';
@@ -80,7 +81,7 @@ export async function createServices(config: Config, options: { clock?: Clock } 
   }
   const clock = options.clock ?? systemClock;
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
-  const metrics = createMetrics(handle.db);
+  const metrics = createProcessMetrics(handle.db);
   const { payments, autoTopUp } = openPayments(handle.db, config, clock, metrics);
   const services: Services = {
     config,
@@ -119,4 +120,15 @@ export function imagingDeps(services: Services): ImagingDeps {
 export function imageAdmission(services: Services): ImageAdmission {
   const { imageWork: gate, db, clock, config } = services;
   return { gate, db, clock, perKey: config.rateLimitConcurrent, inFlightElsewhere: countActiveJobs };
+}
+
+/** This process's metrics with the gauges that read domain state (the observability layer knows no domain). */
+export function createProcessMetrics(db: Db): Metrics {
+  const metrics = createMetrics(db);
+  metrics.dbGauge(
+    'charge_holds_outstanding',
+    'Charge holds outstanding: image requests in flight, or dead and not yet refunded (all processes)',
+    (reader) => countOutstandingHolds(reader),
+  );
+  return metrics;
 }

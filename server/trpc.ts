@@ -9,7 +9,7 @@ import { sessionCookieHeader } from './auth/session-cookie.js';
 import type { Config } from './env.js';
 import { imageAdmission, type Services } from './services.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
-import type { ResponseControl } from './http/response-control.js';
+import type { ResponseControl } from './response-control.js';
 import { apiKeyHashOf, authenticateApiKey, lastKnownKeyId, type VerifiedApiKey } from './domain/keys/api-keys.js';
 import {
   abandonIdempotentRequest,
@@ -18,7 +18,7 @@ import {
   type IdempotencyClaim,
   parseIdempotencyKey,
   requestFingerprint,
-} from './limits/idempotency.js';
+} from './domain/idempotency/requests.js';
 import { takeImageSlot } from './limits/image-admission.js';
 import { log } from './observability/logger.js';
 import type { RequestInfo } from './observability/request-log.js';

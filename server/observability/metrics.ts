@@ -1,6 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../../db/client.js';
-import { countOutstandingHolds } from '../domain/credits/holds.js';
 import { log } from './logger.js';
 
 /**
@@ -73,7 +72,6 @@ export function createMetrics(db: Db): Metrics {
     },
     'status',
   );
-  metrics.dbGauge('charge_holds_outstanding', 'Charge holds outstanding: image requests in flight, or dead and not yet refunded (all processes)', (db) => countOutstandingHolds(db));
   metrics.dbGauge(
     'jobs_active',
     'Asynchronous jobs queued or running (all processes), by status',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import { IMPRESSION_WINDOW_MS } from '../domain/ads/revenue.js';
-import { IDEMPOTENCY_TTL_MS } from '../limits/idempotency.js';
+import { IDEMPOTENCY_TTL_MS } from '../domain/idempotency/requests.js';
 import type { ImageStorage } from '../storage/storage.js';
 
 export interface RetentionPolicy {

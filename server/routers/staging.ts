@@ -8,7 +8,7 @@ import type { ApiCaller } from '../domain/staging/deps.js';
 import { prepareEnhance, preparePlace, prepareStage, type PreparedOperation, runImageRequest } from '../domain/staging/operations.js';
 import { presentImage } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
-import type { IdempotencyClaim } from '../limits/idempotency.js';
+import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import { imageAdmission, imagingDeps } from '../services.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';

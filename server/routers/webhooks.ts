@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Webhook } from '../../db/schema.js';
 import { iso } from '../clock.js';
-import { sendTestPing } from '../domain/webhooks/test-ping.js';
+import { sendTestPing } from '../webhooks/test-ping.js';
 import { type DeliveryView, getWebhook, listDeliveries, retryDelivery, rotateWebhookSecret, upsertWebhook } from '../domain/webhooks/webhooks.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, keyIdParam, noInput, nullableTimestamp, strictBoolean } from './schemas.js';

@@ -17,12 +17,11 @@ import { type Config, loadConfigOrExit } from '../env.js';
 import type { ImageEngine } from '../imaging/engine.js';
 import { createEngine } from '../imaging/engines/index.js';
 import { configureLogging, log } from '../observability/logger.js';
-import { createMetrics } from '../observability/metrics.js';
-import { type MetricsServer, startMetricsServer } from '../observability/metrics-server.js';
+import { type MetricsServer, startMetricsServer } from '../http/metrics-server.js';
 import { closeOnSignals } from '../process-signals.js';
 import { startRetentionJob } from '../retention/job.js';
 import { openImageStorage } from '../storage/open.js';
-import { openPayments } from '../services.js';
+import { createProcessMetrics, openPayments } from '../services.js';
 import { createWebhookWorker } from './worker.js';
 
 export interface RunningWorker {
@@ -34,7 +33,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
   configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl);
   await migrateToLatest(handle.db);
-  const metrics = createMetrics(handle.db);
+  const metrics = createProcessMetrics(handle.db);
   const worker = createWebhookWorker({ db: handle.db, retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics });
   worker.start();
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);

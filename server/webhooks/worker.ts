@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
 import { retryingDeadlocks } from '../../db/transaction.js';
-import type { WebhookSecrets } from './sign.js';
+import type { WebhookSecrets } from '../domain/webhooks/signing.js';
 import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
 import { log as logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';

@@ -5,7 +5,7 @@ import { emitEvent } from '../../server/domain/events/outbox.js';
 import type { ReceivedRequest } from './receiver.js';
 
 /**
- * A receiver's own check, written independently of server/webhooks/sign.ts: `sha256=` + hex HMAC-SHA256 of the
+ * A receiver's own check, written independently of server/domain/webhooks/signing.ts: `sha256=` + hex HMAC-SHA256 of the
  * raw body keyed with the secret, compared in constant time.
  */
 export function independentlyVerified(secret: string, request: ReceivedRequest): boolean {

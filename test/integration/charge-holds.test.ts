@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
 import { countOutstandingHolds, finalizeHold, placeHold, releaseHold, sweepDeadHolds } from '../../server/domain/credits/holds.js';
 import type { ImageEngine } from '../../server/imaging/engine.js';
-import { beginIdempotentRequest, requestFingerprint } from '../../server/limits/idempotency.js';
+import { beginIdempotentRequest, requestFingerprint } from '../../server/domain/idempotency/requests.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createRoomstageClient, formData, isAcceptedJob, type RoomstageError } from '../../clients/typescript/client.js';
 import { GENERATED_TYPES_PATH, generateTypeScriptTypes } from '../../scripts/generate-clients.js';
-import { buildOpenApiDocument } from '../../server/openapi.js';
+import { buildOpenApiDocument } from '../../server/http/openapi.js';
 import { uniqueEmail, TEST_PASSWORD } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { roomJpeg } from '../helpers/images.js';

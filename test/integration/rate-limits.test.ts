@@ -4,7 +4,7 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
 import { countActiveJobs } from '../../server/domain/jobs/jobs.js';
 import { acquireImageSlot, LEASE_MS } from '../../server/limits/image-slots.js';
-import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, IDEMPOTENCY_TTL_MS } from '../../server/limits/idempotency.js';
+import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, IDEMPOTENCY_TTL_MS } from '../../server/domain/idempotency/requests.js';
 
 describeEachDatabase('Rate limits and idempotency records', (dialect) => {
   const server = useTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_CONCURRENT: '2' } });

@@ -5,7 +5,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { abandonIdempotentRequest, type IdempotencyClaim } from '../../limits/idempotency.js';
+import { abandonIdempotentRequest, type IdempotencyClaim } from '../idempotency/requests.js';
 import { log as logger } from '../../observability/logger.js';
 import { changeCredits } from './ledger.js';
 

@@ -2,7 +2,7 @@ import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../clock.js';
 import type { AutoTopUp } from '../billing/auto-topup.js';
 import type { NetworkPolicy } from '../../outbound/network-guard.js';
-import type { IdempotencyClaim } from '../../limits/idempotency.js';
+import type { IdempotencyClaim } from '../idempotency/requests.js';
 import type { ImageEngine } from '../../imaging/engine.js';
 import type { ImageStorage } from '../../storage/storage.js';
 

@@ -3,7 +3,7 @@ import { afterCommit, inTransaction } from '../../../db/transaction.js';
 import type { DeliveryStatus, Webhook } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { assertPublicUrl, type NetworkPolicy } from '../../outbound/network-guard.js';
-import { generateWebhookSecret, ROTATION_OVERLAP_MS } from '../../webhooks/sign.js';
+import { generateWebhookSecret, ROTATION_OVERLAP_MS } from './signing.js';
 import { getOwnApiKey } from '../keys/api-keys.js';
 import { OUTBOX_WAKE, outboxSignal } from '../events/outbox.js';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret, signPayload, verifySignature } from '../../../server/webhooks/sign.js';
+import { generateWebhookSecret, signPayload, verifySignature } from '../../../server/domain/webhooks/signing.js';
 
 describe('webhook signatures', () => {
   const secret = 'whsec_0123456789abcdefghijABCDEFGHIJ01';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../../server/webhooks/deliver.js';
 import { honourRetryAfter, MAX_RETRY_AFTER_MS } from '../../../server/webhooks/schedule.js';
-import { generateWebhookSecret, signingSecrets, standardSignature } from '../../../server/webhooks/sign.js';
+import { generateWebhookSecret, signingSecrets, standardSignature } from '../../../server/domain/webhooks/signing.js';
 
 describe('Standard Webhooks signatures', () => {
   const body = '{"id":"evt_1","event":"test.ping","timestamp":"2026-11-21T20:00:00.000Z","data":{"key_id":1}}';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '../ids.js';
+import { randomBase62 } from '../../ids.js';
 
 export const SIGNATURE_PREFIX = 'sha256=';
 const SECRET_PREFIX = 'whsec_';

@@ -1,19 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { keepJsonBodiesStrict, proceduresOf } from './adapters/library-internals.js';
+import { keepJsonBodiesStrict, proceduresOf } from '../adapters/library-internals.js';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
-import { AppError, isServerFault, toErrorResponse } from './errors.js';
-import { describeAsyncRequests } from './http/async-request-docs.js';
-import { describeErrors } from './http/error-docs.js';
-import { describeImageUploads } from './http/image-upload-docs.js';
-import { BufferedResponse } from './http/response-control.js';
-import { CROSS_SITE_MESSAGE, isCrossSiteCookieRequest } from './http/same-origin.js';
-import { log } from './observability/logger.js';
-import { requestInfoOf } from './observability/request-log.js';
-import { appRouter } from './root.js';
-import type { Services } from './services.js';
-import type { AuthKind, Context, Meta } from './trpc.js';
-import { APP_VERSION } from './version.js';
+import { AppError, isServerFault, toErrorResponse } from '../errors.js';
+import { describeAsyncRequests } from './async-request-docs.js';
+import { describeErrors } from './error-docs.js';
+import { describeImageUploads } from './image-upload-docs.js';
+import { BufferedResponse } from '../response-control.js';
+import { CROSS_SITE_MESSAGE, isCrossSiteCookieRequest } from './same-origin.js';
+import { log } from '../observability/logger.js';
+import { requestInfoOf } from '../observability/request-log.js';
+import { appRouter } from '../root.js';
+import type { Services } from '../services.js';
+import type { AuthKind, Context, Meta } from '../trpc.js';
+import { APP_VERSION } from '../version.js';
 
 const SECURITY_SCHEME_BY_AUTH: Record<Exclude<AuthKind, 'none'>, string> = {
   apiKey: 'apiKey',

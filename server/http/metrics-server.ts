@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { errorResponse } from '../errors.js';
-import { metricsEndpoint } from '../http/metrics-endpoint.js';
-import type { Metrics } from './metrics.js';
+import { metricsEndpoint } from './metrics-endpoint.js';
+import type { Metrics } from '../observability/metrics.js';
 
 export interface MetricsServer {
   port: number;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/client.js';
-import { isUniqueViolation } from '../../db/errors.js';
-import { AppError } from '../errors.js';
+import type { Db } from '../../../db/client.js';
+import { isUniqueViolation } from '../../../db/errors.js';
+import { AppError } from '../../errors.js';
 
 /** A request still running under the same key ends within seconds; a client may retry after this long. */
 const RETRY_SOON = { 'Retry-After': '2' };
