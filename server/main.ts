@@ -11,6 +11,7 @@ import type { Clock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiErrorHandler, apiNotFound, emptyBodyIsJson, jsonBody } from './http/api-middleware.js';
+import { compressText } from './http/compression.js';
 import { docsRouter } from './http/docs.js';
 import { simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
@@ -63,6 +64,7 @@ export async function createApp(services: Services) {
   const routeOf = createRouteLabeler({ apiPaths: Object.keys(openApiDocument.paths ?? {}), procedures: proceduresOf(appRouter).map(({ path }) => path) });
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
   app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
+  app.use(compressText());
   app.get('/metrics', metricsEndpoint(services.metrics, services.config.metricsToken));
   app.get('/api/v1/openapi.json', (_req, res) => res.json(openApiDocument));
 
