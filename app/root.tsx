@@ -19,7 +19,10 @@ export const links: LinksFunction = () => [
 ];
 
 export const meta: MetaFunction = ({ error }) =>
-  pageMeta(error ? `${describeRouteError(error).title} · Roomstage` : 'Roomstage', 'Roomstage: virtual staging for room photos, through a REST API and a dashboard.');
+  pageMeta(
+    error ? `${describeRouteError(error).title} · Roomstage` : 'Roomstage',
+    'Roomstage: virtual staging for room photos, through a REST API and a dashboard.',
+  );
 
 /** Every page shows who is signed in; a missing or expired session simply reads as a visitor. */
 export async function loader({ context }: LoaderFunctionArgs) {

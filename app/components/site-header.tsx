@@ -87,7 +87,8 @@ function NavGroups({ idPrefix }: { idPrefix: string }) {
  * A `<details>` menu: opens and closes with the keyboard without JavaScript; once hydrated it also closes on Escape,
  * on a click outside and after navigating.
  */
-function Disclosure({ className, summary, summaryLabel, children }: { className: string; summary: ReactNode; summaryLabel?: string; children: ReactNode }) {
+function Disclosure(props: { className: string; summary: ReactNode; summaryLabel?: string; children: ReactNode }) {
+  const { className, summary, summaryLabel, children } = props;
   const ref = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
   useEffect(() => {

@@ -13,7 +13,10 @@ export function loader() {
 }
 
 export const meta: MetaFunction = () =>
-  pageMeta('Page not found · Roomstage', 'This Roomstage page does not exist; the links here lead back to the dashboard and the API reference.');
+  pageMeta(
+    'Page not found · Roomstage',
+    'This Roomstage page does not exist; the links here lead back to the dashboard and the API reference.',
+  );
 
 export default function NotFound() {
   return null;

@@ -6,7 +6,10 @@ import { getAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Roomstage · Virtual staging API for room photos', 'Roomstage stages empty room photos with furniture through a REST API: sign up, create an API key and send a photo.');
+  pageMeta(
+    'Roomstage · Virtual staging API for room photos',
+    'Roomstage stages empty room photos with furniture through a REST API: sign up, create an API key and send a photo.',
+  );
 
 /** Signed in, the home page is the dashboard's overview; visitors see what Roomstage is. */
 export async function loader({ context }: LoaderFunctionArgs) {

@@ -12,7 +12,10 @@ import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Billing · Roomstage', 'Your Roomstage credit balance: buy credits, set up automatic top-up and see recent transactions.');
+  pageMeta(
+    'Billing · Roomstage',
+    'Your Roomstage credit balance: buy credits, set up automatic top-up and see recent transactions.',
+  );
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: usageStyles }];
 
 const PRESETS = [10, 50, 100, 500] as const;

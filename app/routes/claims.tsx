@@ -10,7 +10,10 @@ import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Redeem a claim · Roomstage', 'Redeem a claim code from an agent to add their staged images to your Roomstage account.');
+  pageMeta(
+    'Redeem a claim · Roomstage',
+    'Redeem a claim code from an agent to add their staged images to your Roomstage account.',
+  );
 
 const STATUS_TEXT = { unredeemed: 'Ready to redeem', redeemed: 'Already redeemed', expired: 'Expired' } as const;
 

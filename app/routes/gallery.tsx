@@ -7,7 +7,10 @@ import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Your images · Roomstage', 'The staged, enhanced and furnished images that belong to your Roomstage account.');
+  pageMeta(
+    'Your images · Roomstage',
+    'The staged, enhanced and furnished images that belong to your Roomstage account.',
+  );
 
 const KIND_TEXT = { staged: 'Staged', enhanced: 'Enhanced (4K)', placed: 'With products' } as const;
 const PER_PAGE = 12;

@@ -11,7 +11,10 @@ import type { loader as rootLoader } from '../root.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Webhook · Roomstage', 'Where Roomstage sends events for this API key, its signing secret and recent deliveries.');
+  pageMeta(
+    'Webhook · Roomstage',
+    'Where Roomstage sends events for this API key, its signing secret and recent deliveries.',
+  );
 
 function keyIdFrom(params: { id?: string }): number {
   const id = Number(params.id);

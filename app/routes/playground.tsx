@@ -17,7 +17,10 @@ import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Playground · Roomstage', 'Try Roomstage in the browser: stage a room photo and copy the matching API request.');
+  pageMeta(
+    'Playground · Roomstage',
+    'Try Roomstage in the browser: stage a room photo and copy the matching API request.',
+  );
 
 const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 const words = (value: string) => value.replaceAll('_', ' ');

@@ -5,7 +5,10 @@ import { credentialsAction, credentialsHeaders, requireAnonymous } from '../util
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Create your account · Roomstage', 'Create a Roomstage account to stage room photos through the API and the dashboard.');
+  pageMeta(
+    'Create your account · Roomstage',
+    'Create a Roomstage account to stage room photos through the API and the dashboard.',
+  );
 
 export const headers = credentialsHeaders;
 

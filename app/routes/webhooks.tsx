@@ -6,7 +6,10 @@ import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Webhooks · Roomstage', 'The webhook of each API key: where Roomstage sends events and whether deliveries succeed.');
+  pageMeta(
+    'Webhooks · Roomstage',
+    'The webhook of each API key: where Roomstage sends events and whether deliveries succeed.',
+  );
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);

@@ -7,6 +7,7 @@ import compression from 'compression';
  */
 export function compressText(): RequestHandler {
   return compression({
-    filter: (req, res) => !String(res.getHeader('Content-Type') ?? '').startsWith('image/') && compression.filter(req, res),
+    filter: (req, res) =>
+      !String(res.getHeader('Content-Type') ?? '').startsWith('image/') && compression.filter(req, res),
   });
 }

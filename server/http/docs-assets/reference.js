@@ -41,7 +41,8 @@
         }),
         JsonSchemaForm: function (Original) {
           return function (props) {
-            return h('label', null, h('span', { className: 'visually-hidden' }, props.description || 'Value'), h(Original, props));
+            var name = h('span', { className: 'visually-hidden' }, props.description || 'Value');
+            return h('label', null, name, h(Original, props));
           };
         },
       },
