@@ -5,6 +5,7 @@ import './load-context';
 import { describeRouteError, ErrorCard } from './components/error-card.js';
 import { SiteHeader } from './components/site-header.js';
 import styles from './styles.css?url';
+import { pageMeta } from './utils/meta.js';
 import { useNonce } from './utils/nonce.js';
 import { getAccount } from './utils/session.server.js';
 
@@ -17,10 +18,11 @@ export const links: LinksFunction = () => [
   { rel: 'icon', href: FAVICON, type: 'image/svg+xml' },
 ];
 
-export const meta: MetaFunction = ({ error }) => [
-  { title: error ? `${describeRouteError(error).title} · Roomstage` : 'Roomstage' },
-  { name: 'description', content: 'Roomstage: virtual staging for room photos, through a REST API and a dashboard.' },
-];
+export const meta: MetaFunction = ({ error }) =>
+  pageMeta(
+    error ? `${describeRouteError(error).title} · Roomstage` : 'Roomstage',
+    'Roomstage: virtual staging for room photos, through a REST API and a dashboard.',
+  );
 
 /** Every page shows who is signed in; a missing or expired session simply reads as a visitor. */
 export async function loader({ context }: LoaderFunctionArgs) {

@@ -11,6 +11,7 @@ import type { Clock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
 import { apiNotFound, emptyBodyIsJson, jsonBody, jsonErrorHandler, limitTrpcBatch, refuseMalformedPaths } from './http/api-middleware.js';
+import { compressText } from './http/compression.js';
 import { docsRouter } from './http/docs.js';
 import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
@@ -64,6 +65,7 @@ export async function createApp(services: Services) {
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
   app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
   app.use(refuseMalformedPaths);
+  app.use(compressText());
   app.get('/metrics', metricsEndpoint(services.metrics, services.config.metricsToken));
   app.get('/api/v1/openapi.json', (_req, res) => res.json(openApiDocument));
 

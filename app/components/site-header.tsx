@@ -87,7 +87,8 @@ function NavGroups({ idPrefix }: { idPrefix: string }) {
  * A `<details>` menu: opens and closes with the keyboard without JavaScript; once hydrated it also closes on Escape,
  * on a click outside and after navigating.
  */
-function Disclosure({ className, summary, summaryLabel, children }: { className: string; summary: ReactNode; summaryLabel: string; children: ReactNode }) {
+function Disclosure(props: { className: string; summary: ReactNode; summaryLabel?: string; children: ReactNode }) {
+  const { className, summary, summaryLabel, children } = props;
   const ref = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
   // biome-ignore lint/correctness/useExhaustiveDependencies: the location is the trigger, read by no code inside
@@ -142,15 +143,14 @@ export function SiteHeader({ account }: Props) {
             </Disclosure>
             <Disclosure
               className="account-menu"
-              summaryLabel={`Account menu for ${account.email}`}
               summary={
+                // Named by its text, which starts with the word people see ("Account"), as speech input expects.
                 <>
                   <span className="account-menu__avatar" aria-hidden="true">
                     {account.email.slice(0, 1).toUpperCase()}
                   </span>
-                  <span className="account-menu__label" aria-hidden="true">
-                    Account
-                  </span>
+                  <span className="account-menu__label">Account</span>
+                  <span className="visually-hidden"> menu for {account.email}</span>
                 </>
               }
             >

@@ -2,6 +2,7 @@ import type { MetaFunction } from '@remix-run/node';
 import { useRouteError, useRouteLoaderData } from '@remix-run/react';
 import { ErrorCard } from '../components/error-card.js';
 import type { loader as rootLoader } from '../root.js';
+import { pageMeta } from '../utils/meta.js';
 
 /**
  * Any address no other route claims. Answering it here (rather than letting Remix find no match) keeps the root
@@ -11,7 +12,11 @@ export function loader() {
   throw new Response('Not found', { status: 404 });
 }
 
-export const meta: MetaFunction = () => [{ title: 'Page not found · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Page not found · Roomstage',
+    'This Roomstage page does not exist; the links here lead back to the dashboard and the API reference.',
+  );
 
 export default function NotFound() {
   return null;

@@ -3,8 +3,13 @@ import { Link, useRouteLoaderData, useSearchParams } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import type { loader as rootLoader } from '../root.js';
 import { getAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Roomstage · Virtual staging API for room photos' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Roomstage · Virtual staging API for room photos',
+    'Roomstage stages empty room photos with furniture through a REST API: sign up, create an API key and send a photo.',
+  );
 
 /** Signed in, the home page is the dashboard's overview; visitors see what Roomstage is. */
 export async function loader({ context }: LoaderFunctionArgs) {

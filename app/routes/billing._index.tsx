@@ -11,8 +11,13 @@ import { formatTimestamp } from '../utils/format.js';
 import { autoTopUpProblems } from '../../server/domain/billing/auto-topup-rules.js';
 import { describeFormFailure, fieldFailure, formText, readWholeNumbers } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Billing · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Billing · Roomstage',
+    'Your Roomstage credit balance: buy credits, set up automatic top-up and see recent transactions.',
+  );
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: usageStyles }];
 
 const PRESETS = [10, 50, 100, 500] as const;

@@ -3,8 +3,10 @@ import { Link, useLoaderData, useRouteError } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { ErrorCard } from '../components/error-card.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Payment · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta('Payment · Roomstage', 'The result of your Roomstage credit purchase.');
 
 /** Where Checkout sends the customer back: asking for the session credits a paid purchase once, if the event has not. */
 export async function loader({ context, request }: LoaderFunctionArgs) {

@@ -4,8 +4,10 @@ import { Alert } from '../components/alert.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
 import usageStyles from '../styles/usage.css?url';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Transactions · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta('Transactions · Roomstage', 'Every credit purchase, charge and refund on your Roomstage account.');
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: usageStyles }];
 
 export async function loader({ context, request }: LoaderFunctionArgs) {

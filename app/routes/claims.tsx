@@ -7,8 +7,13 @@ import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Redeem a claim · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Redeem a claim · Roomstage',
+    'Redeem a claim code from an agent to add their staged images to your Roomstage account.',
+  );
 
 const STATUS_TEXT = { unredeemed: 'Ready to redeem', redeemed: 'Already redeemed', expired: 'Expired' } as const;
 

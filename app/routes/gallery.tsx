@@ -4,8 +4,13 @@ import { CompareSlider } from '../components/compare-slider.js';
 import { ErrorCard } from '../components/error-card.js';
 import { formatTimestamp } from '../utils/format.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Your images · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Your images · Roomstage',
+    'The staged, enhanced and furnished images that belong to your Roomstage account.',
+  );
 
 const KIND_TEXT = { staged: 'Staged', enhanced: 'Enhanced (4K)', placed: 'With products' } as const;
 const PER_PAGE = 12;

@@ -7,8 +7,10 @@ import { KeyTable } from '../components/keys/key-table.js';
 import { NewKeyPanel } from '../components/keys/new-key-panel.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'API keys · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta('API keys · Roomstage', 'Create, name and revoke the API keys your software uses to call Roomstage.');
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);

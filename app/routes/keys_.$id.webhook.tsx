@@ -8,8 +8,13 @@ import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import type { loader as rootLoader } from '../root.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Webhook · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Webhook · Roomstage',
+    'Where Roomstage sends events for this API key, its signing secret and recent deliveries.',
+  );
 
 function keyIdFrom(params: { id?: string }): number {
   const id = Number(params.id);

@@ -2,8 +2,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { useActionData, useSearchParams } from '@remix-run/react';
 import { CredentialsForm } from '../components/credentials-form.js';
 import { credentialsAction, credentialsHeaders, requireAnonymous } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Sign in · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta('Sign in · Roomstage', 'Sign in to Roomstage to manage your API keys, credits and staged images.');
 
 export const headers = credentialsHeaders;
 

@@ -5,8 +5,10 @@ import { Badge } from '../components/badge.js';
 import { ErrorCard } from '../components/error-card.js';
 import { formatTimestamp } from '../utils/format.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Overview · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta('Overview · Roomstage', 'Your Roomstage account at a glance: credits, API keys, recent images and claims.');
 
 const RECENT = 5;
 const CLAIM_STATUS_TEXT = { unredeemed: 'Waiting for the agent', redeemed: 'Redeemed', expired: 'Expired' } as const;

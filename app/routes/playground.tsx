@@ -14,8 +14,13 @@ import { ErrorCard } from '../components/error-card.js';
 import { ApiSnippets } from '../components/playground/api-snippets.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Playground · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Playground · Roomstage',
+    'Try Roomstage in the browser: stage a room photo and copy the matching API request.',
+  );
 
 const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 const words = (value: string) => value.replaceAll('_', ' ');

@@ -2,8 +2,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { useActionData, useSearchParams } from '@remix-run/react';
 import { CredentialsForm } from '../components/credentials-form.js';
 import { credentialsAction, credentialsHeaders, requireAnonymous } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Create your account · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Create your account · Roomstage',
+    'Create a Roomstage account to stage room photos through the API and the dashboard.',
+  );
 
 export const headers = credentialsHeaders;
 

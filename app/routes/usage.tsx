@@ -5,8 +5,10 @@ import { DailyBarChart } from '../components/charts/daily-bar-chart.js';
 import { KeyUsageTable } from '../components/usage/key-usage-table.js';
 import usageStyles from '../styles/usage.css?url';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Usage · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta('Usage · Roomstage', 'Images staged and credits spent per day and per API key on your Roomstage account.');
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: usageStyles }];
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;

@@ -3,8 +3,13 @@ import { Link, useLoaderData, useRouteError } from '@remix-run/react';
 import { Badge } from '../components/badge.js';
 import { ErrorCard } from '../components/error-card.js';
 import { requireAccount } from '../utils/session.server.js';
+import { pageMeta } from '../utils/meta.js';
 
-export const meta: MetaFunction = () => [{ title: 'Webhooks · Roomstage' }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    'Webhooks · Roomstage',
+    'The webhook of each API key: where Roomstage sends events and whether deliveries succeed.',
+  );
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);

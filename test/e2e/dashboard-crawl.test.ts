@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { busyAccount } from '../helpers/busy-account.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -110,15 +110,7 @@ describe.skipIf(skipReason !== null)(`Every dashboard page, clicked through${ski
   const EVERY_PAGE = ['/overview', '/keys', '/webhooks', '/billing', '/billing/transactions', '/usage', '/playground', '/claims', '/gallery'];
 
   it('A person who follows every link of a busy account at 1280 px and 390 px meets no dead link, overflow, raw JSON, stack trace, unlabeled control or unexplained disabled button', { timeout: 240_000 }, async () => {
-    // An account that has done a bit of everything, so no page shows only its empty state.
-    const account = await signUpWithKey(server.api);
-    const staged = await server.api.post('/api/v1/stage', { token: account.key, json: { image: dataUrl(await roomJpeg(900, 600)), style: 'modern' } });
-    expect(staged.status).toBe(200);
-    expect((await server.api.post('/api/v1/claim', { token: account.token, json: { code: staged.body.claim_code } })).status).toBe(200);
-    const checkout = await server.api.post('/api/v1/billing/checkout', { token: account.token, json: { credits: 50 } });
-    expect(checkout.status).toBe(200);
-    expect((await fetch(checkout.body.checkout_url)).status).toBe(200);
-
+    const account = await busyAccount(server);
     const { problems, seen } = await crawl(account.email, 'dashboard-crawl-busy');
     expect(problems).toEqual([]);
     // Both roles' pages are reached from the navigation alone, and the key's webhook page from the keys table.

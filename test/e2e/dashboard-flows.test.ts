@@ -178,7 +178,7 @@ describe.skipIf(skipReason !== null)(`Dashboard flows in a browser${skipReason ?
       expect(await page.getByText('enabled', { exact: true }).count()).toBe(1);
 
       // Signing out from the account menu is confirmed on the page it lands on.
-      await page.getByLabel(/^Account menu for /).click();
+      await page.locator('summary', { hasText: 'Account menu for ' }).click();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await expect.poll(() => page.getByText('You are signed out').count(), POLL).toBe(1);
       await expectPageFits(page, 'signed-out-home');

@@ -67,7 +67,7 @@ describe.skipIf(skipReason !== null)(`Dashboard in a browser${skipReason ? ` [sk
   });
 
   it('A signed-in user signs out from the account menu and the keys page asks to sign in again', async () => {
-    await page.getByLabel(/^Account menu for /).click();
+    await page.locator('summary', { hasText: 'Account menu for ' }).click();
     await page.getByRole('button', { name: /sign out/i }).click();
     await page.waitForURL((url) => url.pathname === '/');
     await page.goto(`${server.url}/keys`);

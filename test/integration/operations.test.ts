@@ -34,7 +34,8 @@ describeEachDatabase('Health, OpenAPI document, docs and error bodies', (dialect
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
     expect(response.text).toContain('/docs/assets/swagger-ui-bundle.js');
-    expect((await server.api.get('/docs/init.js')).text).toContain('/api/v1/openapi.json');
+    expect((await server.api.get('/docs/own/reference.js')).text).toContain('/api/v1/openapi.json');
+    expect((await server.api.get('/docs/own/reference.css')).status).toBe(200);
     expect((await server.api.get('/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
   });
 

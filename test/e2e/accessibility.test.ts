@@ -1,0 +1,114 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
+import { busyAccount } from '../helpers/busy-account.js';
+import { CHECK_WIDTHS, withFailureScreenshot } from '../helpers/page-checks.js';
+import { startTestServer } from '../helpers/server.js';
+
+const skipReason = browserSkipReason();
+/** What people who use a screen reader, a keyboard or speech input cannot get past; "moderate" findings are advice. */
+const BLOCKING = new Set(['serious', 'critical']);
+
+const VISITOR_PAGES = ['/', '/login', '/signup', '/docs/', '/no-such-page'];
+const ACCOUNT_PAGES = [
+  '/overview',
+  '/keys',
+  '/webhooks',
+  '/billing',
+  '/billing/transactions',
+  '/billing/return?session_id=cs_unknown',
+  '/usage',
+  '/playground',
+  '/claims',
+  '/gallery',
+  '/docs/',
+  '/no-such-page',
+];
+
+describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { env: await browserServerEnv() });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  /** axe-core's serious and critical findings on the page as it is now, one line each, named by `where`. */
+  async function blockingViolations(page: Page, where: string): Promise<string[]> {
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    return violations
+      .filter((violation) => BLOCKING.has(violation.impact ?? ''))
+      .map((violation) => `${where}: ${violation.impact} ${violation.id} ×${violation.nodes.length} at ${violation.nodes[0]?.target.join(' ')}`);
+  }
+
+  /** Visits each path at both widths (the reference once Swagger UI has drawn its operations) and collects findings. */
+  async function checkPages(page: Page, paths: string[]): Promise<string[]> {
+    const problems: string[] = [];
+    for (const width of CHECK_WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of paths) {
+        await page.goto(`${server.url}${path}`);
+        await page.waitForLoadState('networkidle');
+        if (path.startsWith('/docs')) await page.locator('.opblock').first().waitFor();
+        problems.push(...(await blockingViolations(page, `${path} at ${width}px`)));
+      }
+    }
+    return problems;
+  }
+
+  async function newPage(): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: CHECK_WIDTHS[0], height: 900 } })).newPage();
+    page.setDefaultTimeout(15_000);
+    return page;
+  }
+
+  it('A visitor meets no serious or critical axe-core violation on the home, sign-in, sign-up, API reference and not-found pages, at 1280 px and 390 px', { timeout: 120_000 }, async () => {
+    const page = await newPage();
+    const problems = await withFailureScreenshot(page, 'accessibility-visitor', () => checkPages(page, VISITOR_PAGES));
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('A signed-in account meets no serious or critical axe-core violation on any dashboard page, its key\'s webhook page or with the account menu open, at 1280 px and 390 px', { timeout: 240_000 }, async () => {
+    const account = await busyAccount(server);
+    const page = await newPage();
+    const problems = await withFailureScreenshot(page, 'accessibility-account', async () => {
+      await page.goto(`${server.url}/login`);
+      await submitCredentials(page, account.email);
+      const found = await checkPages(page, [...ACCOUNT_PAGES, `/keys/${account.keyId}/webhook`]);
+      for (const width of CHECK_WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${server.url}/overview`);
+        await page.locator('summary', { hasText: 'Account menu for ' }).click();
+        found.push(...(await blockingViolations(page, `the account menu at ${width}px`)));
+      }
+      return found;
+    });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('The API reference stays free of serious or critical violations with the operations that take the most kinds of input opened', { timeout: 180_000 }, async () => {
+    const page = await newPage();
+    const problems = await withFailureScreenshot(page, 'accessibility-docs-open', async () => {
+      await page.goto(`${server.url}/docs/`);
+      await page.locator('.opblock').first().waitFor();
+      // Uploads and enums (Images), an enum query parameter (Claims), dates (Usage): every kind of field and example.
+      const tags = page.locator('.opblock-tag-section', { has: page.locator('h3', { hasText: /^(Images|Claims|Usage)$/ }) });
+      const operations = await tags.locator('.opblock-summary-control').all();
+      expect(operations.length).toBeGreaterThan(3);
+      for (const operation of operations) await operation.click();
+      await page.locator('.opblock-body').first().waitFor();
+      return blockingViolations(page, `/docs/ with ${operations.length} operations open`);
+    });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
