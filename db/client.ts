@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, Kysely, type LogEvent, MysqlAdapter, MysqlDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
 import { createPool } from 'mysql2';
 import type { Database } from './schema.js';
 
@@ -15,7 +15,10 @@ export interface DatabaseHandle {
 }
 
 /** `sqlite:<file>` (or `sqlite::memory:`) selects embedded SQLite; `mysql://…` selects MySQL/MariaDB through a pool. */
-export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+/** `onQuery`: sees every statement sent (tests count a request's round trips with it). */
+export function openDatabase(url: string, options: { poolSize?: number; onQuery?: (sql: string) => void } = {}): DatabaseHandle {
+  const { onQuery } = options;
+  const log = onQuery ? (event: LogEvent) => onQuery(event.query.sql) : undefined;
   if (url.startsWith('mysql://')) {
     const pool = createPool({
       uri: url,
@@ -27,7 +30,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       bigNumberStrings: false,
       decimalNumbers: true,
     });
-    const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), log });
     return { db, dialect: 'mysql', close: () => db.destroy() };
   }
   if (url.startsWith('sqlite:')) {
@@ -39,7 +42,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got "${url}")`);

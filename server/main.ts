@@ -128,7 +128,7 @@ export async function createApp(services: Services) {
 
 export async function startServer(
   config: Config,
-  options: { clock?: Clock; webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>> } = {},
+  options: { clock?: Clock; onQuery?: (sql: string) => void; webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>> } = {},
 ): Promise<RunningServer> {
   const handle = await createServices(config, options);
   // WEBHOOK_WORKER=inline (the default) delivers webhooks (and runs jobs) in this process; `off` leaves them to `npm run worker`.

@@ -69,9 +69,9 @@ export function openPayments(db: Db, config: Config, clock: Clock, metrics: Metr
 }
 
 /** Opens the database, brings it to the latest migration and wires the long-lived services. */
-export async function createServices(config: Config, options: { clock?: Clock } = {}): Promise<ServiceHandle> {
+export async function createServices(config: Config, options: { clock?: Clock; onQuery?: (sql: string) => void } = {}): Promise<ServiceHandle> {
   configureLogging(config.logLevel);
-  const handle = openDatabase(config.databaseUrl);
+  const handle = openDatabase(config.databaseUrl, { onQuery: options.onQuery });
   try {
     await migrateToLatest(handle.db);
     await syncProductCatalog(handle.db, SPONSORED_PRODUCTS);

@@ -39,6 +39,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Reuse another server's database (several processes on one database). */
   database?: TestDatabase;
+  /** Sees every statement the server sends to its database. */
+  onQuery?: (sql: string) => void;
 }
 
 /** A real server on a random port over a fresh database of the given dialect. */
@@ -58,7 +60,7 @@ export async function startTestServer(dialect: TestDialect, options: TestServerO
     ...MANY_SIGN_INS,
     ...options.env,
   });
-  const running = await startServer(config, { clock });
+  const running = await startServer(config, { clock, onQuery: options.onQuery });
   return {
     ...running,
     api: new ApiClient(running.url),
