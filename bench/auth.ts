@@ -30,7 +30,7 @@ async function createApiKey(baseUrl: string): Promise<string> {
 
 async function benchRoomstage(target: string, databaseUrl: string, dataDir: string, options: LoadOptions): Promise<Measured> {
   // The per-key request budget still runs on every request; it is only raised so that no request is refused.
-  const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, WEBHOOK_WORKER: 'off', RATE_LIMIT_PER_MINUTE: UNLIMITED };
+  const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BACKGROUND_WORK: 'off', RATE_LIMIT_PER_MINUTE: UNLIMITED };
   return withChildServer(target, 'server/main.ts', env, '/api/health', async (server) => {
     const apiKey = await createApiKey(server.url);
     const result = await measure(target, server, CREDITS_PATH, { authorization: `Bearer ${apiKey}` }, options);

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const only = process.env.LIGHTHOUSE_PAGES?.split(',').filter(Boolean);
   const chosen = (pages: string[]) => (only ? pages.filter((page) => only.includes(page)) : pages);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-lighthouse-'));
-  const env = { NODE_ENV: 'production', DATABASE_URL: `sqlite:${dataDir}/bench.db`, DATA_DIR: dataDir, WEBHOOK_WORKER: 'off' };
+  const env = { NODE_ENV: 'production', DATABASE_URL: `sqlite:${dataDir}/bench.db`, DATA_DIR: dataDir, BACKGROUND_WORK: 'off' };
   const rows: Scores[] = [];
   try {
     await withChildServer('Roomstage', 'server/main.ts', env, '/api/health', async (server) => {

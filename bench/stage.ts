@@ -119,7 +119,7 @@ async function withServer<T>(dir: string, fn: (url: string, key: string, pid: nu
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
     DATA_DIR: path.join(dir, 'data'),
-    WEBHOOK_WORKER: 'off',
+    BACKGROUND_WORK: 'off',
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_CONCURRENT: '1000',
   };

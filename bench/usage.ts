@@ -181,7 +181,7 @@ async function freshDatabase(baseUrl: string): Promise<{ url: string; drop(): Pr
 async function benchTarget(label: string, databaseUrl: string, dataDir: string, options: LoadOptions): Promise<LoadResult[]> {
   console.log(`Seeding ${label}…`);
   await seed(databaseUrl);
-  const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, WEBHOOK_WORKER: 'off', LOG_LEVEL: 'warn' };
+  const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BACKGROUND_WORK: 'off', LOG_LEVEL: 'warn' };
   return withChildServer(label, 'server/main.ts', env, '/api/health', async (server) => {
     const { token } = await postJson<{ token: string }>(`${server.url}/api/v1/auth/login`, { email: BUSY_EMAIL, password: BUSY_PASSWORD });
     const headers = { authorization: `Bearer ${token}` };

@@ -114,7 +114,7 @@ class Receiver {
 
 async function startWorker(databaseUrl: string): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, 'server/webhooks/worker-main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, 'server/worker-main.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_NETWORK: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -75,7 +75,9 @@ const envSchema = z.object({
   RATE_LIMIT_CONCURRENT: positiveInt(10),
   SESSION_RATE_LIMIT_PER_MINUTE: positiveInt(300),
   WEBHOOK_RETRY_DELAYS: durationList,
-  WEBHOOK_WORKER: z.enum(['inline', 'off']).default('inline'),
+  BACKGROUND_WORK: z.enum(['inline', 'off']).optional(),
+  /** The old name of BACKGROUND_WORK (it switched jobs too, not only webhooks); still read. */
+  WEBHOOK_WORKER: z.enum(['inline', 'off']).optional(),
   CHARGE_HOLD_TIMEOUT: duration('120s'),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
@@ -185,7 +187,8 @@ export type Config = {
   rateLimitConcurrent: number;
   webhookRetryDelaysMs: number[];
   /** `inline` runs the webhook delivery worker inside the server process; `off` leaves it to `npm run worker`. */
-  webhookWorker: 'inline' | 'off';
+  /** `inline`: this server process also delivers webhooks, runs jobs and sweeps holds; `off`: `npm run worker` does. */
+  backgroundWork: 'inline' | 'off';
   /** Age of a hold's lease after which its request counts as dead and the credits are refunded (CONTRACT §8). */
   chargeHoldTimeoutMs: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
@@ -233,7 +236,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sessionRateLimitPerMinute: env.SESSION_RATE_LIMIT_PER_MINUTE,
     rateLimitConcurrent: env.RATE_LIMIT_CONCURRENT,
     webhookRetryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
-    webhookWorker: env.WEBHOOK_WORKER,
+    backgroundWork: env.BACKGROUND_WORK ?? env.WEBHOOK_WORKER ?? 'inline',
     chargeHoldTimeoutMs: env.CHARGE_HOLD_TIMEOUT,
     stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
     storageUrl: env.STORAGE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, '')}/images`,

@@ -131,9 +131,9 @@ export async function startServer(
   options: { clock?: Clock; onQuery?: (sql: string) => void; webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>> } = {},
 ): Promise<RunningServer> {
   const handle = await createServices(config, options);
-  // WEBHOOK_WORKER=inline (the default) delivers webhooks (and runs jobs) in this process; `off` leaves them to `npm run worker`.
+  // BACKGROUND_WORK=inline (the default) delivers webhooks and runs jobs in this process; `off` leaves them to `npm run worker`.
   let worker: WebhookWorker | null = null;
-  if (config.webhookWorker === 'inline') {
+  if (config.backgroundWork === 'inline') {
     const { db, clock } = handle.services;
     const { metrics } = handle.services;
     worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics, ...options.webhookWorker, db, clock });
@@ -141,7 +141,7 @@ export async function startServer(
   }
   // Asynchronous jobs run where webhooks are delivered: here by default, else in `npm run worker` processes.
   let jobs: JobRunner | null = null;
-  if (config.webhookWorker === 'inline') {
+  if (config.backgroundWork === 'inline') {
     jobs = createJobRunner({
       deps: () => imagingDeps(handle.services),
       leaseMs: config.chargeHoldTimeoutMs,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { inClaimTransaction, lockedForClaim } from '../../db/claiming.js';
+import { inClaimTransaction, lockedForClaim } from '../../db/leasing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';

@@ -105,7 +105,7 @@ export interface WorkerProcess {
 /** `npm run worker` as production runs it (compiled JavaScript), in a process of its own; resolves once it runs. */
 export async function spawnWorkerProcess(
   env: Record<string, string>,
-  command: string[] = ['dist/server/webhooks/worker-main.js'],
+  command: string[] = ['dist/server/worker-main.js'],
   program: string = process.execPath,
 ): Promise<WorkerProcess> {
   const child = spawn(program, command, {

@@ -4,7 +4,7 @@
  */
 import { loadConfigOrExit } from '../../server/env.js';
 import { createImageEngine } from '../../server/imaging/sharp-engine.js';
-import { startWorker } from '../../server/webhooks/worker-main.js';
+import { startWorker } from '../../server/worker-main.js';
 import { slowedDown } from './slow-engine.js';
 
 const delayMs = Number(process.argv[2] ?? '0');

@@ -63,11 +63,11 @@ describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (
       DATABASE_URL: database.url,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-jobs-crash-')),
       CHARGE_HOLD_TIMEOUT: LEASE,
-      WEBHOOK_WORKER: 'off',
+      BACKGROUND_WORK: 'off',
       RATE_LIMIT_PER_MINUTE: '100000',
       RATE_LIMIT_CONCURRENT: '100',
     };
-    // The app node accepts jobs and never runs them (WEBHOOK_WORKER=off); workers run them.
+    // The app node accepts jobs and never runs them (BACKGROUND_WORK=off); workers run them.
     server = await spawnServerProcess(env);
     const db = handle.db;
     const api = new ApiClient(server.url);

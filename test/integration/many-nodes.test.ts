@@ -66,7 +66,7 @@ describeOnMysql(
       CHARGE_HOLD_TIMEOUT: HOLD_TIMEOUT,
       ALLOW_PRIVATE_NETWORK: 'true',
       // Deliveries are the separate worker's job, as when workers run apart from the app nodes.
-      WEBHOOK_WORKER: 'off',
+      BACKGROUND_WORK: 'off',
       WEBHOOK_RETRY_DELAYS: '200ms,500ms,1s,2s,3s,5s',
       RATE_LIMIT_PER_MINUTE: '100000',
       RATE_LIMIT_CONCURRENT: '100',

@@ -30,7 +30,7 @@ describe('The production build (npm run build, npm start, npm run worker)', () =
 
   it('runs the webhook worker from compiled JavaScript', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roomstage-worker-'));
-    const child = spawn(process.execPath, ['dist/server/webhooks/worker-main.js'], {
+    const child = spawn(process.execPath, ['dist/server/worker-main.js'], {
       env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'w.db')}`, DATA_DIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -17,7 +17,7 @@ const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, jobsMs: 30 * DAY, o
 describeEachDatabase('Retention', (dialect) => {
   let server: Awaited<ReturnType<typeof startImagingServer>>;
   beforeAll(async () => {
-    server = await startImagingServer(dialect, { env: { WEBHOOK_WORKER: 'off' } });
+    server = await startImagingServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
   });
   afterAll(async () => {
     await server?.close();
@@ -108,7 +108,7 @@ describeEachDatabase('Retention', (dialect) => {
   it("purges finished jobs older than JOB_RETENTION, keeps younger and unfinished ones, and never takes a queued job's inputs for orphans", async () => {
     const { db } = server.services;
     const { key, keyId, userId } = await signUpWithKey(server.api);
-    // WEBHOOK_WORKER=off: nothing runs jobs here, so this one stays queued with its input in storage.
+    // BACKGROUND_WORK=off: nothing runs jobs here, so this one stays queued with its input in storage.
     const accepted = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]), headers: { Prefer: 'respond-async' } });
     expect(accepted.status).toBe(202);
     const inputs = (await db.selectFrom('job_inputs').select('storage_name').where('job_id', '=', accepted.body.job_id).execute()).map((row) => row.storage_name);

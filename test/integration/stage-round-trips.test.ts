@@ -11,7 +11,7 @@ describeEachDatabase('Database round trips of one stage request', (dialect) => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     // No inline worker: its polls would land in the log between the request's statements.
-    server = await startTestServer(dialect, { env: { WEBHOOK_WORKER: 'off' }, onQuery: (sql) => recording && statements.push(sql) });
+    server = await startTestServer(dialect, { env: { BACKGROUND_WORK: 'off' }, onQuery: (sql) => recording && statements.push(sql) });
   });
   afterAll(async () => {
     await server?.close();

@@ -33,7 +33,7 @@ async function spawnServer(databaseUrl: string, port: number): Promise<ChildProc
       DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-crash-')),
       ALLOW_PRIVATE_NETWORK: 'true',
       WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
-      WEBHOOK_WORKER: 'inline',
+      BACKGROUND_WORK: 'inline',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

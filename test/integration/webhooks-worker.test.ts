@@ -7,7 +7,7 @@ import { WebhookReceiver } from '../helpers/receiver.js';
 import { startTestServer } from '../helpers/server.js';
 import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
 
-/** The worker on its own, driven directly: the server runs with WEBHOOK_WORKER=off. */
+/** The worker on its own, driven directly: the server runs with BACKGROUND_WORK=off. */
 describeEachDatabase('Webhook delivery worker', (dialect) => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   let receiver: WebhookReceiver;
@@ -15,7 +15,7 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
   const handles: Array<{ close(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { env: { WEBHOOK_WORKER: 'off' } });
+    server = await startTestServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
     receiver = await WebhookReceiver.start();
   });
   afterEach(async () => {

@@ -17,7 +17,7 @@ function sample(text: string, series: string): number | null {
 
 describeEachDatabase('The separate webhook worker (npm run worker) serves GET /metrics on METRICS_PORT', (dialect) => {
   // The app node leaves deliveries to the worker process, as a scaled-out deployment does.
-  const server = useTestServer(dialect, { env: { WEBHOOK_WORKER: 'off' } });
+  const server = useTestServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
   let receiver: WebhookReceiver;
   let worker: WorkerProcess | null = null;
   let metricsUrl: string;

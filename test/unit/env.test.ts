@@ -2,6 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDuration } from '../../server/env.js';
 
 describe('configuration', () => {
+  it('reads BACKGROUND_WORK, and WEBHOOK_WORKER (its old name) when it is unset', () => {
+    expect(loadConfig({ BACKGROUND_WORK: 'off' }).backgroundWork).toBe('off');
+    expect(loadConfig({ WEBHOOK_WORKER: 'off' }).backgroundWork).toBe('off');
+    expect(loadConfig({ BACKGROUND_WORK: 'inline', WEBHOOK_WORKER: 'off' }).backgroundWork).toBe('inline');
+  });
+
   it('runs on embedded defaults with no variables at all', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
@@ -13,7 +19,7 @@ describe('configuration', () => {
       allowPrivateNetwork: false,
       rateLimitPerMinute: 60,
       rateLimitConcurrent: 10,
-      webhookWorker: 'inline',
+      backgroundWork: 'inline',
     });
     expect(config.webhookRetryDelaysMs).toEqual([10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]);
     expect(config.stripe.secretKey).toBeUndefined();

@@ -1,4 +1,4 @@
-import { inClaimTransaction, lockedForClaim } from '../../../db/claiming.js';
+import { inClaimTransaction, lockedForClaim } from '../../../db/leasing.js';
 import type { Job } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError, type ErrorBody, toErrorResponse } from '../../errors.js';
@@ -13,7 +13,7 @@ import { performPrepared, type PreparedOperation } from '../staging/operations.j
 import { discardJobInputs, JOB_HOLD_LEASE_MS, JOB_WAKE, type JobInput, jobSignal, readJobInputs } from './jobs.js';
 
 /*
- * Runs asynchronous jobs (./jobs.ts) in any server or worker process, claimed the outbox's way (db/claiming.ts): a
+ * Runs asynchronous jobs (./jobs.ts) in any server or worker process, leased the outbox's way (db/leasing.ts): a
  * lease with an owner, renewed while the job runs. A job whose worker died is claimed again once its lease ends.
  * The result commits in the transaction that makes the charge final, and only while this worker still owns the
  * lease, so a job succeeds exactly once; a failure refunds the hold and emits `job.failed`.

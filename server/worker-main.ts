@@ -7,22 +7,22 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../../db/client.js';
-import { migrateToLatest } from '../../db/migrate.js';
-import { createHoldSweeper } from '../domain/credits/hold-sweeper.js';
-import { createJobRunner } from '../domain/jobs/runner.js';
-import type { ImagingDeps } from '../domain/staging/deps.js';
-import { systemClock } from '../clock.js';
-import { type Config, loadConfigOrExit } from '../env.js';
-import type { ImageEngine } from '../imaging/engine.js';
-import { createEngine } from '../imaging/engines/index.js';
-import { configureLogging, log } from '../observability/logger.js';
-import { type MetricsServer, startMetricsServer } from '../http/metrics-server.js';
-import { closeOnSignals } from '../process-signals.js';
-import { startRetentionJob } from '../retention/job.js';
-import { openImageStorage } from '../storage/open.js';
-import { createProcessMetrics, openPayments } from '../services.js';
-import { createWebhookWorker } from './worker.js';
+import { openDatabase } from '../db/client.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
+import { createJobRunner } from './domain/jobs/runner.js';
+import type { ImagingDeps } from './domain/staging/deps.js';
+import { systemClock } from './clock.js';
+import { type Config, loadConfigOrExit } from './env.js';
+import type { ImageEngine } from './imaging/engine.js';
+import { createEngine } from './imaging/engines/index.js';
+import { configureLogging, log } from './observability/logger.js';
+import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
+import { closeOnSignals } from './process-signals.js';
+import { startRetentionJob } from './retention/job.js';
+import { openImageStorage } from './storage/open.js';
+import { createProcessMetrics, openPayments } from './services.js';
+import { createWebhookWorker } from './webhooks/worker.js';
 
 export interface RunningWorker {
   close(): Promise<void>;
