@@ -29,7 +29,12 @@ export default function handleRequest(
         shellRendered = true;
         const body = new PassThrough();
         responseHeaders.set('Content-Type', 'text/html; charset=utf-8');
-        resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
+        resolve(
+          new Response(createReadableStreamFromReadable(body), {
+            headers: responseHeaders,
+            status: responseStatusCode,
+          }),
+        );
         pipe(body);
       },
       onShellError(error: unknown) {

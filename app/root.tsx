@@ -1,5 +1,15 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useNavigation, useRouteError, useRouteLoaderData } from '@remix-run/react';
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLoaderData,
+  useNavigation,
+  useRouteError,
+  useRouteLoaderData,
+} from '@remix-run/react';
 import type { ReactNode } from 'react';
 import './load-context';
 import { describeRouteError, ErrorCard } from './components/error-card.js';
@@ -10,7 +20,7 @@ import { useNonce } from './utils/nonce.js';
 import { getAccount } from './utils/session.server.js';
 
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b5bdb"/><path d="M8 24V13l8-6 8 6v11h-6v-6h-4v6z" fill="#fff"/></svg>'
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b5bdb"/><path d="M8 24V13l8-6 8 6v11h-6v-6h-4v6z" fill="#fff"/></svg>',
 )}`;
 
 export const links: LinksFunction = () => [

@@ -7,7 +7,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { formatTable, freshMysqlDatabase, type LoadOptions, type LoadResult, loadOptionsFromEnv, measure, postJson, withChildServer } from './lib.js';
+import {
+  formatTable,
+  freshMysqlDatabase,
+  type LoadOptions,
+  type LoadResult,
+  loadOptionsFromEnv,
+  measure,
+  postJson,
+  withChildServer,
+} from './lib.js';
 
 const CREDITS_PATH = '/api/v1/credits';
 const MYSQL_DATABASE = 'roomstage_bench';
@@ -23,14 +32,32 @@ interface Measured {
 /** Signs up through the real API and creates an API key with the identity token. */
 async function createApiKey(baseUrl: string): Promise<string> {
   const email = `bench-${Date.now()}@example.com`;
-  const { token } = await postJson<{ token: string }>(`${baseUrl}/api/v1/auth/signup`, { email, password: 'bench-password-123' });
-  const { key } = await postJson<{ key: string }>(`${baseUrl}/api/v1/keys`, { name: 'bench' }, { authorization: `Bearer ${token}` });
+  const { token } = await postJson<{ token: string }>(`${baseUrl}/api/v1/auth/signup`, {
+    email,
+    password: 'bench-password-123',
+  });
+  const { key } = await postJson<{ key: string }>(
+    `${baseUrl}/api/v1/keys`,
+    { name: 'bench' },
+    { authorization: `Bearer ${token}` },
+  );
   return key;
 }
 
-async function benchRoomstage(target: string, databaseUrl: string, dataDir: string, options: LoadOptions): Promise<Measured> {
+async function benchRoomstage(
+  target: string,
+  databaseUrl: string,
+  dataDir: string,
+  options: LoadOptions,
+): Promise<Measured> {
   // The per-key request budget still runs on every request; it is only raised so that no request is refused.
-  const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BACKGROUND_WORK: 'off', RATE_LIMIT_PER_MINUTE: UNLIMITED };
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    BACKGROUND_WORK: 'off',
+    RATE_LIMIT_PER_MINUTE: UNLIMITED,
+  };
   return withChildServer(target, 'server/main.ts', env, '/api/health', async (server) => {
     const apiKey = await createApiKey(server.url);
     const result = await measure(target, server, CREDITS_PATH, { authorization: `Bearer ${apiKey}` }, options);
@@ -50,11 +77,17 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 function report(sqlite: LoadResult, mysql: LoadResult, bare: LoadResult, options: LoadOptions) {
   const ratio = mysql.requestsPerSecond / bare.requestsPerSecond;
-  console.log(`\nGET ${CREDITS_PATH}, ${options.connections} connections, ${options.seconds} s (after ${options.warmupSeconds} s warm-up)\n`);
+  console.log(
+    `\nGET ${CREDITS_PATH}, ${options.connections} connections, ${options.seconds} s (after ${options.warmupSeconds} s warm-up)\n`,
+  );
   console.log(formatTable([sqlite, mysql, bare]));
   console.log('');
-  console.log(`ratio (MySQL) = ${ratio.toFixed(2)}  target ≥ ${TARGET_RATIO.toFixed(2)}  ${verdict(ratio >= TARGET_RATIO)}`);
-  console.log(`p99 (MySQL) = ${mysql.p99Ms} ms  target ≤ ${TARGET_P99_MS} ms  ${verdict(mysql.p99Ms <= TARGET_P99_MS)}`);
+  console.log(
+    `ratio (MySQL) = ${ratio.toFixed(2)}  target ≥ ${TARGET_RATIO.toFixed(2)}  ${verdict(ratio >= TARGET_RATIO)}`,
+  );
+  console.log(
+    `p99 (MySQL) = ${mysql.p99Ms} ms  target ≤ ${TARGET_P99_MS} ms  ${verdict(mysql.p99Ms <= TARGET_P99_MS)}`,
+  );
   for (const r of [sqlite, mysql, bare]) {
     console.log(`non-2xx/errors (${r.target}) = ${failures(r)}  target 0  ${verdict(failures(r) === 0)}`);
   }

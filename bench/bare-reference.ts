@@ -25,7 +25,10 @@ async function authenticate(header: string | undefined): Promise<KeyRow | null> 
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) return null;
   const hash = createHash('sha256').update(match[1]!).digest('hex');
-  const [rows] = await pool.query<KeyRow[]>('select id, account_id, mode from api_keys where key_hash = ? and revoked_at is null', [hash]);
+  const [rows] = await pool.query<KeyRow[]>(
+    'select id, account_id, mode from api_keys where key_hash = ? and revoked_at is null',
+    [hash],
+  );
   const row = rows[0];
   if (!row) return null;
   await pool.query('update api_keys set last_used_at = ? where id = ?', [Date.now(), row.id]);
@@ -52,7 +55,9 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT ?? 0), () => console.log(`bare reference listening on ${JSON.stringify(server.address())}`));
+server.listen(Number(process.env.PORT ?? 0), () =>
+  console.log(`bare reference listening on ${JSON.stringify(server.address())}`),
+);
 
 process.once('SIGTERM', () => {
   server.close(() => void pool.end().then(() => process.exit(0)));

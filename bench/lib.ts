@@ -65,7 +65,11 @@ export interface ChildServer {
 }
 
 /** Starts `node --import tsx <script>` in its own process so the load generator never shares its event loop. */
-export async function startChildServer(name: string, script: string, env: Record<string, string>): Promise<ChildServer> {
+export async function startChildServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+): Promise<ChildServer> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags(name), script], {
     cwd: ROOT,
@@ -112,7 +116,8 @@ async function stopChild(child: ChildProcess, exited: Promise<unknown[]>): Promi
 export async function waitForHealthy(server: ChildServer, healthPath: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) throw new Error(`${server.name} exited with ${server.child.exitCode}:\n${server.output()}`);
+    if (server.child.exitCode !== null)
+      throw new Error(`${server.name} exited with ${server.child.exitCode}:\n${server.output()}`);
     try {
       const response = await fetch(server.url + healthPath);
       if (response.status === 200) return;
@@ -183,13 +188,22 @@ function cpuSeconds(pid: number | undefined): number | null {
 }
 
 /** Warms up, then measures GET `server.url + path` with the given headers. */
-export async function measure(target: string, server: ChildServer, urlPath: string, headers: Record<string, string>, options: LoadOptions): Promise<LoadResult> {
+export async function measure(
+  target: string,
+  server: ChildServer,
+  urlPath: string,
+  headers: Record<string, string>,
+  options: LoadOptions,
+): Promise<LoadResult> {
   const base = { url: server.url + urlPath, headers, connections: options.connections };
   await autocannon({ ...base, duration: options.warmupSeconds });
   const cpuBefore = cpuSeconds(server.child.pid);
   const result = await autocannon({ ...base, duration: options.seconds });
   const cpuAfter = cpuSeconds(server.child.pid);
-  const cpu = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / Math.max(1, result.requests.total);
+  const cpu =
+    cpuBefore === null || cpuAfter === null
+      ? null
+      : ((cpuAfter - cpuBefore) * 1000) / Math.max(1, result.requests.total);
   return {
     target,
     requestsPerSecond: result.requests.average,
@@ -216,6 +230,7 @@ export function formatTable(results: LoadResult[]): string {
     r.serverCpuMsPerRequest === null ? 'n/a' : r.serverCpuMsPerRequest.toFixed(3),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

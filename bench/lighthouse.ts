@@ -15,7 +15,14 @@ import { postJson, withChildServer } from './lib.js';
 
 const TARGET = 95;
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const VISITOR_PAGES = ['/', '/login', '/signup', '/docs/'];
 const ACCOUNT_PAGES = ['/overview', '/keys', '/billing', '/usage', '/playground'];
 
@@ -51,16 +58,25 @@ async function main(): Promise<void> {
   const only = process.env.LIGHTHOUSE_PAGES?.split(',').filter(Boolean);
   const chosen = (pages: string[]) => (only ? pages.filter((page) => only.includes(page)) : pages);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-lighthouse-'));
-  const env = { NODE_ENV: 'production', DATABASE_URL: `sqlite:${dataDir}/bench.db`, DATA_DIR: dataDir, BACKGROUND_WORK: 'off' };
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: `sqlite:${dataDir}/bench.db`,
+    DATA_DIR: dataDir,
+    BACKGROUND_WORK: 'off',
+  };
   const rows: Scores[] = [];
   try {
     await withChildServer('Roomstage', 'server/main.ts', env, '/api/health', async (server) => {
       const email = `bench-${Date.now()}@example.com`;
-      const { token } = await postJson<{ token: string }>(`${server.url}/api/v1/auth/signup`, { email, password: 'bench-password-123' });
+      const { token } = await postJson<{ token: string }>(`${server.url}/api/v1/auth/signup`, {
+        email,
+        password: 'bench-password-123',
+      });
       const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: CHROMIUM_FLAGS });
       try {
         for (const page of chosen(VISITOR_PAGES)) rows.push(await audit(chrome.port, server.url + page, null));
-        for (const page of chosen(ACCOUNT_PAGES)) rows.push(await audit(chrome.port, server.url + page, `${SESSION_COOKIE_NAME}=${token}`));
+        for (const page of chosen(ACCOUNT_PAGES))
+          rows.push(await audit(chrome.port, server.url + page, `${SESSION_COOKIE_NAME}=${token}`));
       } finally {
         chrome.kill();
       }

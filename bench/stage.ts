@@ -39,11 +39,19 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
  */
 async function photo(): Promise<Buffer> {
   const small = { width: 500, height: 375, channels: 3 as const };
-  const noise = await sharp(randomBytes(small.width * small.height * 3), { raw: small }).blur(1.2).toBuffer();
-  const base = await sharp(noise, { raw: small }).resize(4000, 3000, { kernel: 'cubic' }).linear(0.5, 90).raw().toBuffer();
+  const noise = await sharp(randomBytes(small.width * small.height * 3), { raw: small })
+    .blur(1.2)
+    .toBuffer();
+  const base = await sharp(noise, { raw: small })
+    .resize(4000, 3000, { kernel: 'cubic' })
+    .linear(0.5, 90)
+    .raw()
+    .toBuffer();
   const grain = randomBytes(base.length);
   for (let i = 0; i < base.length; i++) base[i] = Math.max(0, Math.min(255, base[i]! + (grain[i]! % 25) - 12));
-  return sharp(base, { raw: { width: 4000, height: 3000, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  return sharp(base, { raw: { width: 4000, height: 3000, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -85,7 +93,13 @@ async function loop(durationMs: number, once: () => Promise<boolean>, cpuMs: () 
       }
     }),
   );
-  return { images: latencies.length, failures, elapsedMs: performance.now() - started, latencies, cpuMs: cpuMs() - cpuBefore };
+  return {
+    images: latencies.length,
+    failures,
+    elapsedMs: performance.now() - started,
+    latencies,
+    cpuMs: cpuMs() - cpuBefore,
+  };
 }
 
 function procStatus(pid: number | undefined, field: string): number {
@@ -113,7 +127,10 @@ const ownCpuMs = () => {
   return (usage.user + usage.system) / 1000;
 };
 
-async function withServer<T>(dir: string, fn: (url: string, key: string, pid: number | undefined) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  dir: string,
+  fn: (url: string, key: string, pid: number | undefined) => Promise<T>,
+): Promise<T> {
   const databaseUrl = process.env.BENCH_DATABASE_URL || `sqlite:${path.join(dir, 'bench.db')}`;
   const env = {
     NODE_ENV: 'production',
@@ -126,21 +143,32 @@ async function withServer<T>(dir: string, fn: (url: string, key: string, pid: nu
   const server = await startChildServer('Roomstage', 'server/main.ts', env);
   try {
     await waitForHealthy(server, '/api/health');
-    const { token, user } = await postJson<{ token: string; user: { id: string } }>(`${server.url}/api/v1/auth/signup`, {
-      email: `bench-${Date.now()}@example.com`,
-      password: 'bench-password-123',
-    });
-    const { key } = await postJson<{ key: string }>(`${server.url}/api/v1/keys`, { name: 'bench' }, { authorization: `Bearer ${token}` });
+    const { token, user } = await postJson<{ token: string; user: { id: string } }>(
+      `${server.url}/api/v1/auth/signup`,
+      {
+        email: `bench-${Date.now()}@example.com`,
+        password: 'bench-password-123',
+      },
+    );
+    const { key } = await postJson<{ key: string }>(
+      `${server.url}/api/v1/keys`,
+      { name: 'bench' },
+      { authorization: `Bearer ${token}` },
+    );
     // Enough credits for the run, bought the only way balances change: a ledger entry through changeCredits.
     const handle = openDatabase(databaseUrl, { poolSize: 1 });
     try {
-      await inTransaction(handle.db, (trx) => changeCredits(trx, { accountId: user.id, delta: 1_000_000, reason: 'purchase', now: Date.now() }));
+      await inTransaction(handle.db, (trx) =>
+        changeCredits(trx, { accountId: user.id, delta: 1_000_000, reason: 'purchase', now: Date.now() }),
+      );
     } finally {
       await handle.close();
     }
     const result = await fn(server.url, key, server.child.pid);
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`The server exited during the run (${server.child.exitCode ?? server.child.signalCode}):\n${server.output()}`);
+      throw new Error(
+        `The server exited during the run (${server.child.exitCode ?? server.child.signalCode}):\n${server.output()}`,
+      );
     }
     return result;
   } finally {
@@ -157,8 +185,12 @@ async function main() {
     const image = await photo();
     const roundSeconds = Math.min(seconds, Number(process.env.BENCH_ROUND_SECONDS ?? 5));
     const rounds = Math.max(1, Math.round(seconds / roundSeconds));
-    console.log(`Input: 4000×3000 JPEG, ${(image.length / 1024 / 1024).toFixed(1)} MB; ${clients} clients; ${rounds} rounds of ${roundSeconds} s API + ${roundSeconds} s bare, after ${warmupSeconds} s warm-up of each`);
-    console.log("API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + writing the output and the original (+ the output's SHA-256) in this process.\n");
+    console.log(
+      `Input: 4000×3000 JPEG, ${(image.length / 1024 / 1024).toFixed(1)} MB; ${clients} clients; ${rounds} rounds of ${roundSeconds} s API + ${roundSeconds} s bare, after ${warmupSeconds} s warm-up of each`,
+    );
+    console.log(
+      "API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + writing the output and the original (+ the output's SHA-256) in this process.\n",
+    );
 
     const engine = createImageEngine();
     const bareDir = path.join(dir, 'bare');
@@ -185,7 +217,9 @@ async function main() {
       const boundary = `----roomstage-bench-${randomBytes(8).toString('hex')}`;
       const body = Buffer.concat([
         Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="style"\r\n\r\nscandinavian\r\n`),
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="room.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="room.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+        ),
         image,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
@@ -196,7 +230,11 @@ async function main() {
           const request = http.request(target, {
             method: 'POST',
             agent,
-            headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': `multipart/form-data; boundary=${boundary}`,
+              'content-length': body.length,
+            },
           });
           request.on('response', (response) => {
             response.resume();
@@ -244,9 +282,15 @@ async function main() {
       `The load generator shares the machine: it used ${(clientCpuMs / Math.max(1, api.images)).toFixed(0)} ms CPU per API image; ` +
         `server CPU per image is ${(serverCpuOverhead * 100).toFixed(1)} % above bare.\n`,
     );
-    console.log(`API overhead = 1 − (bare time / API time) = ${(overhead * 100).toFixed(1)} %  target ≤ ${TARGET_OVERHEAD * 100} %  ${verdict(overhead <= TARGET_OVERHEAD)}`);
-    console.log(`server peak RSS (VmHWM) = ${peakRssMb.toFixed(0)} MB  target ≤ ${TARGET_RSS_MB} MB  ${verdict(peakRssMb <= TARGET_RSS_MB)}`);
-    console.log(`max latency (API) = ${maxLatency.toFixed(0)} ms  target < ${TARGET_MAX_LATENCY_MS} ms  ${verdict(maxLatency < TARGET_MAX_LATENCY_MS)}`);
+    console.log(
+      `API overhead = 1 − (bare time / API time) = ${(overhead * 100).toFixed(1)} %  target ≤ ${TARGET_OVERHEAD * 100} %  ${verdict(overhead <= TARGET_OVERHEAD)}`,
+    );
+    console.log(
+      `server peak RSS (VmHWM) = ${peakRssMb.toFixed(0)} MB  target ≤ ${TARGET_RSS_MB} MB  ${verdict(peakRssMb <= TARGET_RSS_MB)}`,
+    );
+    console.log(
+      `max latency (API) = ${maxLatency.toFixed(0)} ms  target < ${TARGET_MAX_LATENCY_MS} ms  ${verdict(maxLatency < TARGET_MAX_LATENCY_MS)}`,
+    );
     console.log(`failed requests (API) = ${api.failures}  target 0  ${verdict(api.failures === 0)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -23,7 +23,15 @@ import { DUMMY_PASSWORD_HASH, hashPassword } from '../server/auth/passwords.js';
 import { DAY_MS } from '../server/clock.js';
 import { newId } from '../server/ids.js';
 import { IMAGE_COUNTER, ledgerUsage, type UsageCounts, utcDay } from '../server/domain/usage/rollup.js';
-import { formatTable, type LoadOptions, type LoadResult, loadOptionsFromEnv, measure, postJson, withChildServer } from './lib.js';
+import {
+  formatTable,
+  type LoadOptions,
+  type LoadResult,
+  loadOptionsFromEnv,
+  measure,
+  postJson,
+  withChildServer,
+} from './lib.js';
 
 /** BENCH_USAGE_SCALE=0.01 shrinks every count, for a quick check of the bench itself. */
 const SCALE = Number(process.env.BENCH_USAGE_SCALE || 1);
@@ -43,7 +51,12 @@ const BUSY_PASSWORD = 'bench-password-123';
 type Db = ReturnType<typeof openDatabase>['db'];
 
 /** Multi-row INSERTs of `BATCH_ROWS`, a few batches per transaction. */
-async function insertAll<T extends keyof Database>(db: Db, table: T, rows: Insertable<Database[T]>[], batchRows = BATCH_ROWS): Promise<void> {
+async function insertAll<T extends keyof Database>(
+  db: Db,
+  table: T,
+  rows: Insertable<Database[T]>[],
+  batchRows = BATCH_ROWS,
+): Promise<void> {
   const perTransaction = batchRows * 20;
   for (let start = 0; start < rows.length; start += perTransaction) {
     await db.transaction().execute(async (trx) => {
@@ -64,7 +77,18 @@ class Rollup {
     const id = `${accountId}|${day}|${keyId ?? 0}`;
     let row = this.rows.get(id);
     if (!row) {
-      row = { account_id: accountId, day, key_id: keyId ?? 0, images_staged: 0, images_enhanced: 0, product_placements: 0, credits_used: 0, credits_purchased: 0, claims_issued: 0, claims_redeemed: 0 };
+      row = {
+        account_id: accountId,
+        day,
+        key_id: keyId ?? 0,
+        images_staged: 0,
+        images_enhanced: 0,
+        product_placements: 0,
+        credits_used: 0,
+        credits_purchased: 0,
+        claims_issued: 0,
+        claims_redeemed: 0,
+      };
       this.rows.set(id, row);
     }
     for (const [counter, n] of Object.entries(counts) as Array<[keyof UsageCounts, number]>) row[counter] += n;
@@ -124,15 +148,37 @@ async function seed(databaseUrl: string): Promise<void> {
       const keyId = buying ? null : keyIdOf(0, i % BUSY_KEYS);
       balance += delta;
       if (buying) purchased += delta;
-      ledger.push({ public_id: newId('ledger'), account_id: busyId, delta, reason, balance_after: balance, reference: buying ? `order_${i}` : `img_${i}`, api_key_id: keyId, created_at: at });
+      ledger.push({
+        public_id: newId('ledger'),
+        account_id: busyId,
+        delta,
+        reason,
+        balance_after: balance,
+        reference: buying ? `order_${i}` : `img_${i}`,
+        api_key_id: keyId,
+        created_at: at,
+      });
       rollup.add(busyId, keyId, at, ledgerUsage(reason, delta));
     }
     for (let i = 1; i < ACCOUNTS; i++) {
-      ledger.push({ public_id: newId('ledger'), account_id: accounts[i]!.id, delta: 10, reason: 'signup_bonus', balance_after: 10, reference: null, api_key_id: null, created_at: now - HISTORY_DAYS * DAY_MS });
+      ledger.push({
+        public_id: newId('ledger'),
+        account_id: accounts[i]!.id,
+        delta: 10,
+        reason: 'signup_bonus',
+        balance_after: 10,
+        reference: null,
+        api_key_id: null,
+        created_at: now - HISTORY_DAYS * DAY_MS,
+      });
     }
     console.log(`  ${ledger.length} ledger rows…`);
     await insertAll(db, 'credit_ledger', ledger);
-    await db.updateTable('accounts').set({ credits: balance, total_purchased: purchased, total_used: purchased - balance }).where('id', '=', busyId).execute();
+    await db
+      .updateTable('accounts')
+      .set({ credits: balance, total_purchased: purchased, total_used: purchased - balance })
+      .where('id', '=', busyId)
+      .execute();
     await db.updateTable('accounts').set({ credits: 10 }).where('id', '!=', busyId).execute();
 
     const images: Insertable<ImagesTable>[] = [];
@@ -144,7 +190,21 @@ async function seed(databaseUrl: string): Promise<void> {
         const kind = n % 10 === 5 ? 'enhanced' : n % 10 === 7 ? 'placed' : 'staged';
         const keyId = keyIdOf(i, n % (i === 0 ? BUSY_KEYS : 1));
         const id = `img_b${i}_${n}`;
-        images.push({ id, account_id: accounts[i]!.id, key_id: keyId, claim_code: null, kind, storage_name: `${id}.jpg`, content_type: 'image/jpeg', width: 800, height: 600, style: null, room_type: null, source_image_id: null, created_at: at });
+        images.push({
+          id,
+          account_id: accounts[i]!.id,
+          key_id: keyId,
+          claim_code: null,
+          kind,
+          storage_name: `${id}.jpg`,
+          content_type: 'image/jpeg',
+          width: 800,
+          height: 600,
+          style: null,
+          room_type: null,
+          source_image_id: null,
+          created_at: at,
+        });
         rollup.add(accounts[i]!.id, keyId, at, { [IMAGE_COUNTER[kind]]: 1 });
       }
     }
@@ -178,12 +238,26 @@ async function freshDatabase(baseUrl: string): Promise<{ url: string; drop(): Pr
   return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS \`${name}\``) };
 }
 
-async function benchTarget(label: string, databaseUrl: string, dataDir: string, options: LoadOptions): Promise<LoadResult[]> {
+async function benchTarget(
+  label: string,
+  databaseUrl: string,
+  dataDir: string,
+  options: LoadOptions,
+): Promise<LoadResult[]> {
   console.log(`Seeding ${label}…`);
   await seed(databaseUrl);
-  const env = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BACKGROUND_WORK: 'off', LOG_LEVEL: 'warn' };
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    BACKGROUND_WORK: 'off',
+    LOG_LEVEL: 'warn',
+  };
   return withChildServer(label, 'server/main.ts', env, '/api/health', async (server) => {
-    const { token } = await postJson<{ token: string }>(`${server.url}/api/v1/auth/login`, { email: BUSY_EMAIL, password: BUSY_PASSWORD });
+    const { token } = await postJson<{ token: string }>(`${server.url}/api/v1/auth/login`, {
+      email: BUSY_EMAIL,
+      password: BUSY_PASSWORD,
+    });
     const headers = { authorization: `Bearer ${token}` };
     const usage = await (await fetch(`${server.url}/api/v1/usage`, { headers })).json();
     console.log(`  30-day totals: ${JSON.stringify(usage.totals)}`);
@@ -196,7 +270,12 @@ async function benchTarget(label: string, databaseUrl: string, dataDir: string, 
       ['GET /billing/transactions (deep page)', `/api/v1/billing/transactions?limit=100&starting_after=${deepCursor}`],
     ] as const) {
       for (const connections of [options.connections, LATENCY_CONNECTIONS]) {
-        results.push(await measure(`${name} [${label}, ${connections} conn]`, server, urlPath, headers, { ...options, connections }));
+        results.push(
+          await measure(`${name} [${label}, ${connections} conn]`, server, urlPath, headers, {
+            ...options,
+            connections,
+          }),
+        );
       }
     }
     return results;
@@ -205,18 +284,23 @@ async function benchTarget(label: string, databaseUrl: string, dataDir: string, 
 
 async function main() {
   const options = loadOptionsFromEnv();
-  const mysqlBase = process.env.BENCH_MYSQL_URL || process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/roomstage';
+  const mysqlBase =
+    process.env.BENCH_MYSQL_URL || process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/roomstage';
   const dataDir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-usage-'));
   const mysqlDb = await freshDatabase(mysqlBase);
   try {
     const sqlite = await benchTarget('SQLite', `sqlite:${dataDir}/bench.db`, dataDir, options);
     const mysql = await benchTarget('MySQL', mysqlDb.url, dataDir, options);
-    console.log(`\n${options.connections} and ${LATENCY_CONNECTIONS} connections, ${options.seconds} s each (after ${options.warmupSeconds} s warm-up)\n`);
+    console.log(
+      `\n${options.connections} and ${LATENCY_CONNECTIONS} connections, ${options.seconds} s each (after ${options.warmupSeconds} s warm-up)\n`,
+    );
     console.log(formatTable([...sqlite, ...mysql]));
     console.log('');
     for (const result of mysql.filter(({ target }) => target.endsWith(`, ${LATENCY_CONNECTIONS} conn]`))) {
       const ok = result.p99Ms <= TARGET_P99_MS && result.non2xx + result.errors + result.timeouts === 0;
-      console.log(`p99 ${result.target} = ${result.p99Ms} ms  target ≤ ${TARGET_P99_MS} ms, no errors  ${ok ? 'PASS' : 'FAIL'}`);
+      console.log(
+        `p99 ${result.target} = ${result.p99Ms} ms  target ≤ ${TARGET_P99_MS} ms, no errors  ${ok ? 'PASS' : 'FAIL'}`,
+      );
     }
   } finally {
     await mysqlDb.drop();

@@ -74,7 +74,10 @@ class Receiver {
       req.on('end', () => {
         const at = Date.now();
         const id = String(req.headers['x-webhook-id']);
-        if (!verifySignature(this.secret, Buffer.concat(chunks), req.headers['x-webhook-signature'] as string | undefined)) this.badSignatures += 1;
+        if (
+          !verifySignature(this.secret, Buffer.concat(chunks), req.headers['x-webhook-signature'] as string | undefined)
+        )
+          this.badSignatures += 1;
         if (this.receivedAt.has(id)) this.duplicates += 1;
         else this.receivedAt.set(id, at);
         res.writeHead(200).end();
@@ -94,7 +97,10 @@ class Receiver {
     this.missing = missing;
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${missing.size} events not received within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${missing.size} events not received within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         this.onComplete = () => {
           clearTimeout(timer);
           resolve();
@@ -112,8 +118,12 @@ class Receiver {
   }
 }
 
-async function startWorker(databaseUrl: string): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+async function startWorker(
+  databaseUrl: string,
+): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+    : [];
   const child = spawn(process.execPath, ['--import', 'tsx', ...profile, 'server/worker-main.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_NETWORK: 'true' },
@@ -182,7 +192,7 @@ async function emitEvents(db: Db, input: { accountId: string; keyId: number; tot
         const at = Date.now();
         for (const id of ids) committed.push([id, at]);
       }
-    })
+    }),
   );
   return committed;
 }
@@ -208,8 +218,13 @@ async function splitDeployment(databaseUrl: string, owner: { accountId: string; 
 }
 
 /** SQLite: one child process emits and delivers, like `npm start` with its inline worker. */
-async function singleProcessDeployment(databaseUrl: string, owner: { accountId: string; keyId: number }): Promise<Deployment> {
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+async function singleProcessDeployment(
+  databaseUrl: string,
+  owner: { accountId: string; keyId: number },
+): Promise<Deployment> {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+    : [];
   const child = fork(fileURLToPath(import.meta.url), ['--app'], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx', ...profile],
@@ -241,7 +256,11 @@ async function singleProcessDeployment(databaseUrl: string, owner: { accountId: 
 async function appChild() {
   const config = loadConfig();
   const handle = openDatabase(config.databaseUrl);
-  const worker = createWebhookWorker({ db: handle.db, retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: true });
+  const worker = createWebhookWorker({
+    db: handle.db,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    allowPrivateNetwork: true,
+  });
   worker.start();
   process.on('message', (message: { accountId: string; keyId: number; total: number }) => {
     void emitEvents(handle.db, message).then((committed) => process.send!(committed));
@@ -264,7 +283,11 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
     try {
       await migrateToLatest(handle.db);
       const now = Date.now();
-      const account = await createAccount(handle.db, { email: `bench-${now}@example.com`, password: 'bench-password-123', now });
+      const account = await createAccount(handle.db, {
+        email: `bench-${now}@example.com`,
+        password: 'bench-password-123',
+        now,
+      });
       const { key } = await createApiKey(handle.db, { accountId: account.id, name: 'bench', mode: 'live', now });
       const webhook = await upsertWebhook(handle.db, {
         accountId: account.id,
@@ -280,13 +303,15 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
       await handle.close();
     }
 
-    const deployment = databaseUrl.startsWith('mysql://') ? await splitDeployment(databaseUrl, owner) : await singleProcessDeployment(databaseUrl, owner);
+    const deployment = databaseUrl.startsWith('mysql://')
+      ? await splitDeployment(databaseUrl, owner)
+      : await singleProcessDeployment(databaseUrl, owner);
     try {
       // Warm-up (connections, JIT) outside the measurement.
       const warmup = await deployment.emit(WARMUP_EVENTS);
       await receiver.waitForAll(
         warmup.map(([id]) => id),
-        60_000
+        60_000,
       );
       receiver.receivedAt.clear();
 
@@ -334,7 +359,8 @@ function formatResults(results: Result[]): string {
     String(r.duplicates),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -342,7 +368,7 @@ async function main() {
   if (process.argv.includes('--app')) return appChild();
   console.log(
     `Webhook delivery: ${EVENTS} events, ${PER_TRANSACTION} per transaction, ${EMITTERS} transactions at a time. ` +
-      'MySQL: this process emits, `npm run worker` (child) delivers; SQLite: one child emits with the inline worker (npm start).'
+      'MySQL: this process emits, `npm run worker` (child) delivers; SQLite: one child emits with the inline worker (npm start).',
   );
   const results: Result[] = [];
   const mysqlUrl = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks');
@@ -355,8 +381,13 @@ async function main() {
   }
   console.log(`\n${formatResults(results)}\n`);
   const mysql = results[0]!;
-  const ok = mysql.deliveriesPerSecond >= TARGET_RATE && mysql.p99Ms <= TARGET_P99_MS && results.every((r) => r.badSignatures === 0);
-  console.log(`MySQL target (≥ ${TARGET_RATE} deliveries/s, p99 ≤ ${TARGET_P99_MS} ms commit→receipt, all signatures valid): ${ok ? 'met' : 'NOT met'}`);
+  const ok =
+    mysql.deliveriesPerSecond >= TARGET_RATE &&
+    mysql.p99Ms <= TARGET_P99_MS &&
+    results.every((r) => r.badSignatures === 0);
+  console.log(
+    `MySQL target (≥ ${TARGET_RATE} deliveries/s, p99 ≤ ${TARGET_P99_MS} ms commit→receipt, all signatures valid): ${ok ? 'met' : 'NOT met'}`,
+  );
   process.exitCode = ok ? 0 : 1;
 }
 

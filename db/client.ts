@@ -1,7 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, type LogEvent, MysqlAdapter, MysqlDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  type LogEvent,
+  MysqlAdapter,
+  MysqlDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
 import { createPool } from 'mysql2';
 import type { Database } from './schema.js';
 
@@ -16,7 +26,10 @@ export interface DatabaseHandle {
 
 /** `sqlite:<file>` (or `sqlite::memory:`) selects embedded SQLite; `mysql://…` selects MySQL/MariaDB through a pool. */
 /** `onQuery`: sees every statement sent (tests count a request's round trips with it). */
-export function openDatabase(url: string, options: { poolSize?: number; onQuery?: (sql: string) => void } = {}): DatabaseHandle {
+export function openDatabase(
+  url: string,
+  options: { poolSize?: number; onQuery?: (sql: string) => void } = {},
+): DatabaseHandle {
   const { onQuery } = options;
   const log = onQuery ? (event: LogEvent) => onQuery(event.query.sql) : undefined;
   if (url.startsWith('mysql://')) {

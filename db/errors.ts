@@ -10,5 +10,10 @@ export function isDeadlock(error: unknown): boolean {
 /** A unique or primary key already holds this value. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number };
-  return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062 || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    e?.code === 'ER_DUP_ENTRY' ||
+    e?.errno === 1062 ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }

@@ -15,11 +15,19 @@ import { retryingDeadlocks } from './transaction.js';
  */
 export function inClaimTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   return retryingDeadlocks(() =>
-    isMysql(db) ? db.transaction().setIsolationLevel('read committed').execute((trx) => work(trx)) : db.transaction().execute((trx) => work(trx)),
+    isMysql(db)
+      ? db
+          .transaction()
+          .setIsolationLevel('read committed')
+          .execute((trx) => work(trx))
+      : db.transaction().execute((trx) => work(trx)),
   );
 }
 
 /** Rows another worker is claiming right now are skipped, not waited for (MySQL: FOR UPDATE SKIP LOCKED). */
-export function lockedForClaim<DB, TB extends keyof DB, O>(trx: Db, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+export function lockedForClaim<DB, TB extends keyof DB, O>(
+  trx: Db,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
   return isMysql(trx) ? query.forUpdate().skipLocked() : query;
 }

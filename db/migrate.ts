@@ -11,10 +11,14 @@ const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 
  */
 const folderProvider: MigrationProvider = {
   async getMigrations() {
-    const files = (await readdir(migrationFolder)).filter((f) => /^\d{4}_\d\d_\d\d_\d{4}_.+\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).sort();
+    const files = (await readdir(migrationFolder))
+      .filter((f) => /^\d{4}_\d\d_\d\d_\d{4}_.+\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
-      migrations[file.replace(/\.(ts|js)$/, '')] = (await import(pathToFileURL(path.join(migrationFolder, file)).href)) as Migration;
+      migrations[file.replace(/\.(ts|js)$/, '')] = (await import(
+        pathToFileURL(path.join(migrationFolder, file)).href
+      )) as Migration;
     }
     return migrations;
   },

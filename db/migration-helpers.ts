@@ -14,7 +14,6 @@ export function tableOptions<T extends string>(db: Kysely<any>, table: CreateTab
   return mysql ? table.modifyEnd(sql.raw('ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin')) : table;
 }
 
-
 /** `DROP INDEX` names its table on MySQL (`… ON t`); SQLite's index names are per schema and take no table. */
 export function dropIndex(db: Kysely<any>, index: string, table: string) {
   const mysql = db.getExecutor().adapter instanceof MysqlAdapter;

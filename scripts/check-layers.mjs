@@ -17,19 +17,25 @@ import path from 'node:path';
 const ORDER = ['base', 'db', 'infra', 'domain', 'delivery', 'api', 'http', 'entry'];
 
 export function layerOf(file) {
-  if (/^server\/(clock|ids|errors|paths|version|env)\.ts$/.test(file) || file === 'server/observability/logger.ts') return 'base';
+  if (/^server\/(clock|ids|errors|paths|version|env)\.ts$/.test(file) || file === 'server/observability/logger.ts')
+    return 'base';
   if (file.startsWith('db/')) return 'db';
   if (/^server\/(adapters|auth|imaging|outbound|storage|limits|observability)\//.test(file)) return 'infra';
   if (file.startsWith('server/domain/')) return 'domain';
   if (/^server\/(webhooks|retention)\//.test(file) && !file.endsWith('worker-main.ts')) return 'delivery';
-  if (/^server\/(trpc|services|root|response-control)\.ts$/.test(file) || file.startsWith('server/routers/')) return 'api';
+  if (/^server\/(trpc|services|root|response-control)\.ts$/.test(file) || file.startsWith('server/routers/'))
+    return 'api';
   if (file.startsWith('server/http/')) return 'http';
-  if (file.startsWith('app/') || /^server\/(main|worker-main)\.ts$/.test(file) || file.endsWith('worker-main.ts')) return 'entry';
+  if (file.startsWith('app/') || /^server\/(main|worker-main)\.ts$/.test(file) || file.endsWith('worker-main.ts'))
+    return 'entry';
   return null;
 }
 
 function listFiles(ref) {
-  if (ref) return execFileSync('git', ['ls-tree', '-r', '--name-only', ref, 'server', 'db', 'app'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  if (ref)
+    return execFileSync('git', ['ls-tree', '-r', '--name-only', ref, 'server', 'db', 'app'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
   const out = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -42,7 +48,8 @@ function listFiles(ref) {
   return out;
 }
 
-const read = (ref, file) => (ref ? execFileSync('git', ['show', `${ref}:${file}`], { encoding: 'utf8' }) : readFileSync(file, 'utf8'));
+const read = (ref, file) =>
+  ref ? execFileSync('git', ['show', `${ref}:${file}`], { encoding: 'utf8' }) : readFileSync(file, 'utf8');
 
 export function upwardImports(ref) {
   const found = [];
@@ -63,6 +70,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const ref = at > 0 ? process.argv[at + 1] : undefined;
   const found = upwardImports(ref);
   for (const line of found) console.log(line);
-  console.log(`${found.length} import${found.length === 1 ? '' : 's'} pointing up the layers${ref ? ` at ${ref}` : ''}`);
+  console.log(
+    `${found.length} import${found.length === 1 ? '' : 's'} pointing up the layers${ref ? ` at ${ref}` : ''}`,
+  );
   process.exit(found.length === 0 ? 0 : 1);
 }

@@ -8,11 +8,13 @@ function newestMtime(path) {
   if (!existsSync(path)) return 0;
   if (!statSync(path).isDirectory()) return statSync(path).mtimeMs;
   let newest = 0;
-  for (const entry of readdirSync(path, { withFileTypes: true })) newest = Math.max(newest, newestMtime(join(path, entry.name)));
+  for (const entry of readdirSync(path, { withFileTypes: true }))
+    newest = Math.max(newest, newestMtime(join(path, entry.name)));
   return newest;
 }
 
-const stale = (output, sources) => !existsSync(output) || Math.max(...sources.map(newestMtime)) > statSync(output).mtimeMs;
+const stale = (output, sources) =>
+  !existsSync(output) || Math.max(...sources.map(newestMtime)) > statSync(output).mtimeMs;
 
 if (stale('build/index.js', ['app', 'remix.config.js'])) {
   console.log('Building the dashboard (remix build)…');

@@ -38,7 +38,11 @@ const products = SPONSORED_PRODUCTS.filter((product) => product.room_types.inclu
   .map(({ id, name, brand, category, asset }) => ({ id, name, brand, category, asset }));
 const describe = (placements: Array<{ category: string }>) => ` (${placements.map((p) => p.category).join(', ')})`;
 
-const swapped = await engine.placeProducts(empty, { products, maxProducts: 5, scene: staged.get('living_room')!.scene });
+const swapped = await engine.placeProducts(empty, {
+  products,
+  maxProducts: 5,
+  scene: staged.get('living_room')!.scene,
+});
 await save('placed-in-staged-living_room.jpg', swapped, describe(swapped.placements));
 const free = await engine.placeProducts(empty, { products, maxProducts: 3 });
 await save('placed-in-empty-room.jpg', free, describe(free.placements));

@@ -73,7 +73,10 @@ async function main() {
   const browser = await launchChromium();
   try {
     // The staging company: a key, a webhook, two staged photos (one claim redeemed by the agent below).
-    const studio = await call(base, 'POST', '/api/v1/auth/signup', null, { email: 'studio@example.com', password: PASSWORD });
+    const studio = await call(base, 'POST', '/api/v1/auth/signup', null, {
+      email: 'studio@example.com',
+      password: PASSWORD,
+    });
     const key = await call(base, 'POST', '/api/v1/keys', studio.token, { name: 'Production server' });
     await call(base, 'POST', '/api/v1/keys', studio.token, { name: 'Staging environment', mode: 'test' });
     await call(base, 'PUT', `/api/v1/keys/${key.id}/webhook`, studio.token, { url: receiverUrl, enabled: true });
@@ -82,16 +85,33 @@ async function main() {
     const checkout = await call(base, 'POST', '/api/v1/billing/checkout', studio.token, { credits: 20 });
     const paid = await fetch(checkout.checkout_url);
     if (!paid.ok) throw new Error(`simulated checkout: ${paid.status}`);
-    await call(base, 'PUT', '/api/v1/settings/auto-topup', studio.token, { enabled: true, amount: 100, threshold: 30, monthly_limit: 500 });
+    await call(base, 'PUT', '/api/v1/settings/auto-topup', studio.token, {
+      enabled: true,
+      amount: 100,
+      threshold: 30,
+      monthly_limit: 500,
+    });
     const photo = (await emptyRoomImage(1200, 800)).toString('base64');
-    const staged = await call(base, 'POST', '/api/v1/stage', key.key, { image: photo, style: 'scandinavian', room_type: 'living_room' });
+    const staged = await call(base, 'POST', '/api/v1/stage', key.key, {
+      image: photo,
+      style: 'scandinavian',
+      room_type: 'living_room',
+    });
     await waitForTopUp(base, studio.token);
     await call(base, 'POST', '/api/v1/stage', key.key, { image: photo, style: 'industrial', room_type: 'bedroom' });
     await call(base, 'POST', `/api/v1/keys/${key.id}/webhook/test`, studio.token);
-    const agent = await call(base, 'POST', '/api/v1/auth/signup', null, { email: 'agent@example.com', password: PASSWORD });
+    const agent = await call(base, 'POST', '/api/v1/auth/signup', null, {
+      email: 'agent@example.com',
+      password: PASSWORD,
+    });
     await call(base, 'POST', '/api/v1/claim', agent.token, { code: staged.claim_code });
 
-    const pages: { name: string; path: string; as: 'visitor' | 'studio' | 'agent'; prepare?: (page: Page) => Promise<void> }[] = [
+    const pages: {
+      name: string;
+      path: string;
+      as: 'visitor' | 'studio' | 'agent';
+      prepare?: (page: Page) => Promise<void>;
+    }[] = [
       { name: 'home', path: '/', as: 'visitor' },
       { name: 'sign-in', path: '/login', as: 'visitor' },
       { name: 'sign-up', path: '/signup', as: 'visitor' },

@@ -12,7 +12,10 @@ const durationList = z
   .default('10s,1m,5m,30m,2h,6h,12h,24h')
   .transform((value, ctx) => {
     const delays: number[] = [];
-    for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of value
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const ms = parseDuration(part);
       if (ms === null) {
         ctx.addIssue({ code: 'custom', message: `"${part}" is not a duration like 500ms, 10s, 5m, 2h or 1d` });
@@ -30,7 +33,10 @@ const duration = (fallback: string) =>
     .transform((value, ctx) => {
       const ms = parseDuration(value.trim());
       if (ms === null || ms <= 0) {
-        ctx.addIssue({ code: 'custom', message: `"${value}" is not a positive duration like 500ms, 10s, 5m, 2h or 1d` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${value}" is not a positive duration like 500ms, 10s, 5m, 2h or 1d`,
+        });
         return z.NEVER;
       }
       return ms;
@@ -59,69 +65,74 @@ const ENGINE_REQUIRES: Record<(typeof ENGINES)[number], string[]> = {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z
-    .string()
-    .default('sqlite:./data/roomstage.db')
-    .refine((url) => url.startsWith('sqlite:') || url.startsWith('mysql://'), {
-      message: 'must be sqlite:<file> or mysql://user:pass@host:3306/db',
-    }),
-  DATA_DIR: z.string().min(1).default('./data'),
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  ALLOW_PRIVATE_NETWORK: booleanFlag,
-  RATE_LIMIT_PER_MINUTE: positiveInt(60),
-  RATE_LIMIT_CONCURRENT: positiveInt(10),
-  SESSION_RATE_LIMIT_PER_MINUTE: positiveInt(300),
-  WEBHOOK_RETRY_DELAYS: durationList,
-  BACKGROUND_WORK: z.enum(['inline', 'off']).optional(),
-  /** The old name of BACKGROUND_WORK (it switched jobs too, not only webhooks); still read. */
-  WEBHOOK_WORKER: z.enum(['inline', 'off']).optional(),
-  CHARGE_HOLD_TIMEOUT: duration('120s'),
-  STRIPE_SECRET_KEY: z.string().min(1).optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
-  STRIPE_API_URL: z.url().optional(),
-  STORAGE_URL: z
-    .string()
-    .refine((url) => url.startsWith('file:') || /^s3:\/\/[^/?]+/.test(url), { message: 'must be file:<dir> or s3://bucket/prefix?endpoint=…&region=…' })
-    .optional(),
-  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
-  METRICS_TOKEN: z.string().min(1).optional(),
-  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  TRUST_PROXY: z.string().optional(),
-  RETENTION_INTERVAL: duration('1h'),
-  WEBHOOK_EVENT_RETENTION: duration('30d'),
-  JOB_RETENTION: duration('30d'),
-  ORPHAN_FILE_GRACE: duration('1h'),
-  IMAGE_WORK_PER_PROCESS: positiveInt(16),
-  JOBS_PER_PROCESS: positiveInt(4),
-  CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
-  SIGN_IN_LIMIT_PER_IP: positiveInt(30),
-  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
-  ENGINE: z.enum(ENGINES).default('builtin'),
-  ENGINE_TIMEOUT: duration('120s'),
-  ENGINE_CONCURRENCY: positiveInt(8),
-  REPLICATE_API_TOKEN: z.string().min(1).optional(),
-  REPLICATE_MODEL: z
-    .string()
-    .regex(/^[\w.-]+\/[\w.-]+(:\w+)?$/, 'must be owner/name or owner/name:version')
-    .optional(),
-  REPLICATE_DECLUTTER_MODEL: z.string().min(1).optional(),
-  REPLICATE_UPSCALE_MODEL: z.string().min(1).optional(),
-  REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.replicate.com/v1'),
-  REPLICATE_INPUT_TEMPLATE: jsonObject.optional(),
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_IMAGE_MODEL: z.string().min(1).default('gpt-image-1'),
-  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  COMFYUI_URL: z.url({ protocol: /^https?$/ }).optional(),
-  COMFYUI_WORKFLOW: z.string().min(1).optional(),
-  COMFYUI_DECLUTTER_WORKFLOW: z.string().min(1).optional(),
-}).superRefine((env, ctx) => {
-  for (const name of ENGINE_REQUIRES[env.ENGINE]) {
-    if (env[name as keyof typeof env] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: `required when ENGINE=${env.ENGINE}` });
-  }
-});
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATABASE_URL: z
+      .string()
+      .default('sqlite:./data/roomstage.db')
+      .refine((url) => url.startsWith('sqlite:') || url.startsWith('mysql://'), {
+        message: 'must be sqlite:<file> or mysql://user:pass@host:3306/db',
+      }),
+    DATA_DIR: z.string().min(1).default('./data'),
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    ALLOW_PRIVATE_NETWORK: booleanFlag,
+    RATE_LIMIT_PER_MINUTE: positiveInt(60),
+    RATE_LIMIT_CONCURRENT: positiveInt(10),
+    SESSION_RATE_LIMIT_PER_MINUTE: positiveInt(300),
+    WEBHOOK_RETRY_DELAYS: durationList,
+    BACKGROUND_WORK: z.enum(['inline', 'off']).optional(),
+    /** The old name of BACKGROUND_WORK (it switched jobs too, not only webhooks); still read. */
+    WEBHOOK_WORKER: z.enum(['inline', 'off']).optional(),
+    CHARGE_HOLD_TIMEOUT: duration('120s'),
+    STRIPE_SECRET_KEY: z.string().min(1).optional(),
+    STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+    STRIPE_API_URL: z.url().optional(),
+    STORAGE_URL: z
+      .string()
+      .refine((url) => url.startsWith('file:') || /^s3:\/\/[^/?]+/.test(url), {
+        message: 'must be file:<dir> or s3://bucket/prefix?endpoint=…&region=…',
+      })
+      .optional(),
+    LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+    METRICS_TOKEN: z.string().min(1).optional(),
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    TRUST_PROXY: z.string().optional(),
+    RETENTION_INTERVAL: duration('1h'),
+    WEBHOOK_EVENT_RETENTION: duration('30d'),
+    JOB_RETENTION: duration('30d'),
+    ORPHAN_FILE_GRACE: duration('1h'),
+    IMAGE_WORK_PER_PROCESS: positiveInt(16),
+    JOBS_PER_PROCESS: positiveInt(4),
+    CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
+    SIGN_IN_LIMIT_PER_IP: positiveInt(30),
+    SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
+    ENGINE: z.enum(ENGINES).default('builtin'),
+    ENGINE_TIMEOUT: duration('120s'),
+    ENGINE_CONCURRENCY: positiveInt(8),
+    REPLICATE_API_TOKEN: z.string().min(1).optional(),
+    REPLICATE_MODEL: z
+      .string()
+      .regex(/^[\w.-]+\/[\w.-]+(:\w+)?$/, 'must be owner/name or owner/name:version')
+      .optional(),
+    REPLICATE_DECLUTTER_MODEL: z.string().min(1).optional(),
+    REPLICATE_UPSCALE_MODEL: z.string().min(1).optional(),
+    REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.replicate.com/v1'),
+    REPLICATE_INPUT_TEMPLATE: jsonObject.optional(),
+    OPENAI_API_KEY: z.string().min(1).optional(),
+    OPENAI_IMAGE_MODEL: z.string().min(1).default('gpt-image-1'),
+    OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    COMFYUI_URL: z.url({ protocol: /^https?$/ }).optional(),
+    COMFYUI_WORKFLOW: z.string().min(1).optional(),
+    COMFYUI_DECLUTTER_WORKFLOW: z.string().min(1).optional(),
+  })
+  .superRefine((env, ctx) => {
+    for (const name of ENGINE_REQUIRES[env.ENGINE]) {
+      if (env[name as keyof typeof env] === undefined)
+        ctx.addIssue({ code: 'custom', path: [name], message: `required when ENGINE=${env.ENGINE}` });
+    }
+  });
 
 /** The remote engine's provider settings (CONTRACT §11); `builtin` needs none. */
 export type EngineConfig = { timeoutMs: number; concurrency: number } & (
@@ -162,7 +173,13 @@ function engineConfig(env: ParsedEnv): EngineConfig {
         inputTemplate: env.REPLICATE_INPUT_TEMPLATE,
       };
     case 'openai':
-      return { ...common, name: 'openai', apiKey: required(env.OPENAI_API_KEY), model: env.OPENAI_IMAGE_MODEL, baseUrl: env.OPENAI_BASE_URL };
+      return {
+        ...common,
+        name: 'openai',
+        apiKey: required(env.OPENAI_API_KEY),
+        model: env.OPENAI_IMAGE_MODEL,
+        baseUrl: env.OPENAI_BASE_URL,
+      };
     case 'comfyui':
       return {
         ...common,
@@ -244,7 +261,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsToken: env.METRICS_TOKEN,
     metricsPort: env.METRICS_PORT,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    retention: { intervalMs: env.RETENTION_INTERVAL, webhookEventsMs: env.WEBHOOK_EVENT_RETENTION, jobsMs: env.JOB_RETENTION, orphanFileGraceMs: env.ORPHAN_FILE_GRACE },
+    retention: {
+      intervalMs: env.RETENTION_INTERVAL,
+      webhookEventsMs: env.WEBHOOK_EVENT_RETENTION,
+      jobsMs: env.JOB_RETENTION,
+      orphanFileGraceMs: env.ORPHAN_FILE_GRACE,
+    },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     jobsPerProcess: env.JOBS_PER_PROCESS,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,

@@ -36,7 +36,12 @@ export class AppError extends Error {
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;
@@ -46,11 +51,18 @@ export class AppError extends Error {
 }
 
 export const AUTH_MESSAGES = {
-  apiKey: 'Provide an API key as a Bearer token: Authorization: Bearer sk_live_… (create one in the dashboard under Settings → API).',
-  session: 'Sign in to get an identity token and send it as a Bearer token (Authorization: Bearer <token>), or use the dashboard session cookie.',
+  apiKey:
+    'Provide an API key as a Bearer token: Authorization: Bearer sk_live_… (create one in the dashboard under Settings → API).',
+  session:
+    'Sign in to get an identity token and send it as a Bearer token (Authorization: Bearer <token>), or use the dashboard session cookie.',
 } as const;
 
-export function errorResponse(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ErrorResponse {
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): ErrorResponse {
   const { status, error } = ERROR_CATALOG[code];
   return { status, body: { error, code, message, ...extra }, headers };
 }
@@ -66,7 +78,8 @@ function validationDetails(issues: ZodLikeIssue[]) {
 }
 
 /** tRPC's own codes that can reach us without an AppError behind them (router, bridge, body parser). */
-const UNSUPPORTED_MEDIA_MESSAGE = 'Send the body as application/json (or multipart/form-data where an image is uploaded).';
+const UNSUPPORTED_MEDIA_MESSAGE =
+  'Send the body as application/json (or multipart/form-data where an image is uploaded).';
 
 const TRPC_CODE_FALLBACKS: Record<string, [ErrorCode, string]> = {
   PARSE_ERROR: ['invalid_request', 'The request body is not valid JSON.'],
@@ -85,15 +98,19 @@ export function toErrorResponse(thrown: unknown): ErrorResponse {
   const cause = thrown instanceof Error && thrown.name === 'TRPCError' ? (thrown.cause ?? thrown) : thrown;
   if (cause instanceof AppError) return errorResponse(cause.code, cause.message, cause.extra, cause.headers);
   if (isZodError(cause)) {
-    return errorResponse('invalid_request', 'The request is not valid; see details.', { details: validationDetails(cause.issues) });
+    return errorResponse('invalid_request', 'The request is not valid; see details.', {
+      details: validationDetails(cause.issues),
+    });
   }
   const trpcCode = thrown instanceof Error && 'code' in thrown ? String((thrown as { code: unknown }).code) : undefined;
   const fallback = trpcCode ? TRPC_CODE_FALLBACKS[trpcCode] : undefined;
   if (fallback) return errorResponse(fallback[0], fallback[1]);
   // body-parser / raw-body errors carry an HTTP status and a type.
   const httpError = cause as { status?: number; type?: string } | undefined;
-  if (httpError?.type === 'entity.parse.failed') return errorResponse('invalid_request', 'The request body is not valid JSON.');
-  if (httpError?.type === 'entity.too.large') return errorResponse('payload_too_large', 'The request body is too large.');
+  if (httpError?.type === 'entity.parse.failed')
+    return errorResponse('invalid_request', 'The request body is not valid JSON.');
+  if (httpError?.type === 'entity.too.large')
+    return errorResponse('payload_too_large', 'The request body is too large.');
   if (cause instanceof URIError) return errorResponse('invalid_request', 'The URL has an invalid percent-encoding.');
   if (httpError?.status === 415) return errorResponse('unsupported_media_type', UNSUPPORTED_MEDIA_MESSAGE);
   return errorResponse('internal_error', 'Something went wrong on our side. It has been logged; please retry.');

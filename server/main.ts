@@ -10,7 +10,14 @@ import express from 'express';
 import type { Clock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import { errorResponse, toErrorResponse } from './errors.js';
-import { apiNotFound, emptyBodyIsJson, jsonBody, jsonErrorHandler, limitTrpcBatch, refuseMalformedPaths } from './http/api-middleware.js';
+import {
+  apiNotFound,
+  emptyBodyIsJson,
+  jsonBody,
+  jsonErrorHandler,
+  limitTrpcBatch,
+  refuseMalformedPaths,
+} from './http/api-middleware.js';
 import { compressText } from './http/compression.js';
 import { docsRouter } from './http/docs.js';
 import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
@@ -22,7 +29,13 @@ import { refuseCrossSiteForms } from './http/same-origin.js';
 import { cspNonceOf, embeddableResources, securityHeaders } from './http/security-headers.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
 import { BufferedResponse, DirectResponse } from './response-control.js';
-import { buildOpenApiDocument, createContextFactory, createRestBridge, logServerFaults, responseMetaFor } from './http/openapi.js';
+import {
+  buildOpenApiDocument,
+  createContextFactory,
+  createRestBridge,
+  logServerFaults,
+  responseMetaFor,
+} from './http/openapi.js';
 import { proceduresOf, rewriteBridgeErrors } from './adapters/library-internals.js';
 import { appRouter, createCaller } from './root.js';
 import { log } from './observability/logger.js';
@@ -61,7 +74,10 @@ export async function createApp(services: Services) {
   const createApiContext = createContextFactory(services, { refuseCrossSite: true });
 
   const openApiDocument = buildOpenApiDocument(services.config.publicBaseUrl);
-  const routeOf = createRouteLabeler({ apiPaths: [...Object.keys(openApiDocument.paths ?? {}), STRIPE_WEBHOOK_PATH], procedures: proceduresOf(appRouter).map(({ path }) => path) });
+  const routeOf = createRouteLabeler({
+    apiPaths: [...Object.keys(openApiDocument.paths ?? {}), STRIPE_WEBHOOK_PATH],
+    procedures: proceduresOf(appRouter).map(({ path }) => path),
+  });
   app.use(requestLogging({ log, metrics: services.metrics, routeOf }));
   app.use(securityHeaders({ publicBaseUrl: services.config.publicBaseUrl }));
   app.use(refuseMalformedPaths);
@@ -107,7 +123,8 @@ export async function createApp(services: Services) {
           const context = createContext({ req, response: new DirectResponse(res) });
           return {
             trpc: createCaller(context),
-            sessionCookie: (token: string) => sessionCookieHeader(services.auth, token, { secure: context.secureTransport }),
+            sessionCookie: (token: string) =>
+              sessionCookieHeader(services.auth, token, { secure: context.secureTransport }),
             blankSessionCookie: () => sessionCookieHeader(services.auth, null, { secure: context.secureTransport }),
             cspNonce: cspNonceOf(res),
             describeError: (error: unknown) => {
@@ -119,7 +136,12 @@ export async function createApp(services: Services) {
       }),
     );
   } else {
-    app.all('*', (_req, res) => res.status(503).type('text').send('The dashboard is not built yet: run `npm run build` (npm start does it for you).'));
+    app.all('*', (_req, res) =>
+      res
+        .status(503)
+        .type('text')
+        .send('The dashboard is not built yet: run `npm run build` (npm start does it for you).'),
+    );
   }
   // Last: whatever a route let through is answered as JSON; Express's own handler would print the stack as HTML.
   app.use(jsonErrorHandler);
@@ -128,7 +150,11 @@ export async function createApp(services: Services) {
 
 export async function startServer(
   config: Config,
-  options: { clock?: Clock; onQuery?: (sql: string) => void; webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>> } = {},
+  options: {
+    clock?: Clock;
+    onQuery?: (sql: string) => void;
+    webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>>;
+  } = {},
 ): Promise<RunningServer> {
   const handle = await createServices(config, options);
   // BACKGROUND_WORK=inline (the default) delivers webhooks and runs jobs in this process; `off` leaves them to `npm run worker`.
@@ -136,7 +162,14 @@ export async function startServer(
   if (config.backgroundWork === 'inline') {
     const { db, clock } = handle.services;
     const { metrics } = handle.services;
-    worker = createWebhookWorker({ retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics, ...options.webhookWorker, db, clock });
+    worker = createWebhookWorker({
+      retryDelaysMs: config.webhookRetryDelaysMs,
+      allowPrivateNetwork: config.allowPrivateNetwork,
+      metrics,
+      ...options.webhookWorker,
+      db,
+      clock,
+    });
     worker.start();
   }
   // Asynchronous jobs run where webhooks are delivered: here by default, else in `npm run worker` processes.
@@ -151,7 +184,11 @@ export async function startServer(
     jobs.start();
   }
   // Every server process refunds the holds of image requests that died, whichever process ran them (CONTRACT §8).
-  const sweeper = createHoldSweeper({ db: handle.services.db, clock: handle.services.clock, timeoutMs: config.chargeHoldTimeoutMs });
+  const sweeper = createHoldSweeper({
+    db: handle.services.db,
+    clock: handle.services.clock,
+    timeoutMs: config.chargeHoldTimeoutMs,
+  });
   sweeper.start();
   const app = await createApp(handle.services);
   const server = createServer(app);
@@ -160,7 +197,9 @@ export async function startServer(
   server.on('clientError', (_error, socket) => {
     if (!socket.writable) return socket.destroy();
     const body = JSON.stringify(errorResponse('invalid_request', 'The HTTP request is malformed.').body);
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -199,7 +238,10 @@ export async function startServer(
 async function main() {
   const config = loadConfigOrExit();
   const running = await startServer(config);
-  log.info({ port: running.port, database: running.services.dialect, storage: config.storageUrl.split('?')[0] }, `Roomstage listening on ${config.publicBaseUrl}`);
+  log.info(
+    { port: running.port, database: running.services.dialect, storage: config.storageUrl.split('?')[0] },
+    `Roomstage listening on ${config.publicBaseUrl}`,
+  );
   closeOnSignals('in-flight requests', running.close, { force: () => running.server.closeAllConnections() });
 }
 

@@ -4,7 +4,11 @@ import { log } from './observability/logger.js';
  * Ends the process gracefully on SIGTERM or SIGINT: runs `close` once (finish in-flight work, close the pool), then
  * exits 0, or 1 if closing failed. `forceAfterMs` later, `force` cuts what is still hanging on.
  */
-export function closeOnSignals(what: string, close: () => Promise<void>, options: { force?: () => void; forceAfterMs?: number } = {}): void {
+export function closeOnSignals(
+  what: string,
+  close: () => Promise<void>,
+  options: { force?: () => void; forceAfterMs?: number } = {},
+): void {
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;

@@ -62,14 +62,18 @@ export function openPayments(db: Db, config: Config, clock: Clock, metrics: Metr
     gateway: payments,
     clock,
     onOutcome: (outcome) => {
-      if (outcome.kind !== 'skipped') metrics.autoTopUps.inc({ outcome: outcome.kind === 'succeeded' ? 'succeeded' : outcome.reason });
+      if (outcome.kind !== 'skipped')
+        metrics.autoTopUps.inc({ outcome: outcome.kind === 'succeeded' ? 'succeeded' : outcome.reason });
     },
   });
   return { payments, autoTopUp };
 }
 
 /** Opens the database, brings it to the latest migration and wires the long-lived services. */
-export async function createServices(config: Config, options: { clock?: Clock; onQuery?: (sql: string) => void } = {}): Promise<ServiceHandle> {
+export async function createServices(
+  config: Config,
+  options: { clock?: Clock; onQuery?: (sql: string) => void } = {},
+): Promise<ServiceHandle> {
   configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl, { onQuery: options.onQuery });
   try {
@@ -98,7 +102,13 @@ export async function createServices(config: Config, options: { clock?: Clock; o
     payments,
     autoTopUp,
   };
-  const retention = startRetentionJob({ db: handle.db, storage, clock, policy: config.retention, intervalMs: config.retention.intervalMs });
+  const retention = startRetentionJob({
+    db: handle.db,
+    storage,
+    clock,
+    policy: config.retention,
+    intervalMs: config.retention.intervalMs,
+  });
   return {
     services,
     retention,
@@ -113,7 +123,15 @@ export async function createServices(config: Config, options: { clock?: Clock; o
 /** What the image operations (and the job runner) need from the process's services. */
 export function imagingDeps(services: Services): ImagingDeps {
   const { db, engine, storage, clock, config, autoTopUp } = services;
-  return { db, engine, storage, clock, network: { allowPrivateNetwork: config.allowPrivateNetwork }, chargeHoldTimeoutMs: config.chargeHoldTimeoutMs, autoTopUp };
+  return {
+    db,
+    engine,
+    storage,
+    clock,
+    network: { allowPrivateNetwork: config.allowPrivateNetwork },
+    chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
+    autoTopUp,
+  };
 }
 
 /** The limits image work passes, over this process's gate and the database (see limits/image-admission.ts). */

@@ -70,7 +70,11 @@ const t = initTRPC
     // Every client (REST bridge, /trpc, dashboard) gets the CONTRACT §1 body under data.contract; no stack traces.
     errorFormatter({ shape, error }) {
       const contract = toErrorResponse(error);
-      return { ...shape, message: contract.body.message, data: { code: shape.data.code, httpStatus: contract.status, path: shape.data.path, contract } };
+      return {
+        ...shape,
+        message: contract.body.message,
+        data: { code: shape.data.code, httpStatus: contract.status, path: shape.data.path, contract },
+      };
     },
   });
 
@@ -102,11 +106,17 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
     if (!bearer) ctx.response.appendCookie(sessionCookieHeader(auth, null, { secure: ctx.secureTransport }));
     throw new AppError('authentication_required', AUTH_MESSAGES.session);
   }
-  if (session.fresh && !bearer) ctx.response.appendCookie(sessionCookieHeader(auth, session.id, { secure: ctx.secureTransport }));
+  if (session.fresh && !bearer)
+    ctx.response.appendCookie(sessionCookieHeader(auth, session.id, { secure: ctx.secureTransport }));
   ctx.request.accountId = user.id;
   // A session's own budget, like a key's: one identity token cannot run hundreds of reports a minute.
   const budget = ctx.services.config.sessionRateLimitPerMinute;
-  await spendAttempt(ctx, `session:${sessionBucketOf(session.id)}`, budget, (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`);
+  await spendAttempt(
+    ctx,
+    `session:${sessionBucketOf(session.id)}`,
+    budget,
+    (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`,
+  );
   return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
 });
 
@@ -135,7 +145,12 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   ctx.response.setHeader('X-RateLimit-Remaining', String(rate.remaining));
   ctx.response.setHeader('X-RateLimit-Reset', String(rate.resetSeconds));
   if (!rate.allowed) {
-    throw new AppError('rate_limited', `This API key is limited to ${rate.limit} requests a minute. Retry in ${rate.resetSeconds} s.`, {}, { 'Retry-After': String(rate.resetSeconds) });
+    throw new AppError(
+      'rate_limited',
+      `This API key is limited to ${rate.limit} requests a minute. Retry in ${rate.resetSeconds} s.`,
+      {},
+      { 'Retry-After': String(rate.resetSeconds) },
+    );
   }
   return next({ ctx: { apiKey } });
 });
@@ -146,10 +161,21 @@ function sessionBucketOf(sessionId: string): string {
   return createHash('sha256').update(sessionId).digest('base64url').slice(0, 22);
 }
 
-async function spendAttempt(ctx: Context, bucket: string, perMinute: number, tooMany: (limit: number, retrySeconds: number) => string) {
+async function spendAttempt(
+  ctx: Context,
+  bucket: string,
+  perMinute: number,
+  tooMany: (limit: number, retrySeconds: number) => string,
+) {
   const { requestRateLimiter, clock } = ctx.services;
   const rate = await requestRateLimiter.consumeBucket(bucket, perMinute, clock.now());
-  if (!rate.allowed) throw new AppError('rate_limited', tooMany(rate.limit, rate.resetSeconds), {}, { 'Retry-After': String(rate.resetSeconds) });
+  if (!rate.allowed)
+    throw new AppError(
+      'rate_limited',
+      tooMany(rate.limit, rate.resetSeconds),
+      {},
+      { 'Retry-After': String(rate.resetSeconds) },
+    );
 }
 
 /**
@@ -158,7 +184,12 @@ async function spendAttempt(ctx: Context, bucket: string, perMinute: number, too
  */
 export function limitPerClientIp(purpose: string, perMinute: (config: Config) => number) {
   return t.middleware(async ({ ctx, next }) => {
-    await spendAttempt(ctx, `${purpose}:${ctx.clientIp}`, perMinute(ctx.services.config), (limit, retry) => `Too many attempts from this address: at most ${limit} a minute. Retry in ${retry} s.`);
+    await spendAttempt(
+      ctx,
+      `${purpose}:${ctx.clientIp}`,
+      perMinute(ctx.services.config),
+      (limit, retry) => `Too many attempts from this address: at most ${limit} a minute. Retry in ${retry} s.`,
+    );
     return next();
   });
 }
@@ -170,12 +201,27 @@ export function limitPerClientIp(purpose: string, perMinute: (config: Config) =>
  */
 export const limitSignInAttempts = t.middleware(async ({ ctx, getRawInput, next }) => {
   const { signInLimit } = ctx.services.config;
-  await spendAttempt(ctx, `sign-in-ip:${ctx.clientIp}`, signInLimit.perIp, (limit, retry) => `Too many sign-in attempts from your network (at most ${limit} a minute). Please wait ${retry} s and try again.`);
+  await spendAttempt(
+    ctx,
+    `sign-in-ip:${ctx.clientIp}`,
+    signInLimit.perIp,
+    (limit, retry) =>
+      `Too many sign-in attempts from your network (at most ${limit} a minute). Please wait ${retry} s and try again.`,
+  );
   const input = await getRawInput();
-  const email = input && typeof input === 'object' && 'email' in input && typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+  const email =
+    input && typeof input === 'object' && 'email' in input && typeof input.email === 'string'
+      ? input.email.trim().toLowerCase()
+      : '';
   if (email) {
     const digest = createHash('sha256').update(email).digest('hex').slice(0, 40);
-    await spendAttempt(ctx, `sign-in-email:${digest}`, signInLimit.perEmail, (limit, retry) => `Too many sign-in attempts for this e-mail address (at most ${limit} a minute). Please wait ${retry} s and try again.`);
+    await spendAttempt(
+      ctx,
+      `sign-in-email:${digest}`,
+      signInLimit.perEmail,
+      (limit, retry) =>
+        `Too many sign-in attempts for this e-mail address (at most ${limit} a minute). Please wait ${retry} s and try again.`,
+    );
   }
   return next();
 });
@@ -211,8 +257,12 @@ export const imageProcedure = apiKeyProcedure
     const result = await next({ ctx: { idempotency } });
     // The work is done (and maybe charged): bookkeeping failures are logged, never turned into a failed response.
     // A record left in progress makes retries answer 409 for 24 h, which never charges twice.
-    const settle = result.ok ? completeIdempotentRequest(db, scope, result.data) : abandonIdempotentRequest(db, { ...scope, startedAt });
-    await settle.catch((error: unknown) => log.error({ err: error, idempotencyKey }, 'idempotency key could not be settled'));
+    const settle = result.ok
+      ? completeIdempotentRequest(db, scope, result.data)
+      : abandonIdempotentRequest(db, { ...scope, startedAt });
+    await settle.catch((error: unknown) =>
+      log.error({ err: error, idempotencyKey }, 'idempotency key could not be settled'),
+    );
     return result;
   })
   .use(async ({ ctx, path, next }) => {

@@ -34,7 +34,12 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
   const handle = openDatabase(config.databaseUrl);
   await migrateToLatest(handle.db);
   const metrics = createProcessMetrics(handle.db);
-  const worker = createWebhookWorker({ db: handle.db, retryDelaysMs: config.webhookRetryDelaysMs, allowPrivateNetwork: config.allowPrivateNetwork, metrics });
+  const worker = createWebhookWorker({
+    db: handle.db,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    metrics,
+  });
   worker.start();
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
   const deps: ImagingDeps = {
@@ -47,15 +52,30 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
     // Jobs are charged when accepted; a top-up a job's charge might start belongs to the process that took it.
     autoTopUp: openPayments(handle.db, config, systemClock, metrics).autoTopUp,
   };
-  const jobs = createJobRunner({ deps: () => deps, leaseMs: config.chargeHoldTimeoutMs, concurrency: config.jobsPerProcess, metrics });
+  const jobs = createJobRunner({
+    deps: () => deps,
+    leaseMs: config.chargeHoldTimeoutMs,
+    concurrency: config.jobsPerProcess,
+    metrics,
+  });
   jobs.start();
   // Worker processes sweep dead charge holds too, so refunds happen even when no app server is running.
   const sweeper = createHoldSweeper({ db: handle.db, timeoutMs: config.chargeHoldTimeoutMs });
   sweeper.start();
-  const retention = startRetentionJob({ db: handle.db, storage, clock: systemClock, policy: config.retention, intervalMs: config.retention.intervalMs });
+  const retention = startRetentionJob({
+    db: handle.db,
+    storage,
+    clock: systemClock,
+    policy: config.retention,
+    intervalMs: config.retention.intervalMs,
+  });
   let metricsServer: MetricsServer | null = null;
-  if (config.metricsPort !== undefined) metricsServer = await startMetricsServer({ metrics, token: config.metricsToken, port: config.metricsPort });
-  log.info({ database: handle.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null }, 'Roomstage webhook worker running');
+  if (config.metricsPort !== undefined)
+    metricsServer = await startMetricsServer({ metrics, token: config.metricsToken, port: config.metricsPort });
+  log.info(
+    { database: handle.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null },
+    'Roomstage webhook worker running',
+  );
   return {
     async close() {
       await metricsServer?.close();

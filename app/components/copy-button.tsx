@@ -50,7 +50,11 @@ export function CopyButton({ targetId, label = 'Copy' }: Props) {
         {state === 'copied' ? 'Copied' : label}
       </button>
       <span className="copy-status" aria-live="polite">
-        {state === 'copied' ? 'Copied to the clipboard.' : state === 'selected' ? 'Selected: press Ctrl+C (⌘C on a Mac) to copy.' : ''}
+        {state === 'copied'
+          ? 'Copied to the clipboard.'
+          : state === 'selected'
+            ? 'Selected: press Ctrl+C (⌘C on a Mac) to copy.'
+            : ''}
       </span>
     </>
   );

@@ -18,7 +18,8 @@ interface Props {
 /** The e-mail + password form shared by sign-up and sign-in; the server is the one that validates. */
 export function CredentialsForm({ kind, redirectTo, state }: Props) {
   const navigation = useNavigation();
-  const submitting = navigation.state !== 'idle' && navigation.formMethod === 'POST' && navigation.formAction?.startsWith(`/${kind}`);
+  const submitting =
+    navigation.state !== 'idle' && navigation.formMethod === 'POST' && navigation.formAction?.startsWith(`/${kind}`);
   const otherKind = kind === 'signup' ? 'login' : 'signup';
   const otherHref = redirectTo ? `/${otherKind}?${new URLSearchParams({ redirectTo })}` : `/${otherKind}`;
   const isSignup = kind === 'signup';
@@ -33,7 +34,9 @@ export function CredentialsForm({ kind, redirectTo, state }: Props) {
               <Link to={otherHref}>Sign in to your account</Link>
             </p>
           ) : null}
-          {state.code === 'rate_limited' ? <p>We pause sign-in for a moment after many attempts, to keep accounts safe from password guessing.</p> : null}
+          {state.code === 'rate_limited' ? (
+            <p>We pause sign-in for a moment after many attempts, to keep accounts safe from password guessing.</p>
+          ) : null}
         </Alert>
       ) : null}
       {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}

@@ -17,7 +17,11 @@ export function describeRouteError(error: unknown): DescribedRouteError {
       };
     }
     if (error.status === 401 || error.status === 403) {
-      return { status: error.status, title: 'Please sign in', text: 'This page needs you to be signed in to the right account.' };
+      return {
+        status: error.status,
+        title: 'Please sign in',
+        text: 'This page needs you to be signed in to the right account.',
+      };
     }
     return {
       status: error.status,

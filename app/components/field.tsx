@@ -19,7 +19,14 @@ export function Field({ label, name, error, hint, ...inputProps }: Props) {
       <label htmlFor={id} className="field__label">
         {label}
       </label>
-      <input id={id} name={name} className="input" aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...inputProps} />
+      <input
+        id={id}
+        name={name}
+        className="input"
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+        {...inputProps}
+      />
       {hint ? (
         <p id={hintId} className="field__hint">
           {hint}

@@ -136,7 +136,11 @@ export function SiteHeader({ account }: Props) {
             <nav aria-label="Main" className="site-nav site-nav--bar">
               <NavGroups idPrefix="nav" />
             </nav>
-            <Disclosure className="site-nav site-nav--compact" summary={<span aria-hidden="true">☰ Menu</span>} summaryLabel="Menu: all pages">
+            <Disclosure
+              className="site-nav site-nav--compact"
+              summary={<span aria-hidden="true">☰ Menu</span>}
+              summaryLabel="Menu: all pages"
+            >
               <nav aria-label="Main (compact)">
                 <NavGroups idPrefix="menu" />
               </nav>

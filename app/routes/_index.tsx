@@ -23,12 +23,15 @@ export default function Index() {
   const [search] = useSearchParams();
   return (
     <>
-      {search.get('signed_out') && !account ? <Alert tone="success">You are signed out. Sign in again whenever you like.</Alert> : null}
+      {search.get('signed_out') && !account ? (
+        <Alert tone="success">You are signed out. Sign in again whenever you like.</Alert>
+      ) : null}
       <section className="hero" aria-labelledby="hero-title">
         <p className="eyebrow">Virtual staging</p>
         <h1 id="hero-title">Empty rooms, furnished in seconds.</h1>
         <p className="lead">
-          Roomstage stages photos of empty rooms in ten interior styles, enhances them to 4K and hands the results to estate agents with a simple claim code.
+          Roomstage stages photos of empty rooms in ten interior styles, enhances them to 4K and hands the results to
+          estate agents with a simple claim code.
         </p>
         <div className="actions">
           {account ? (
@@ -62,7 +65,8 @@ export default function Index() {
         <section className="card" aria-labelledby="for-stagers">
           <h2 id="for-stagers">For staging companies</h2>
           <p>
-            Call the REST API with an API key: send room photos, get staged images and a claim code back. Every account’s first key comes with 10 free credits.
+            Call the REST API with an API key: send room photos, get staged images and a claim code back. Every
+            account’s first key comes with 10 free credits.
           </p>
           <ol className="steps">
             <li>Create an account and an API key.</li>
@@ -78,8 +82,8 @@ export default function Index() {
         <section className="card" aria-labelledby="for-agents">
           <h2 id="for-agents">For estate agents</h2>
           <p>
-            Received a code like <code>RS-7K3M9Q2X</code>? Sign in to this dashboard and redeem it to collect the staged photos of your listing. Redeeming is
-            free.
+            Received a code like <code>RS-7K3M9Q2X</code>? Sign in to this dashboard and redeem it to collect the staged
+            photos of your listing. Redeeming is free.
           </p>
           <p>
             {account ? (

@@ -1,4 +1,11 @@
-import { type ActionFunctionArgs, json, type LinksFunction, type LoaderFunctionArgs, type MetaFunction, redirectDocument } from '@remix-run/node';
+import {
+  type ActionFunctionArgs,
+  json,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirectDocument,
+} from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
 import { type FormEvent, useState } from 'react';
 import { Alert } from '../components/alert.js';
@@ -23,7 +30,8 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: usageStyle
 const PRESETS = [10, 50, 100, 500] as const;
 const RECENT_TRANSACTIONS = 5;
 /** A range such as 10–10 000 that never wraps inside (no-break space, word joiners around the dash): phones keep it whole. */
-const range = (from: number, to: number) => [from, to].map((n) => n.toLocaleString('en-GB').replace(/,/g, '\u00a0')).join('\u2060–\u2060');
+const range = (from: number, to: number) =>
+  [from, to].map((n) => n.toLocaleString('en-GB').replace(/,/g, '\u00a0')).join('\u2060–\u2060');
 
 const FAILURE_TEXT: Record<string, string> = {
   card_declined: 'the card was declined',
@@ -35,10 +43,12 @@ const FAILURE_TEXT: Record<string, string> = {
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
-  const [billing, recent] = await Promise.all([context.trpc.billing.overview(), context.trpc.usage.transactions({ limit: RECENT_TRANSACTIONS })]);
+  const [billing, recent] = await Promise.all([
+    context.trpc.billing.overview(),
+    context.trpc.usage.transactions({ limit: RECENT_TRANSACTIONS }),
+  ]);
   return { billing, recent };
 }
-
 
 export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
@@ -50,7 +60,8 @@ export async function action({ context, request }: ActionFunctionArgs) {
         const field = formText(form, 'credits') === 'custom' ? 'custom_credits' : 'credits';
         const read = readWholeNumbers(form, { [field]: { noun: 'the number of credits to buy' } });
         const credits = read.values[field];
-        if (credits === null || credits === undefined) return json({ intent, ...fieldFailure({ credits: read.fieldErrors[field] ?? '' }) }, { status: 400 });
+        if (credits === null || credits === undefined)
+          return json({ intent, ...fieldFailure({ credits: read.fieldErrors[field] ?? '' }) }, { status: 400 });
         const checkout = await context.trpc.billing.checkout({ credits });
         // Checkout is not a dashboard route (Stripe, or this server's simulated page): the browser loads it as a
         // new document instead of the client router rendering it as an unknown route.
@@ -78,10 +89,20 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return json({ intent, done: 'Auto top-up settings saved.' } as const);
       }
       default:
-        return json({ intent: 'unknown', status: 400, code: 'invalid_request', formError: 'Unknown action. Reload the page and try again.', fieldErrors: {} } as const, { status: 400 });
+        return json(
+          {
+            intent: 'unknown',
+            status: 400,
+            code: 'invalid_request',
+            formError: 'Unknown action. Reload the page and try again.',
+            fieldErrors: {},
+          } as const,
+          { status: 400 },
+        );
     }
   } catch (error) {
-    const shown = intent === 'auto-topup' ? ['amount', 'threshold', 'monthly_limit'] : intent === 'buy' ? ['credits'] : [];
+    const shown =
+      intent === 'auto-topup' ? ['amount', 'threshold', 'monthly_limit'] : intent === 'buy' ? ['credits'] : [];
     const failure = describeFormFailure(context, error, shown);
     return json({ intent, ...failure }, { status: failure.status });
   }
@@ -97,7 +118,8 @@ export default function Billing() {
   const doneFor = (intent: string) => (result && 'done' in result && result.intent === intent ? result.done : null);
   const card = billing.payment_method;
   const auto = billing.auto_topup;
-  const errorFor = (intent: string, field: string) => (failure?.intent === intent ? (failure.fieldErrors as Record<string, string>)[field] : undefined);
+  const errorFor = (intent: string, field: string) =>
+    failure?.intent === intent ? (failure.fieldErrors as Record<string, string>)[field] : undefined;
   // The server's rules, run as the person types, so settings that cannot work are explained before saving.
   const [autoProblems, setAutoProblems] = useState(() => autoTopUpProblems(auto).map((problem) => problem.message));
   const checkAutoTopUp = (event: FormEvent<HTMLFormElement>) => {
@@ -107,7 +129,10 @@ export default function Billing() {
       return /^\d{1,9}$/.test(text) ? Number(text) : null;
     };
     const [amount, threshold] = [whole('amount'), whole('threshold')];
-    const problems = amount === null || threshold === null ? [] : autoTopUpProblems({ amount, threshold, monthly_limit: whole('monthly_limit') });
+    const problems =
+      amount === null || threshold === null
+        ? []
+        : autoTopUpProblems({ amount, threshold, monthly_limit: whole('monthly_limit') });
     setAutoProblems(problems.map((problem) => problem.message));
   };
 
@@ -117,8 +142,9 @@ export default function Billing() {
         <p className="eyebrow">Billing</p>
         <h1>Billing</h1>
         <p className="lead">
-          You have <strong>{billing.credits}</strong> credit{billing.credits === 1 ? '' : 's'}. One credit stages or enhances one image and costs $1. See{' '}
-          <Link to="/billing/transactions">transactions</Link> for every change to your balance.
+          You have <strong>{billing.credits}</strong> credit{billing.credits === 1 ? '' : 's'}. One credit stages or
+          enhances one image and costs $1. See <Link to="/billing/transactions">transactions</Link> for every change to
+          your balance.
         </p>
       </header>
 
@@ -131,14 +157,23 @@ export default function Billing() {
             <legend className="field__label">How many credits</legend>
             {PRESETS.map((credits, index) => (
               <label key={credits} className="choice">
-                <input type="radio" name="credits" value={credits} defaultChecked={index === 1} /> {credits} credits (${credits})
+                <input type="radio" name="credits" value={credits} defaultChecked={index === 1} /> {credits} credits ($
+                {credits})
               </label>
             ))}
             <label className="choice">
               <input type="radio" name="credits" value="custom" /> Another amount
             </label>
           </fieldset>
-          <Field label={`Custom amount (${range(1, 10_000)} credits)`} name="custom_credits" type="number" min={1} max={10000} inputMode="numeric" error={errorFor('buy', 'credits')} />
+          <Field
+            label={`Custom amount (${range(1, 10_000)} credits)`}
+            name="custom_credits"
+            type="number"
+            min={1}
+            max={10000}
+            inputMode="numeric"
+            error={errorFor('buy', 'credits')}
+          />
           <button type="submit" className="button" disabled={busy === 'buy'}>
             {busy === 'buy' ? 'Opening checkout…' : 'Continue to payment'}
           </button>
@@ -153,10 +188,14 @@ export default function Billing() {
         {card ? (
           <Form method="post" className="stack">
             <p>
-              {card.brand.toUpperCase()} •••• {card.last4}, expires {String(card.exp_month).padStart(2, '0')}/{card.exp_year}{' '}
-              {card.simulated ? <Badge tone="revoked">simulated</Badge> : null}
+              {card.brand.toUpperCase()} •••• {card.last4}, expires {String(card.exp_month).padStart(2, '0')}/
+              {card.exp_year} {card.simulated ? <Badge tone="revoked">simulated</Badge> : null}
             </p>
-            {card.simulated ? <p className="field__hint">This server runs without Stripe keys: payments are simulated and no money moves.</p> : null}
+            {card.simulated ? (
+              <p className="field__hint">
+                This server runs without Stripe keys: payments are simulated and no money moves.
+              </p>
+            ) : null}
             <input type="hidden" name="intent" value="remove-card" />
             <button type="submit" className="button button--small" disabled={busy === 'remove-card'}>
               Remove card<span className="visually-hidden"> ending {card.last4}</span>
@@ -172,8 +211,8 @@ export default function Billing() {
         <h2 id="auto-title">Auto top-up</h2>
         {auto.paused_until ? (
           <Alert tone="warning" title="Auto top-up is paused">
-            The last top-up failed: {FAILURE_TEXT[auto.last_failure_reason ?? ''] ?? 'it could not be made'}. No charge is tried before {formatTimestamp(auto.paused_until)}. Saving these
-            settings or a new card ends the pause.
+            The last top-up failed: {FAILURE_TEXT[auto.last_failure_reason ?? ''] ?? 'it could not be made'}. No charge
+            is tried before {formatTimestamp(auto.paused_until)}. Saving these settings or a new card ends the pause.
           </Alert>
         ) : null}
         {failure?.intent === 'auto-topup' ? <Alert tone="error">{failure.formError}</Alert> : null}
@@ -195,8 +234,24 @@ export default function Billing() {
               Needs a card on file: buy credits once first.
             </p>
           ) : null}
-          <Field label={`Credits to buy each time (${range(10, 10_000)})`} name="amount" type="number" min={10} max={10000} defaultValue={auto.amount} error={errorFor('auto-topup', 'amount')} />
-          <Field label={`When the balance falls below (${range(0, 100_000)})`} name="threshold" type="number" min={0} max={100000} defaultValue={auto.threshold} error={errorFor('auto-topup', 'threshold')} />
+          <Field
+            label={`Credits to buy each time (${range(10, 10_000)})`}
+            name="amount"
+            type="number"
+            min={10}
+            max={10000}
+            defaultValue={auto.amount}
+            error={errorFor('auto-topup', 'amount')}
+          />
+          <Field
+            label={`When the balance falls below (${range(0, 100_000)})`}
+            name="threshold"
+            type="number"
+            min={0}
+            max={100000}
+            defaultValue={auto.threshold}
+            error={errorFor('auto-topup', 'threshold')}
+          />
           <Field
             label="Monthly limit in credits (blank = no limit)"
             name="monthly_limit"
@@ -217,7 +272,12 @@ export default function Billing() {
 
       <section className="card" aria-labelledby="recent-title">
         <h2 id="recent-title">Recent transactions</h2>
-        <TransactionsTable transactions={recent.transactions} hasMore={recent.has_more} basePath="/billing/transactions" paged={false} />
+        <TransactionsTable
+          transactions={recent.transactions}
+          hasMore={recent.has_more}
+          basePath="/billing/transactions"
+          paged={false}
+        />
       </section>
     </>
   );

@@ -17,7 +17,10 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   } catch (error) {
     const problem = context.describeError(error);
     if (problem.status >= 500) throw error;
-    return { checkout: null, problem: 'We could not find that payment. If you paid, your credits appear on the billing page within a minute.' };
+    return {
+      checkout: null,
+      problem: 'We could not find that payment. If you paid, your credits appear on the billing page within a minute.',
+    };
   }
 }
 
@@ -36,8 +39,12 @@ export default function CheckoutReturn() {
             {checkout.credits} credit{checkout.credits === 1 ? ' was' : 's were'} added to your balance.
           </Alert>
         ) : null}
-        {checkout?.status === 'open' ? <Alert tone="info">The payment is not finished yet. Reload this page in a moment.</Alert> : null}
-        {checkout?.status === 'expired' ? <Alert tone="warning">This checkout expired without a payment. Start a new purchase.</Alert> : null}
+        {checkout?.status === 'open' ? (
+          <Alert tone="info">The payment is not finished yet. Reload this page in a moment.</Alert>
+        ) : null}
+        {checkout?.status === 'expired' ? (
+          <Alert tone="warning">This checkout expired without a payment. Start a new purchase.</Alert>
+        ) : null}
         <Link to="/billing" className="button">
           Back to billing
         </Link>

@@ -14,11 +14,19 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const startingAfter = new URL(request.url).searchParams.get('starting_after') || undefined;
   try {
-    return { page: await context.trpc.usage.transactions({ limit: 25, starting_after: startingAfter }), paged: startingAfter !== undefined, problem: null };
+    return {
+      page: await context.trpc.usage.transactions({ limit: 25, starting_after: startingAfter }),
+      paged: startingAfter !== undefined,
+      problem: null,
+    };
   } catch (error) {
     const problem = context.describeError(error);
     if (problem.status !== 400 && problem.status !== 404) throw error;
-    return { page: await context.trpc.usage.transactions({ limit: 25 }), paged: false, problem: 'That page no longer exists; here are your newest transactions.' };
+    return {
+      page: await context.trpc.usage.transactions({ limit: 25 }),
+      paged: false,
+      problem: 'That page no longer exists; here are your newest transactions.',
+    };
   }
 }
 
@@ -30,13 +38,19 @@ export default function Transactions() {
         <p className="eyebrow">Billing</p>
         <h1>Transactions</h1>
         <p className="lead">
-          Every change to your credit balance, newest first. See <Link to="/usage">usage</Link> for totals per day and per key.
+          Every change to your credit balance, newest first. See <Link to="/usage">usage</Link> for totals per day and
+          per key.
         </p>
       </header>
       <section className="card" aria-labelledby="transactions-title">
         <h2 id="transactions-title">{paged ? 'Older transactions' : 'Latest transactions'}</h2>
         {problem ? <Alert tone="warning">{problem}</Alert> : null}
-        <TransactionsTable transactions={page.transactions} hasMore={page.has_more} basePath="/billing/transactions" paged={paged} />
+        <TransactionsTable
+          transactions={page.transactions}
+          hasMore={page.has_more}
+          basePath="/billing/transactions"
+          paged={paged}
+        />
       </section>
     </>
   );

@@ -40,12 +40,13 @@ export async function action({ context, request }: ActionFunctionArgs) {
         formError: 'Unknown action. Reload the page and try again.',
         fieldErrors: {} as Record<string, string>,
       },
-      { status: 400 }
+      { status: 400 },
     );
   } catch (error) {
     const failure = describeFormFailure(context, error, ['code']);
     // An unknown code is about the field the agent typed, not the page.
-    if (failure.status === 404) failure.fieldErrors.code = 'No claim has this code. Check it against the one you were given.';
+    if (failure.status === 404)
+      failure.fieldErrors.code = 'No claim has this code. Check it against the one you were given.';
     return json({ intent, typed: code, ...failure }, { status: failure.status });
   }
 }
@@ -71,8 +72,9 @@ export default function Claims() {
         <p className="eyebrow">Agents</p>
         <h1>Redeem a claim</h1>
         <p className="lead">
-          Your staging company gives you a claim code such as <code>RS-7K3M9QXD</code> with each set of staged photos. Redeem it to move the images into{' '}
-          <Link to="/gallery">your gallery</Link>. Redeeming is free; codes expire 30 days after they are issued.
+          Your staging company gives you a claim code such as <code>RS-7K3M9QXD</code> with each set of staged photos.
+          Redeem it to move the images into <Link to="/gallery">your gallery</Link>. Redeeming is free; codes expire 30
+          days after they are issued.
         </p>
       </header>
 
@@ -130,7 +132,9 @@ export default function Claims() {
               <dt>Expires (UTC)</dt>
               <dd>
                 {formatTimestamp(preview.expires_at)}
-                {preview.valid ? ` (in ${preview.days_until_expiry} day${preview.days_until_expiry === 1 ? '' : 's'})` : null}
+                {preview.valid
+                  ? ` (in ${preview.days_until_expiry} day${preview.days_until_expiry === 1 ? '' : 's'})`
+                  : null}
               </dd>
             </div>
           </dl>
@@ -139,7 +143,9 @@ export default function Claims() {
               <input type="hidden" name="intent" value="redeem" />
               <input type="hidden" name="code" value={preview.code} />
               <button type="submit" className="button button--primary" disabled={pending === 'redeem'}>
-                {pending === 'redeem' ? 'Redeeming…' : `Redeem ${preview.image_count} image${preview.image_count === 1 ? '' : 's'}`}
+                {pending === 'redeem'
+                  ? 'Redeeming…'
+                  : `Redeem ${preview.image_count} image${preview.image_count === 1 ? '' : 's'}`}
               </button>
             </Form>
           ) : (
@@ -156,7 +162,9 @@ export default function Claims() {
       <section className="card" aria-labelledby="redeemed-title">
         <h2 id="redeemed-title">Claims you redeemed</h2>
         {claims.length === 0 ? (
-          <p className="empty-state">None yet. Enter the code from your staging company above to collect your first images.</p>
+          <p className="empty-state">
+            None yet. Enter the code from your staging company above to collect your first images.
+          </p>
         ) : (
           <div className="table-wrap">
             <table className="data-table">

@@ -20,7 +20,10 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const requested = Number(new URL(request.url).searchParams.get('page') ?? '1');
   const page = Number.isInteger(requested) && requested >= 1 ? requested : 1;
-  const [gallery, revenue] = await Promise.all([context.trpc.claims.gallery({ page, per_page: PER_PAGE }), context.trpc.claims.adRevenue()]);
+  const [gallery, revenue] = await Promise.all([
+    context.trpc.claims.gallery({ page, per_page: PER_PAGE }),
+    context.trpc.claims.adRevenue(),
+  ]);
   return { ...gallery, revenue, pages: Math.max(1, Math.ceil(gallery.total / gallery.per_page)) };
 }
 
@@ -34,8 +37,8 @@ export default function Gallery() {
         <p className="eyebrow">Agents</p>
         <h1>Your images</h1>
         <p className="lead">
-          The images of every claim you <Link to="/claims">redeemed</Link>. Images with sponsored products earn you half of their ad revenue each time they are
-          shown.
+          The images of every claim you <Link to="/claims">redeemed</Link>. Images with sponsored products earn you half
+          of their ad revenue each time they are shown.
         </p>
       </header>
 
@@ -55,7 +58,11 @@ export default function Gallery() {
             <dd>{dollars(revenue.earned_cents)}</dd>
           </div>
         </dl>
-        {revenue.impressions === 0 ? <p className="muted">No impressions yet: earnings start when images with products are shown on your listings.</p> : null}
+        {revenue.impressions === 0 ? (
+          <p className="muted">
+            No impressions yet: earnings start when images with products are shown on your listings.
+          </p>
+        ) : null}
       </section>
 
       <section className="card" aria-labelledby="gallery-title">
@@ -70,7 +77,8 @@ export default function Gallery() {
         </h2>
         {total === 0 ? (
           <p className="empty-state">
-            No images yet. <Link to="/claims">Redeem a claim code</Link> to bring in the photos your staging company prepared.
+            No images yet. <Link to="/claims">Redeem a claim code</Link> to bring in the photos your staging company
+            prepared.
           </p>
         ) : images.length === 0 ? (
           <p className="empty-state">
@@ -92,7 +100,14 @@ export default function Gallery() {
                     />
                   ) : (
                     <a href={image.image_url} target="_blank" rel="noreferrer">
-                      <img className="gallery__image" src={image.image_url} alt={alt} loading="lazy" width={image.width} height={image.height} />
+                      <img
+                        className="gallery__image"
+                        src={image.image_url}
+                        alt={alt}
+                        loading="lazy"
+                        width={image.width}
+                        height={image.height}
+                      />
                     </a>
                   )}
                   <div className="gallery__body">
@@ -106,7 +121,12 @@ export default function Gallery() {
                       <a href={image.image_url} download className="button button--small">
                         Download full size<span className="visually-hidden"> of image {image.id}</span>
                       </a>
-                      <a href={image.image_url} target="_blank" rel="noreferrer" className="button button--ghost button--small">
+                      <a
+                        href={image.image_url}
+                        target="_blank"
+                        rel="noreferrer"
+                        className="button button--ghost button--small"
+                      >
                         Open<span className="visually-hidden"> image {image.id} in a new tab</span>
                       </a>
                     </p>

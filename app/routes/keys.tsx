@@ -45,7 +45,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
             formError: 'Unknown action. Reload the page and try again.',
             fieldErrors: {},
           } as const,
-          { status: 400 }
+          { status: 400 },
         );
     }
   } catch (error) {
@@ -71,8 +71,9 @@ export default function Keys() {
         <p className="eyebrow">Settings → API</p>
         <h1>API keys</h1>
         <p className="lead">
-          API keys let your software call the Roomstage REST API. Send one as <code>Authorization: Bearer sk_live_…</code>; see the{' '}
-          <a href="/docs">API reference</a>. Live and test keys spend the same credits.
+          API keys let your software call the Roomstage REST API. Send one as{' '}
+          <code>Authorization: Bearer sk_live_…</code>; see the <a href="/docs">API reference</a>. Live and test keys
+          spend the same credits.
         </p>
       </header>
 
@@ -81,8 +82,8 @@ export default function Keys() {
         {failure && failure.intent !== 'create' ? <Alert tone="error">{failure.formError}</Alert> : null}
         {revoked ? (
           <Alert tone="success">
-            Key {revokedName ? <strong>“{revokedName}”</strong> : `#${revoked.id}`} is revoked. Requests that use it are refused from now
-            on.
+            Key {revokedName ? <strong>“{revokedName}”</strong> : `#${revoked.id}`} is revoked. Requests that use it are
+            refused from now on.
           </Alert>
         ) : null}
       </div>

@@ -1,5 +1,13 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError, useRouteLoaderData } from '@remix-run/react';
+import {
+  Form,
+  Link,
+  useActionData,
+  useLoaderData,
+  useNavigation,
+  useRouteError,
+  useRouteLoaderData,
+} from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorCard } from '../components/error-card.js';
@@ -54,7 +62,11 @@ export async function action({ context, request, params }: ActionFunctionArgs) {
   try {
     switch (intent) {
       case 'save': {
-        const webhook = await context.trpc.webhooks.put({ id, url: formText(form, 'url') ?? '', enabled: form.get('enabled') === 'on' });
+        const webhook = await context.trpc.webhooks.put({
+          id,
+          url: formText(form, 'url') ?? '',
+          enabled: form.get('enabled') === 'on',
+        });
         return json({ intent, saved: webhook } as const);
       }
       case 'test':
@@ -62,15 +74,24 @@ export async function action({ context, request, params }: ActionFunctionArgs) {
       case 'rotate':
         return json({ intent, rotated: await context.trpc.webhooks.rotateSecret({ id }) } as const);
       case 'retry': {
-        const retried = await context.trpc.webhooks.retryDelivery({ id, delivery_id: formText(form, 'delivery_id') ?? '' });
+        const retried = await context.trpc.webhooks.retryDelivery({
+          id,
+          delivery_id: formText(form, 'delivery_id') ?? '',
+        });
         return json({ intent, retried } as const);
       }
       default:
         return json(
-          { intent: 'unknown', status: 400, code: 'invalid_request', formError: 'Unknown action. Reload the page and try again.', fieldErrors: {} } as const,
+          {
+            intent: 'unknown',
+            status: 400,
+            code: 'invalid_request',
+            formError: 'Unknown action. Reload the page and try again.',
+            fieldErrors: {},
+          } as const,
           {
             status: 400,
-          }
+          },
         );
     }
   } catch (error) {
@@ -108,9 +129,9 @@ export default function KeyWebhook() {
         </p>
         <h1>Webhook</h1>
         <p className="lead">
-          Roomstage POSTs events for this key (<code>staging.complete</code>, <code>claim.redeemed</code>, credit alerts…) to your url, signed with{' '}
-          <code>X-Webhook-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code>. Failed deliveries are retried for about a day; dedupe on the event{' '}
-          <code>id</code>.
+          Roomstage POSTs events for this key (<code>staging.complete</code>, <code>claim.redeemed</code>, credit
+          alerts…) to your url, signed with <code>X-Webhook-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code>.
+          Failed deliveries are retried for about a day; dedupe on the event <code>id</code>.
         </p>
       </header>
 
@@ -122,12 +143,19 @@ export default function KeyWebhook() {
         ) : null}
         {failure && failure.intent !== 'save' ? <Alert tone="error">{failure.formError}</Alert> : null}
         {result && 'saved' in result ? (
-          <Alert tone="success">Webhook saved{result.saved.enabled ? ' and enabled' : ' (disabled: events are not sent)'}.</Alert>
+          <Alert tone="success">
+            Webhook saved{result.saved.enabled ? ' and enabled' : ' (disabled: events are not sent)'}.
+          </Alert>
         ) : null}
         {result && 'rotated' in result ? (
-          <Alert tone="success">New signing secret created. For 24 hours deliveries also carry a signature from the old one in webhook-signature.</Alert>
+          <Alert tone="success">
+            New signing secret created. For 24 hours deliveries also carry a signature from the old one in
+            webhook-signature.
+          </Alert>
         ) : null}
-        {result && 'retried' in result ? <Alert tone="success">Delivery {result.retried.id} is queued again.</Alert> : null}
+        {result && 'retried' in result ? (
+          <Alert tone="success">Delivery {result.retried.id} is queued again.</Alert>
+        ) : null}
       </div>
 
       <section className="card" aria-labelledby="webhook-settings">
@@ -150,10 +178,13 @@ export default function KeyWebhook() {
           />
           <label className="field">
             <span>
-              <input type="checkbox" name="enabled" defaultChecked={webhook.url ? webhook.enabled : true} /> Enabled: send events to this url
+              <input type="checkbox" name="enabled" defaultChecked={webhook.url ? webhook.enabled : true} /> Enabled:
+              send events to this url
             </span>
           </label>
-          {failure?.intent === 'save' && Object.keys(failure.fieldErrors).length === 0 ? <Alert tone="error">{failure.formError}</Alert> : null}
+          {failure?.intent === 'save' && Object.keys(failure.fieldErrors).length === 0 ? (
+            <Alert tone="error">{failure.formError}</Alert>
+          ) : null}
           <div className="actions">
             <button type="submit" className="button button--primary" disabled={pending === 'save'}>
               {pending === 'save' ? 'Saving…' : 'Save'}
@@ -166,13 +197,19 @@ export default function KeyWebhook() {
         <section className="card" aria-labelledby="webhook-secret">
           <h2 id="webhook-secret">Signing secret</h2>
           <p>
-            Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant time, or pass this secret to any
-            Standard Webhooks library (the <code>webhook-signature</code> header).
+            Verify each delivery by computing HMAC-SHA256 of the raw body with this secret and comparing it in constant
+            time, or pass this secret to any Standard Webhooks library (the <code>webhook-signature</code> header).
           </p>
           <details>
             <summary>Reveal secret</summary>
             <div className="copy-row">
-              <input id="webhook-secret-value" className="input input--code" readOnly value={webhook.secret} aria-label="Signing secret" />
+              <input
+                id="webhook-secret-value"
+                className="input input--code"
+                readOnly
+                value={webhook.secret}
+                aria-label="Signing secret"
+              />
               <CopyButton targetId="webhook-secret-value" />
             </div>
           </details>
@@ -188,7 +225,8 @@ export default function KeyWebhook() {
       <section className="card" aria-labelledby="webhook-test">
         <h2 id="webhook-test">Send a test event</h2>
         <p>
-          Sends one signed <code>test.ping</code> now, even while the webhook is disabled, and shows what your endpoint answered.
+          Sends one signed <code>test.ping</code> now, even while the webhook is disabled, and shows what your endpoint
+          answered.
         </p>
         <Form method="post" className="actions">
           <input type="hidden" name="intent" value="test" />
@@ -209,7 +247,8 @@ export default function KeyWebhook() {
         {test ? (
           <Alert tone={test.delivered ? 'success' : 'error'} title={test.delivered ? 'Delivered' : 'Not delivered'}>
             <p>
-              {test.status_code !== null ? `HTTP ${test.status_code}` : 'No response'} in {test.duration_ms} ms · event <code>{test.event_id}</code>
+              {test.status_code !== null ? `HTTP ${test.status_code}` : 'No response'} in {test.duration_ms} ms · event{' '}
+              <code>{test.event_id}</code>
               {test.error ? ` · ${test.error}` : ''}
             </p>
           </Alert>
@@ -220,7 +259,10 @@ export default function KeyWebhook() {
         <h2 id="webhook-deliveries">Recent deliveries</h2>
         {deliveries.length === 0 ? (
           <p className="empty-state">
-            No deliveries yet. {webhook.url ? 'Send a test event above, or stage an image with this key.' : 'Save a url above, then send a test event.'}
+            No deliveries yet.{' '}
+            {webhook.url
+              ? 'Send a test event above, or stage an image with this key.'
+              : 'Save a url above, then send a test event.'}
           </p>
         ) : (
           <div className="table-wrap">
@@ -252,7 +294,9 @@ export default function KeyWebhook() {
                     <td data-label="Last response">
                       {delivery.last_status_code !== null ? `HTTP ${delivery.last_status_code}` : null}
                       {delivery.last_error ? <span className="muted"> {delivery.last_error}</span> : null}
-                      {delivery.last_status_code === null && !delivery.last_error ? <span className="muted">—</span> : null}
+                      {delivery.last_status_code === null && !delivery.last_error ? (
+                        <span className="muted">—</span>
+                      ) : null}
                     </td>
                     <td data-label="Next attempt (UTC)">
                       <When iso={delivery.status === 'pending' ? delivery.next_attempt_at : null} />
@@ -265,7 +309,9 @@ export default function KeyWebhook() {
                         <input type="hidden" name="intent" value="retry" />
                         <input type="hidden" name="delivery_id" value={delivery.id} />
                         <button type="submit" className="button button--small" disabled={pending === 'retry'}>
-                          {pending === 'retry' && navigation.formData?.get('delivery_id') === delivery.id ? 'Resending…' : 'Resend'}
+                          {pending === 'retry' && navigation.formData?.get('delivery_id') === delivery.id
+                            ? 'Resending…'
+                            : 'Resend'}
                           <span className="visually-hidden">
                             {' '}
                             {delivery.event} event {delivery.event_id}

@@ -34,7 +34,9 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     balance: {
       credits: billing.credits,
       lowBalanceThreshold: notifications.low_balance_threshold,
-      autoTopUp: billing.auto_topup.enabled ? { amount: billing.auto_topup.amount, threshold: billing.auto_topup.threshold } : null,
+      autoTopUp: billing.auto_topup.enabled
+        ? { amount: billing.auto_topup.amount, threshold: billing.auto_topup.threshold }
+        : null,
     },
     keys: { active: activeKeys.length, total: keys.length, lastUsed },
     recentClaims: issued.slice(0, RECENT),
@@ -94,7 +96,13 @@ export default function Overview() {
             {keys.active} <span className="stat__unit">active</span>
           </p>
           <p className="muted">
-            {keys.lastUsed ? <>Last used {formatTimestamp(keys.lastUsed)} UTC.</> : keys.total === 0 ? 'You have no key yet.' : 'Not used yet.'}
+            {keys.lastUsed ? (
+              <>Last used {formatTimestamp(keys.lastUsed)} UTC.</>
+            ) : keys.total === 0 ? (
+              'You have no key yet.'
+            ) : (
+              'Not used yet.'
+            )}
           </p>
           <Link to="/keys" className="button button--small">
             {keys.total === 0 ? 'Create your first key' : 'Manage keys'}
@@ -116,7 +124,12 @@ export default function Overview() {
         <h2 id="recent-title">Recent activity</h2>
         {recentClaims.length === 0 ? (
           <p className="empty-state">
-            Nothing staged yet. {keys.active === 0 ? <Link to="/keys">Create an API key</Link> : <Link to="/playground">Stage a photo in the playground</Link>}{' '}
+            Nothing staged yet.{' '}
+            {keys.active === 0 ? (
+              <Link to="/keys">Create an API key</Link>
+            ) : (
+              <Link to="/playground">Stage a photo in the playground</Link>
+            )}{' '}
             or follow the <a href="/docs">API docs</a>.
           </p>
         ) : (
@@ -138,10 +151,14 @@ export default function Overview() {
                     </th>
                     <td data-label="Images">{claim.image_count}</td>
                     <td data-label="Status">
-                      <Badge tone={claim.status === 'redeemed' ? 'active' : claim.status === 'expired' ? 'revoked' : 'test'}>
+                      <Badge
+                        tone={claim.status === 'redeemed' ? 'active' : claim.status === 'expired' ? 'revoked' : 'test'}
+                      >
                         {CLAIM_STATUS_TEXT[claim.status]}
                       </Badge>
-                      {claim.claimed_by_email ? <span className="muted cell-note">by {claim.claimed_by_email}</span> : null}
+                      {claim.claimed_by_email ? (
+                        <span className="muted cell-note">by {claim.claimed_by_email}</span>
+                      ) : null}
                     </td>
                     <td className="nowrap" data-label="Issued (UTC)">
                       {formatTimestamp(claim.created_at)}

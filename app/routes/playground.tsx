@@ -26,14 +26,26 @@ const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 const words = (value: string) => value.replaceAll('_', ' ');
 
 /** A labelled select of catalogue words (styles, room types), shown with spaces for underscores. */
-function WordChoice(props: { label: string; name: string; values: readonly string[]; value: string; onChange: (value: string) => void }) {
+function WordChoice(props: {
+  label: string;
+  name: string;
+  values: readonly string[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
   const id = `field-${props.name}`;
   return (
     <div className="field">
       <label htmlFor={id} className="field__label">
         {props.label}
       </label>
-      <select id={id} name={props.name} className="input" value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
+      <select
+        id={id}
+        name={props.name}
+        className="input"
+        value={props.value}
+        onChange={(event) => props.onChange(event.currentTarget.value)}
+      >
         {props.values.map((value) => (
           <option key={value} value={value}>
             {words(value)}
@@ -46,7 +58,10 @@ function WordChoice(props: { label: string; name: string; values: readonly strin
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
-  const [options, billing] = await Promise.all([context.trpc.staging.playgroundOptions(), context.trpc.billing.overview()]);
+  const [options, billing] = await Promise.all([
+    context.trpc.staging.playgroundOptions(),
+    context.trpc.billing.overview(),
+  ]);
   return { ...options, credits: billing.credits, origin: new URL(request.url).origin };
 }
 
@@ -54,7 +69,10 @@ type Fields = 'image' | 'key_id' | 'style' | 'room_type';
 const SHOWN_FIELDS: Fields[] = ['image', 'key_id', 'style', 'room_type'];
 
 function failed(formError: string, fieldErrors: Partial<Record<Fields, string>> = {}, status = 400) {
-  return json({ status, code: 'invalid_request', formError, fieldErrors: fieldErrors as Record<string, string> }, { status });
+  return json(
+    { status, code: 'invalid_request', formError, fieldErrors: fieldErrors as Record<string, string> },
+    { status },
+  );
 }
 
 /** Turns the form into one `staging.playground` call: the same stageImages operation and charge as POST /api/v1/stage. */
@@ -62,9 +80,16 @@ export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
   let form: FormData;
   try {
-    form = await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_UPLOAD_BYTES }));
+    form = await unstable_parseMultipartFormData(
+      request,
+      unstable_createMemoryUploadHandler({ maxPartSize: MAX_UPLOAD_BYTES }),
+    );
   } catch {
-    return failed('The photo is larger than 15 MB, the limit per image. Choose a smaller one.', { image: 'Larger than 15 MB.' }, 413);
+    return failed(
+      'The photo is larger than 15 MB, the limit per image. Choose a smaller one.',
+      { image: 'Larger than 15 MB.' },
+      413,
+    );
   }
   const source = formText(form, 'source');
   const photo = form.get('photo');
@@ -73,10 +98,14 @@ export async function action({ context, request }: ActionFunctionArgs) {
   const keyId = Number(formText(form, 'key_id'));
   let image: string | undefined;
   if (source === 'upload') {
-    if (!(photo instanceof Blob) || photo.size === 0) return failed('Choose a photo to upload, or pick a sample instead.', { image: 'No photo chosen.' });
+    if (!(photo instanceof Blob) || photo.size === 0)
+      return failed('Choose a photo to upload, or pick a sample instead.', { image: 'No photo chosen.' });
     image = Buffer.from(await photo.arrayBuffer()).toString('base64');
   }
-  const sample = source === 'upload' ? undefined : (formText(form, 'sample') as Parameters<typeof context.trpc.staging.playground>[0]['sample']);
+  const sample =
+    source === 'upload'
+      ? undefined
+      : (formText(form, 'sample') as Parameters<typeof context.trpc.staging.playground>[0]['sample']);
   try {
     const staged = await context.trpc.staging.playground({ key_id: keyId, image, sample, style, room_type: roomType });
     return json({ staged, keyId });
@@ -97,7 +126,8 @@ export default function Playground() {
   const [keyId, setKeyId] = useState<number | undefined>(keys[0]?.id);
   const [style, setStyle] = useState<string>(styles[0] ?? '');
   const [roomType, setRoomType] = useState<string>(roomTypes[0] ?? '');
-  const chosenKey = keys.find((key) => key.id === (staged ? result && 'keyId' in result && result.keyId : keyId)) ?? keys[0];
+  const chosenKey =
+    keys.find((key) => key.id === (staged ? result && 'keyId' in result && result.keyId : keyId)) ?? keys[0];
   const creditsLeft = staged ? staged.credits_remaining : credits;
 
   return (
@@ -106,15 +136,17 @@ export default function Playground() {
         <p className="eyebrow">Staging</p>
         <h1>Playground</h1>
         <p className="lead">
-          Stage a photo right here, exactly as the API would: it spends one credit from your balance (you have <strong>{creditsLeft}</strong>), issues a claim
-          code and sends <code>staging.complete</code> to the key’s webhook.
+          Stage a photo right here, exactly as the API would: it spends one credit from your balance (you have{' '}
+          <strong>{creditsLeft}</strong>), issues a claim code and sends <code>staging.complete</code> to the key’s
+          webhook.
         </p>
       </header>
 
       <div aria-live="polite" className="stack">
         {staged ? (
           <Alert tone="success" title="Staged">
-            1 credit spent; {staged.credits_remaining} left. Claim code <code>{staged.claim_code}</code> is ready for the estate agent.
+            1 credit spent; {staged.credits_remaining} left. Claim code <code>{staged.claim_code}</code> is ready for
+            the estate agent.
           </Alert>
         ) : null}
         {failure ? (
@@ -134,8 +166,8 @@ export default function Playground() {
         <section className="card" aria-labelledby="no-key-title">
           <h2 id="no-key-title">Create a key first</h2>
           <p>
-            The playground charges the same way as the API: through one of your API keys. <Link to="/keys">Create your first key</Link> (it comes with 10 free
-            credits), then come back here.
+            The playground charges the same way as the API: through one of your API keys.{' '}
+            <Link to="/keys">Create your first key</Link> (it comes with 10 free credits), then come back here.
           </p>
         </section>
       ) : (
@@ -145,7 +177,14 @@ export default function Playground() {
             <fieldset>
               <legend>Photo</legend>
               <label className="choice">
-                <input type="radio" name="source" value="sample" checked={source === 'sample'} onChange={() => setSource('sample')} /> Use a sample room
+                <input
+                  type="radio"
+                  name="source"
+                  value="sample"
+                  checked={source === 'sample'}
+                  onChange={() => setSource('sample')}
+                />{' '}
+                Use a sample room
               </label>
               <div className="field">
                 <label htmlFor="field-sample" className="field__label visually-hidden">
@@ -160,7 +199,14 @@ export default function Playground() {
                 </select>
               </div>
               <label className="choice">
-                <input type="radio" name="source" value="upload" checked={source === 'upload'} onChange={() => setSource('upload')} /> Upload a photo
+                <input
+                  type="radio"
+                  name="source"
+                  value="upload"
+                  checked={source === 'upload'}
+                  onChange={() => setSource('upload')}
+                />{' '}
+                Upload a photo
               </label>
               <div className={`field${failure?.fieldErrors.image ? ' field--invalid' : ''}`}>
                 <label htmlFor="field-photo" className="field__label visually-hidden">
@@ -189,7 +235,13 @@ export default function Playground() {
               <label htmlFor="field-key_id" className="field__label">
                 Charge through key
               </label>
-              <select id="field-key_id" name="key_id" className="input" value={keyId} onChange={(event) => setKeyId(Number(event.currentTarget.value))}>
+              <select
+                id="field-key_id"
+                name="key_id"
+                className="input"
+                value={keyId}
+                onChange={(event) => setKeyId(Number(event.currentTarget.value))}
+              >
                 {keys.map((key) => (
                   <option key={key.id} value={key.id}>
                     {key.name} ({key.prefix}…)
@@ -204,7 +256,9 @@ export default function Playground() {
               </button>
               <p id="stage-cost" className="field__hint">
                 Costs 1 credit, refunded if staging fails.
-                {creditsLeft === 0 ? ' You have no credits left: buy some on the Billing page, or the request is refused.' : ''}
+                {creditsLeft === 0
+                  ? ' You have no credits left: buy some on the Billing page, or the request is refused.'
+                  : ''}
               </p>
             </div>
           </Form>
@@ -217,7 +271,10 @@ export default function Playground() {
           <CompareSlider
             label="Before and after"
             before={{ src: `/originals/${staged.images[0]?.id}`, alt: 'Your photo before staging' }}
-            after={{ src: staged.image_url, alt: `The photo staged as a ${words(staged.style)} ${words(staged.room_type)}` }}
+            after={{
+              src: staged.image_url,
+              alt: `The photo staged as a ${words(staged.style)} ${words(staged.room_type)}`,
+            }}
             width={staged.images[0]?.width ?? 0}
             height={staged.images[0]?.height ?? 0}
           />
@@ -256,7 +313,8 @@ export default function Playground() {
         <section className="card" aria-labelledby="snippets-title">
           <h2 id="snippets-title">The same call from your code</h2>
           <p>
-            With key “{chosenKey.name}”. The API answers with the staged image URLs and the claim code; see the <a href="/docs">API docs</a> for every field.
+            With key “{chosenKey.name}”. The API answers with the staged image URLs and the claim code; see the{' '}
+            <a href="/docs">API docs</a> for every field.
           </p>
           <ApiSnippets
             idPrefix="playground"

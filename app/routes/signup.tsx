@@ -27,7 +27,9 @@ export default function Signup() {
   return (
     <section className="card card--narrow" aria-labelledby="signup-title">
       <h1 id="signup-title">Create your account</h1>
-      <p className="muted">One account for both sides: API keys for staging companies, claim codes for estate agents.</p>
+      <p className="muted">
+        One account for both sides: API keys for staging companies, claim codes for estate agents.
+      </p>
       <CredentialsForm kind="signup" redirectTo={searchParams.get('redirectTo')} state={state} />
     </section>
   );

@@ -16,8 +16,16 @@ const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const params = new URL(request.url).searchParams;
-  const asked = { from: params.get('from') || undefined, to: params.get('to') || undefined, key_id: params.get('key_id') || undefined };
-  const input = { from: asked.from, to: asked.to, key_id: asked.key_id === undefined ? undefined : Number(asked.key_id) };
+  const asked = {
+    from: params.get('from') || undefined,
+    to: params.get('to') || undefined,
+    key_id: params.get('key_id') || undefined,
+  };
+  const input = {
+    from: asked.from,
+    to: asked.to,
+    key_id: asked.key_id === undefined ? undefined : Number(asked.key_id),
+  };
   const keysPromise = context.trpc.keys.list();
   try {
     return { report: await context.trpc.usage.report(input), asked, problem: null, keys: (await keysPromise).keys };
@@ -25,14 +33,20 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     const problem = context.describeError(error);
     if (problem.status !== 400 && problem.status !== 404) throw error;
     // A bad range or key: say so above the form and show the default report instead.
-    return { report: await context.trpc.usage.report({}), asked, problem: problem.details?.[0]?.message ?? problem.message, keys: (await keysPromise).keys };
+    return {
+      report: await context.trpc.usage.report({}),
+      asked,
+      problem: problem.details?.[0]?.message ?? problem.message,
+      keys: (await keysPromise).keys,
+    };
   }
 }
 
 export default function Usage() {
   const { report, asked, problem, keys } = useLoaderData<typeof loader>();
   const loading = useNavigation().state === 'loading';
-  const series = (pick: (day: (typeof report.daily)[number]) => number) => report.daily.map((day) => ({ date: day.date, value: pick(day) }));
+  const series = (pick: (day: (typeof report.daily)[number]) => number) =>
+    report.daily.map((day) => ({ date: day.date, value: pick(day) }));
   const totals: Array<[string, number]> = [
     ['Images staged', report.totals.images_staged],
     ['Images enhanced', report.totals.images_enhanced],
@@ -49,7 +63,8 @@ export default function Usage() {
         <p className="eyebrow">Billing</p>
         <h1>Usage</h1>
         <p className="lead">
-          What your API keys did, day by day (UTC). Every credit movement is listed under <Link to="/billing/transactions">transactions</Link>.
+          What your API keys did, day by day (UTC). Every credit movement is listed under{' '}
+          <Link to="/billing/transactions">transactions</Link>.
         </p>
       </header>
 
@@ -122,7 +137,9 @@ export default function Usage() {
 
       <section className="card" aria-labelledby="revenue-title">
         <h2 id="revenue-title">Ad revenue</h2>
-        <p className="muted">From the sponsored products in images of claims you redeemed as an agent, since the start.</p>
+        <p className="muted">
+          From the sponsored products in images of claims you redeemed as an agent, since the start.
+        </p>
         <dl className="stat-grid">
           <div className="stat">
             <dt>Impressions</dt>

@@ -14,7 +14,9 @@ export const meta: MetaFunction = () =>
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
   const { keys } = await context.trpc.keys.list();
-  const rows = await Promise.all(keys.map(async (key) => ({ key, webhook: await context.trpc.webhooks.get({ id: key.id }) })));
+  const rows = await Promise.all(
+    keys.map(async (key) => ({ key, webhook: await context.trpc.webhooks.get({ id: key.id }) })),
+  );
   return {
     rows: rows.map(({ key, webhook }) => {
       return {
@@ -30,7 +32,15 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   };
 }
 
-function WebhookState({ url, enabled, disabledReason }: { url: string | null; enabled: boolean; disabledReason: string | null }) {
+function WebhookState({
+  url,
+  enabled,
+  disabledReason,
+}: {
+  url: string | null;
+  enabled: boolean;
+  disabledReason: string | null;
+}) {
   if (!url) return <span className="muted">Not set up</span>;
   if (enabled) return <Badge tone="active">enabled</Badge>;
   return (
@@ -50,8 +60,8 @@ export default function Webhooks() {
         <p className="eyebrow">Staging</p>
         <h1>Webhooks</h1>
         <p className="lead">
-          Each API key has one webhook: Roomstage POSTs signed events (<code>staging.complete</code>, <code>claim.redeemed</code>, credit alerts) to its url as
-          they happen.
+          Each API key has one webhook: Roomstage POSTs signed events (<code>staging.complete</code>,{' '}
+          <code>claim.redeemed</code>, credit alerts) to its url as they happen.
         </p>
       </header>
 

@@ -21,7 +21,11 @@ export interface FormFailure {
  * (first message per field), and the CONTRACT §1 message as the alert. Details for fields the form does not show
  * are folded into the alert so nothing is lost.
  */
-export function describeFormFailure(context: AppLoadContext, error: unknown, shownFields: readonly string[] = []): FormFailure {
+export function describeFormFailure(
+  context: AppLoadContext,
+  error: unknown,
+  shownFields: readonly string[] = [],
+): FormFailure {
   const described = context.describeError(error);
   const fieldErrors: FieldErrors = {};
   const otherProblems: string[] = [];

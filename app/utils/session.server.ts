@@ -41,7 +41,9 @@ export async function credentialsAction(context: AppLoadContext, request: Reques
   const email = formText(form, 'email')?.trim() ?? '';
   const credentials = { email, password: formText(form, 'password') ?? '' };
   try {
-    const { token } = await (kind === 'login' ? context.trpc.auth.login(credentials) : context.trpc.auth.signup(credentials));
+    const { token } = await (kind === 'login'
+      ? context.trpc.auth.login(credentials)
+      : context.trpc.auth.signup(credentials));
     return startSession(context, token, formText(form, 'redirectTo'));
   } catch (error) {
     const failure = describeFormFailure(context, error, ['email', 'password']);

@@ -15,20 +15,32 @@ import type { AppRouter } from '../../server/root.js';
 /** One client per credential; calls made in the same tick travel in one batched HTTP request to /trpc. */
 export function createRoomstageTrpcClient(baseUrl: string, credential?: string) {
   return createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: `${baseUrl}/trpc`, headers: () => (credential ? { authorization: `Bearer ${credential}` } : {}) })],
+    links: [
+      httpBatchLink({
+        url: `${baseUrl}/trpc`,
+        headers: () => (credential ? { authorization: `Bearer ${credential}` } : {}),
+      }),
+    ],
   });
 }
 
 /** The CONTRACT §1 error body of a failed call (`code`, `message`, …), which tRPC carries under `data.contract`. */
 export function contractError(error: unknown): { error: string; code: string; message: string } | null {
   if (!(error instanceof TRPCClientError)) return null;
-  return (error.data as { contract?: { body: { error: string; code: string; message: string } } } | undefined)?.contract?.body ?? null;
+  return (
+    (error.data as { contract?: { body: { error: string; code: string; message: string } } } | undefined)?.contract
+      ?.body ?? null
+  );
 }
 
 /** Stages one photo with an API key and reads the balance: what a staging company's integration does. */
 export async function stageWithApiKey(baseUrl: string, apiKey: string, photo: Buffer) {
   const roomstage = createRoomstageTrpcClient(baseUrl, apiKey);
-  const staged = await roomstage.staging.stage.mutate({ images: [photo.toString('base64')], style: 'scandinavian', room_type: 'living_room' });
+  const staged = await roomstage.staging.stage.mutate({
+    images: [photo.toString('base64')],
+    style: 'scandinavian',
+    room_type: 'living_room',
+  });
   // Without `Prefer: respond-async` the answer is the staged result, never a job.
   if (!('claim_code' in staged)) throw new Error(`unexpected asynchronous answer: job ${staged.job_id}`);
   const { credits } = await roomstage.credits.balance.query();
@@ -37,7 +49,8 @@ export async function stageWithApiKey(baseUrl: string, apiKey: string, photo: Bu
 
 async function main() {
   const [baseUrl, apiKey, photoPath] = process.argv.slice(2);
-  if (!baseUrl || !apiKey || !photoPath) throw new Error('usage: tsx clients/trpc/example.ts <base_url> <api_key> <photo>');
+  if (!baseUrl || !apiKey || !photoPath)
+    throw new Error('usage: tsx clients/trpc/example.ts <base_url> <api_key> <photo>');
   try {
     console.log(await stageWithApiKey(baseUrl, apiKey, readFileSync(photoPath)));
   } catch (error) {

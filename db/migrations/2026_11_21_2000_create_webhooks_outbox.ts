@@ -29,7 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('payload', 'text', (col) => col.notNull())
       .addColumn('created_at', 'bigint', (col) => col.notNull()),
   ).execute();
-  await db.schema.createIndex('webhook_events_account_id').on('webhook_events').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_events_account_id')
+    .on('webhook_events')
+    .columns(['account_id', 'created_at'])
+    .execute();
 
   // One delivery per (event, receiving webhook); the worker leases due rows with locked_until.
   await tableOptions(
@@ -48,8 +52,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('delivered_at', 'bigint')
       .addColumn('created_at', 'bigint', (col) => col.notNull()),
   ).execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_key').on('webhook_deliveries').columns(['key_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_key')
+    .on('webhook_deliveries')
+    .columns(['key_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

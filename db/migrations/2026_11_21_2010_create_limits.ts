@@ -25,7 +25,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('key_id', 'bigint', (col) => col.notNull())
       .addColumn('expires_at', 'bigint', (col) => col.notNull()),
   ).execute();
-  await db.schema.createIndex('image_operation_leases_key').on('image_operation_leases').columns(['key_id', 'expires_at']).execute();
+  await db.schema
+    .createIndex('image_operation_leases_key')
+    .on('image_operation_leases')
+    .columns(['key_id', 'expires_at'])
+    .execute();
 
   // Requests a minute per API key: one fixed-window counter row per key, shared by every server process.
   await tableOptions(

@@ -6,7 +6,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
   await db.schema.createIndex('sessions_expires').on('sessions').column('expires_at').execute();
   await db.schema.createIndex('webhook_events_created').on('webhook_events').column('created_at').execute();
-  await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id', 'status']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event')
+    .on('webhook_deliveries')
+    .columns(['event_id', 'status'])
+    .execute();
   await db.schema.createIndex('rate_limit_windows_window').on('rate_limit_windows').column('window_start').execute();
 
   // The last counted impression of each viewer of each placed image: at most one an hour counts (CONTRACT §9 note

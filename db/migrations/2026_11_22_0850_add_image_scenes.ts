@@ -12,5 +12,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('images_output_sha256').on('images').execute();
-  for (const column of ['scene', 'original_storage_name', 'output_sha256']) await db.schema.alterTable('images').dropColumn(column).execute();
+  for (const column of ['scene', 'original_storage_name', 'output_sha256'])
+    await db.schema.alterTable('images').dropColumn(column).execute();
 }

@@ -20,9 +20,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     ['auto_topup_last_failure_reason', 'varchar(40)'],
   ];
   for (const [name, type] of accountColumns) {
-    await db.schema.alterTable('accounts').addColumn(name, type as 'integer').execute();
+    await db.schema
+      .alterTable('accounts')
+      .addColumn(name, type as 'integer')
+      .execute();
   }
-  await db.schema.alterTable('accounts').addColumn('auto_topup_consecutive_failures', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('auto_topup_consecutive_failures', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
 
   await tableOptions(
     db,
@@ -37,7 +43,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('credited_at', 'bigint')
       .addColumn('created_at', 'bigint', (col) => col.notNull()),
   ).execute();
-  await db.schema.createIndex('checkout_sessions_account').on('checkout_sessions').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('checkout_sessions_account')
+    .on('checkout_sessions')
+    .columns(['account_id', 'created_at'])
+    .execute();
 
   await tableOptions(
     db,
@@ -63,7 +73,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('lease_expires_at', 'bigint', (col) => col.notNull())
       .addColumn('finished_at', 'bigint'),
   ).execute();
-  await db.schema.createIndex('topup_attempts_account').on('topup_attempts').columns(['account_id', 'status', 'created_at']).execute();
+  await db.schema
+    .createIndex('topup_attempts_account')
+    .on('topup_attempts')
+    .columns(['account_id', 'status', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

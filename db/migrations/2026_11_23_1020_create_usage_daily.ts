@@ -28,7 +28,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   const mysql = db.getExecutor().adapter instanceof MysqlAdapter;
   // Integer division of epoch milliseconds: SQLite's `/` on integers truncates, MySQL needs DIV.
-  const day = (column: string) => (mysql ? sql`${sql.ref(column)} DIV ${sql.lit(DAY_MS)}` : sql`${sql.ref(column)} / ${sql.lit(DAY_MS)}`);
+  const day = (column: string) =>
+    mysql ? sql`${sql.ref(column)} DIV ${sql.lit(DAY_MS)}` : sql`${sql.ref(column)} / ${sql.lit(DAY_MS)}`;
   await sql`
     insert into usage_daily (account_id, day, key_id, images_staged, images_enhanced, product_placements, credits_used, credits_purchased, claims_issued, claims_redeemed)
     select account_id, day, key_id, sum(st), sum(en), sum(pl), sum(cu), sum(cp), sum(ci), sum(cr) from (

@@ -13,9 +13,15 @@ function publicId(): string {
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('credit_ledger').addColumn('public_id', 'varchar(32)').execute();
   for (;;) {
-    const rows = await db.selectFrom('credit_ledger').select('id').where('public_id', 'is', null).limit(BATCH).execute();
+    const rows = await db
+      .selectFrom('credit_ledger')
+      .select('id')
+      .where('public_id', 'is', null)
+      .limit(BATCH)
+      .execute();
     if (rows.length === 0) break;
-    for (const { id } of rows) await db.updateTable('credit_ledger').set({ public_id: publicId() }).where('id', '=', id).execute();
+    for (const { id } of rows)
+      await db.updateTable('credit_ledger').set({ public_id: publicId() }).where('id', '=', id).execute();
   }
   await db.schema.createIndex('credit_ledger_public_id').on('credit_ledger').column('public_id').unique().execute();
 }

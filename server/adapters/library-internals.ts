@@ -10,7 +10,10 @@ import { errorResponse } from '../errors.js';
 
 /** Each procedure of a router with its meta, by dotted path, read from the router's `_def`. */
 export function proceduresOf<M>(router: AnyTRPCRouter): Array<{ path: string; meta: M | undefined }> {
-  return Object.entries(router._def.procedures as Record<string, { _def: { meta?: M } }>).map(([path, procedure]) => ({ path, meta: procedure._def.meta }));
+  return Object.entries(router._def.procedures as Record<string, { _def: { meta?: M } }>).map(([path, procedure]) => ({
+    path,
+    meta: procedure._def.meta,
+  }));
 }
 
 /**
@@ -63,7 +66,9 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const COERCIBLE = new Set(['number', 'boolean', 'bigint', 'date']);
 
 interface ZodNode {
-  _zod?: { def?: { type?: string; coerce?: boolean; innerType?: ZodNode; element?: ZodNode; shape?: Record<string, ZodNode> } };
+  _zod?: {
+    def?: { type?: string; coerce?: boolean; innerType?: ZodNode; element?: ZodNode; shape?: Record<string, ZodNode> };
+  };
 }
 
 /**
@@ -101,7 +106,11 @@ function pinCoercionOff(node: ZodNode): void {
   if (!def) return;
   if (def.type === 'object') for (const field of Object.values(def.shape ?? {})) pinCoercionOff(field);
   // Pinned once per process (every server in it shares the router's schemas); a getter marks it done.
-  else if (COERCIBLE.has(def.type ?? '') && def.coerce !== true && !Object.getOwnPropertyDescriptor(def, 'coerce')?.get) {
+  else if (
+    COERCIBLE.has(def.type ?? '') &&
+    def.coerce !== true &&
+    !Object.getOwnPropertyDescriptor(def, 'coerce')?.get
+  ) {
     Object.defineProperty(def, 'coerce', { get: () => false, set: () => undefined, configurable: false });
   }
 }

@@ -32,7 +32,12 @@ export class KyselyLuciaAdapter implements Adapter {
   /** The ids returned are hashes (the tokens are not kept); deleteSession accepts only tokens. */
   async getUserSessions(userId: string): Promise<DatabaseSession[]> {
     const rows = await this.db.selectFrom('sessions').selectAll().where('account_id', '=', userId).execute();
-    return rows.map((row) => ({ id: row.id, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} }));
+    return rows.map((row) => ({
+      id: row.id,
+      userId: row.account_id,
+      expiresAt: new Date(row.expires_at),
+      attributes: {},
+    }));
   }
 
   async setSession(session: DatabaseSession): Promise<void> {
@@ -43,7 +48,11 @@ export class KyselyLuciaAdapter implements Adapter {
   }
 
   async updateSessionExpiration(sessionId: string, expiresAt: Date): Promise<void> {
-    await this.db.updateTable('sessions').set({ expires_at: expiresAt.getTime() }).where('id', '=', sessionIdHash(sessionId)).execute();
+    await this.db
+      .updateTable('sessions')
+      .set({ expires_at: expiresAt.getTime() })
+      .where('id', '=', sessionIdHash(sessionId))
+      .execute();
   }
 
   async deleteSession(sessionId: string): Promise<void> {

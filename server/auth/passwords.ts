@@ -6,7 +6,9 @@ const KEY_LENGTH = 32;
 
 function scrypt(password: string, salt: Buffer, params: typeof PARAMS): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, params, (err, key) => (err ? reject(err) : resolve(key)));
+    scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, params, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 
@@ -20,7 +22,12 @@ export async function verifyPassword(stored: string, password: string): Promise<
   const [scheme, n, r, p, saltB64, keyB64] = stored.split('$');
   if (scheme !== 'scrypt' || !saltB64 || !keyB64) return false;
   const expected = Buffer.from(keyB64, 'base64');
-  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), { ...PARAMS, N: Number(n), r: Number(r), p: Number(p) });
+  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), {
+    ...PARAMS,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

@@ -19,7 +19,10 @@ export const jsonBody = (limit: string | number): RequestHandler => express.json
 
 /** Anything under /api that no route answered. */
 export const apiNotFound: RequestHandler = (req, res) => {
-  const { status, body } = errorResponse('not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}. See /api/v1/openapi.json.`);
+  const { status, body } = errorResponse(
+    'not_found',
+    `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}. See /api/v1/openapi.json.`,
+  );
   res.status(status).json(body);
 };
 
@@ -58,6 +61,9 @@ export const MAX_TRPC_BATCH = 10;
 export const limitTrpcBatch: RequestHandler = (req, res, next) => {
   const calls = req.path.slice(1).split(',').length;
   if (calls <= MAX_TRPC_BATCH) return next();
-  const { status, body } = errorResponse('invalid_request', `A /trpc batch may hold at most ${MAX_TRPC_BATCH} calls; this one has ${calls}. Split it.`);
+  const { status, body } = errorResponse(
+    'invalid_request',
+    `A /trpc batch may hold at most ${MAX_TRPC_BATCH} calls; this one has ${calls}. Split it.`,
+  );
   res.status(status).json(body);
 };

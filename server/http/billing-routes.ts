@@ -21,27 +21,37 @@ export function stripeWebhookRouter(services: Services): Router {
   router.post(STRIPE_WEBHOOK_PATH, express.raw({ type: () => true, limit: STRIPE_EVENT_LIMIT }), async (req, res) => {
     const secret = services.config.stripe.webhookSecret;
     if (services.payments.name !== 'stripe' || !secret) {
-      const { status, body } = errorResponse('invalid_request', 'Stripe webhooks are not configured on this server (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET).');
+      const { status, body } = errorResponse(
+        'invalid_request',
+        'Stripe webhooks are not configured on this server (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET).',
+      );
       return void res.status(status).json(body);
     }
     const signature = req.headers['stripe-signature'];
     let event: Stripe.Event;
     try {
-      if (typeof signature !== 'string' || !Buffer.isBuffer(req.body)) throw new Error('missing Stripe-Signature header or body');
+      if (typeof signature !== 'string' || !Buffer.isBuffer(req.body))
+        throw new Error('missing Stripe-Signature header or body');
       event = Stripe.webhooks.constructEvent(req.body, signature, secret);
     } catch (error) {
       log.info({ err: error }, 'Stripe webhook refused: bad signature');
-      const { status, body } = errorResponse('invalid_request', 'The Stripe-Signature header does not verify against this body.');
+      const { status, body } = errorResponse(
+        'invalid_request',
+        'The Stripe-Signature header does not verify against this body.',
+      );
       return void res.status(status).json(body);
     }
     try {
-      const outcome = await applyStripeEvent({ db: services.db, gateway: services.payments, now: () => services.clock.now() }, event);
+      const outcome = await applyStripeEvent(
+        { db: services.db, gateway: services.payments, now: () => services.clock.now() },
+        event,
+      );
       res.json({ received: true, outcome });
     } catch (error) {
       // A 5xx makes Stripe deliver the event again later; nothing was recorded, so the retry applies it.
       log.error({ err: error, stripeEventId: event.id }, 'Stripe event could not be applied');
       const { status, body } = toErrorResponse(error);
-      res.status(Math.max(status , 500)).json(body);
+      res.status(Math.max(status, 500)).json(body);
     }
   });
   return router;
@@ -74,7 +84,15 @@ export function simulatedCheckoutRouter(services: Services): Router {
           : null;
       res.set('Cache-Control', 'no-store');
       if (!session) {
-        return void res.status(404).type('html').send(page('Checkout not found', '<h1>Checkout not found</h1><p>This simulated checkout does not exist. Start a new purchase from the billing page.</p><a class="button" href="/billing">Billing</a>'));
+        return void res
+          .status(404)
+          .type('html')
+          .send(
+            page(
+              'Checkout not found',
+              '<h1>Checkout not found</h1><p>This simulated checkout does not exist. Start a new purchase from the billing page.</p><a class="button" href="/billing">Billing</a>',
+            ),
+          );
       }
       const returnUrl = `/billing/return?session_id=${encodeURIComponent(session.id)}`;
       res.type('html').send(

@@ -19,7 +19,8 @@ export function dashboardBodyLimit(limitBytes: number): RequestHandler {
     if (declared === undefined && req.headers['transfer-encoding'] !== undefined) {
       return refuse('invalid_request', 'Form posts must declare their Content-Length.');
     }
-    if (Number(declared ?? 0) > limitBytes) return refuse('payload_too_large', `Form posts are limited to ${Math.round(limitBytes / 1024)} KB.`);
+    if (Number(declared ?? 0) > limitBytes)
+      return refuse('payload_too_large', `Form posts are limited to ${Math.round(limitBytes / 1024)} KB.`);
     next();
   };
 }

@@ -15,7 +15,11 @@ const ERROR_SCHEMA = {
     details: {
       type: 'array',
       description: 'invalid_request: the fields that failed validation',
-      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
     },
     credits_required: { type: 'integer', description: 'insufficient_credits: what the request costs' },
     credits_available: { type: 'integer', description: 'insufficient_credits: the balance' },
@@ -24,7 +28,8 @@ const ERROR_SCHEMA = {
 };
 
 const ERROR_RESPONSE = {
-  description: 'Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500)',
+  description:
+    'Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500)',
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA_NAME}` } } },
 };
 
@@ -48,7 +53,9 @@ export function describeErrors(document: OpenAPIObject, successStatuses: Readonl
       operation.responses = responses;
     }
   }
-  const schemas = Object.fromEntries(Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
+  const schemas = Object.fromEntries(
+    Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')),
+  );
   document.components = { ...document.components, schemas: { ...schemas, [ERROR_SCHEMA_NAME]: ERROR_SCHEMA } as never };
   return document;
 }

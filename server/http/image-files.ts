@@ -14,7 +14,10 @@ const CACHE_FOREVER = 'public, max-age=31536000, immutable';
  * looks like to us without a cookie. Stored only as this hash, and only for an hour.
  */
 function viewerOf(req: Request): string {
-  return createHash('sha256').update(`${req.ip ?? ''}\n${req.headers['user-agent'] ?? ''}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${req.ip ?? ''}\n${req.headers['user-agent'] ?? ''}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /**
@@ -34,7 +37,9 @@ export function imageFilesRouter(services: Services): Router {
       if (!image || !stored) return notFound();
       if (image.kind === 'placed' && req.method === 'GET') {
         const view = { imageId: image.id, viewer: viewerOf(req), now: services.clock.now() };
-        await countImpression(services.db, view).catch((error: unknown) => log.error({ err: error, imageId: image.id }, 'impression not counted'));
+        await countImpression(services.db, view).catch((error: unknown) =>
+          log.error({ err: error, imageId: image.id }, 'impression not counted'),
+        );
       }
       res.status(200).set({
         'Content-Type': image.content_type,

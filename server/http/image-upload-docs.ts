@@ -1,7 +1,10 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { IMAGE_UPLOAD_PATHS } from './image-upload.js';
 
-type SchemaObject = { type?: string; properties?: Record<string, unknown>; required?: string[] } & Record<string, unknown>;
+type SchemaObject = { type?: string; properties?: Record<string, unknown>; required?: string[] } & Record<
+  string,
+  unknown
+>;
 
 const binary = { type: 'string', format: 'binary' };
 
@@ -11,7 +14,9 @@ const binary = { type: 'string', format: 'binary' };
  */
 export function describeImageUploads(document: OpenAPIObject): OpenAPIObject {
   for (const path of IMAGE_UPLOAD_PATHS) {
-    const content = (document.paths?.[path]?.post?.requestBody as { content?: Record<string, { schema?: SchemaObject }> } | undefined)?.content;
+    const content = (
+      document.paths?.[path]?.post?.requestBody as { content?: Record<string, { schema?: SchemaObject }> } | undefined
+    )?.content;
     const multipart = content?.['multipart/form-data'];
     if (!multipart?.schema) continue;
     const schema = structuredClone(multipart.schema);
@@ -19,7 +24,12 @@ export function describeImageUploads(document: OpenAPIObject): OpenAPIObject {
     const many = 'images' in properties;
     delete properties.images;
     properties.image = many
-      ? { type: 'array', items: binary, maxItems: 10, description: 'The room photo(s): a file field, repeated for several images (up to 10, ≤ 15 MB each)' }
+      ? {
+          type: 'array',
+          items: binary,
+          maxItems: 10,
+          description: 'The room photo(s): a file field, repeated for several images (up to 10, ≤ 15 MB each)',
+        }
       : { ...binary, description: 'The image file (JPEG, PNG, WebP, AVIF or TIFF, ≤ 15 MB)' };
     multipart.schema = { ...schema, properties };
   }

@@ -53,7 +53,10 @@ function multipartError(error: unknown, path: string): AppError {
       case 'LIMIT_FILE_COUNT':
         return new AppError('payload_too_large', `A request may carry at most ${MAX_IMAGES_PER_REQUEST} images.`);
       case 'LIMIT_FIELD_VALUE':
-        return new AppError('payload_too_large', `The text field ${error.field ?? ''} is over 1 MB; send images as file fields.`.replace('  ', ' '));
+        return new AppError(
+          'payload_too_large',
+          `The text field ${error.field ?? ''} is over 1 MB; send images as file fields.`.replace('  ', ' '),
+        );
       case 'LIMIT_PART_COUNT':
       case 'LIMIT_FIELD_COUNT':
       case 'LIMIT_FIELD_KEY':
@@ -63,7 +66,9 @@ function multipartError(error: unknown, path: string): AppError {
           return new AppError('payload_too_large', `A request may carry at most ${MAX_IMAGES_PER_REQUEST} images.`);
         }
         const message =
-          error.field === 'image' ? 'This endpoint takes one image file.' : `Unexpected file field "${error.field ?? ''}"; upload the image in the field "image".`;
+          error.field === 'image'
+            ? 'This endpoint takes one image file.'
+            : `Unexpected file field "${error.field ?? ''}"; upload the image in the field "image".`;
         return new AppError('invalid_request', message, { details: [{ path: error.field ?? 'image', message }] });
       }
       default:

@@ -24,18 +24,26 @@ export function isLoopback(address: string | undefined): boolean {
  */
 export function metricsEndpoint(metrics: Metrics, token: string | undefined): RequestHandler {
   if (!token) {
-    log.warn('METRICS_TOKEN is not set: GET /metrics answers only connections from this machine. Set it to scrape from elsewhere.');
+    log.warn(
+      'METRICS_TOKEN is not set: GET /metrics answers only connections from this machine. Set it to scrape from elsewhere.',
+    );
   }
   return async (req, res, next) => {
     try {
       if (token) {
         const given = bearerToken(req.headers);
         if (!given || !sameToken(given, token)) {
-          const { status, body } = errorResponse('authentication_required', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.');
+          const { status, body } = errorResponse(
+            'authentication_required',
+            'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.',
+          );
           return res.status(status).set('WWW-Authenticate', 'Bearer').json(body);
         }
       } else if (!isLoopback(req.socket.remoteAddress)) {
-        const { status, body } = errorResponse('forbidden', 'GET /metrics answers only on this machine until METRICS_TOKEN is set.');
+        const { status, body } = errorResponse(
+          'forbidden',
+          'GET /metrics answers only on this machine until METRICS_TOKEN is set.',
+        );
         return res.status(status).json(body);
       }
       res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());

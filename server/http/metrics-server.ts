@@ -14,12 +14,20 @@ export interface MetricsServer {
  * GET /metrics on a port of its own, for processes that serve no HTTP otherwise (`npm run worker` with
  * METRICS_PORT). Same text and the same METRICS_TOKEN rule as an app node's /metrics; anything else is a JSON 404.
  */
-export async function startMetricsServer(options: { metrics: Metrics; token?: string; port: number; host?: string }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  metrics: Metrics;
+  token?: string;
+  port: number;
+  host?: string;
+}): Promise<MetricsServer> {
   const app = express();
   app.disable('x-powered-by');
   app.get('/metrics', metricsEndpoint(options.metrics, options.token));
   app.use((req, res) => {
-    const { status, body } = errorResponse('not_found', `No endpoint ${req.method} ${req.path}: this port serves GET /metrics only.`);
+    const { status, body } = errorResponse(
+      'not_found',
+      `No endpoint ${req.method} ${req.path}: this port serves GET /metrics only.`,
+    );
     res.status(status).json(body);
   });
   const server: Server = createServer(app);

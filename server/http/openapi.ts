@@ -25,13 +25,15 @@ const SECURITY_SCHEMES = {
     type: 'http' as const,
     scheme: 'bearer',
     bearerFormat: 'sk_live_… / sk_test_…',
-    description: 'API key of a staging company: Authorization: Bearer sk_live_… Create keys in the dashboard (Settings → API).',
+    description:
+      'API key of a staging company: Authorization: Bearer sk_live_… Create keys in the dashboard (Settings → API).',
   },
   identityToken: {
     type: 'http' as const,
     scheme: 'bearer',
     bearerFormat: 'session token',
-    description: 'Identity token of a signed-in dashboard user, from POST /api/v1/auth/login or signup. The dashboard sends it as a cookie.',
+    description:
+      'Identity token of a signed-in dashboard user, from POST /api/v1/auth/login or signup. The dashboard sends it as a cookie.',
   },
 };
 
@@ -81,7 +83,8 @@ type ContextRequest = IncomingMessage & {
 export function createContextFactory(services: Services, options: { refuseCrossSite?: boolean } = {}) {
   const { publicBaseUrl } = services.config;
   return ({ req, response }: { req: ContextRequest; response: Context['response'] }): Context => {
-    if (options.refuseCrossSite && isCrossSiteCookieRequest(req, publicBaseUrl)) throw new AppError('forbidden', CROSS_SITE_MESSAGE);
+    if (options.refuseCrossSite && isCrossSiteCookieRequest(req, publicBaseUrl))
+      throw new AppError('forbidden', CROSS_SITE_MESSAGE);
     return {
       services,
       headers: req.headers,
@@ -112,7 +115,8 @@ export function responseMetaFor({ ctx, errors }: MetaArgs) {
 
 /** Full errors (stacks included) go to the log; the response body never carries them. */
 export function logServerFaults({ error, path, ctx }: { error: unknown; path?: string; ctx?: Context }) {
-  if (isServerFault(toErrorResponse(error))) log.error({ err: (error as Error).cause ?? error, procedure: path, req_id: ctx?.request.id }, 'request failed');
+  if (isServerFault(toErrorResponse(error)))
+    log.error({ err: (error as Error).cause ?? error, procedure: path, req_id: ctx?.request.id }, 'request failed');
 }
 
 export function createRestBridge(services: Services): RequestHandler {

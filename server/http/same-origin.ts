@@ -5,7 +5,8 @@ import { bearerToken } from '../auth/bearer.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export const CROSS_SITE_MESSAGE = 'This request came from another site; the dashboard session cannot be used from there.';
+export const CROSS_SITE_MESSAGE =
+  'This request came from another site; the dashboard session cannot be used from there.';
 
 type OriginRequest = IncomingMessage & { protocol?: string };
 

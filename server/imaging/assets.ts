@@ -23,7 +23,11 @@ export interface Tile {
 const ASSET_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 const SAFE_NAME = /^[a-z0-9][a-z0-9-]*\.svg$/;
 
-interface Template { svg: string; width: number; height: number }
+interface Template {
+  svg: string;
+  width: number;
+  height: number;
+}
 const templates = new Map<string, Promise<Template>>();
 
 function loadTemplate(kind: AssetKind, name: string): Promise<Template> {
@@ -61,7 +65,13 @@ const SHADOWS: Record<ShadowKind, { dx: number; dy: number; sigma: number; opaci
   ceiling: { dx: 0.03, dy: 0.02, sigma: 0.03, opacity: 0.18, contact: 0 },
 };
 
-async function renderTile(kind: AssetKind, name: string, palette: Palette | null, width: number, shadow: ShadowKind): Promise<Tile> {
+async function renderTile(
+  kind: AssetKind,
+  name: string,
+  palette: Palette | null,
+  width: number,
+  shadow: ShadowKind,
+): Promise<Tile> {
   const template = await loadTemplate(kind, name);
   const svg = palette ? applyPalette(template.svg, palette) : template.svg;
   const height = Math.max(1, Math.round((width * template.height) / template.width));
@@ -102,7 +112,13 @@ async function renderTile(kind: AssetKind, name: string, palette: Palette | null
   layers.push({ input: piece, raw: { width, height, channels: 4 }, left: pad, top: pad });
 
   const blurredShadow = await sharp(silhouette, { raw: { width, height, channels: 4 } })
-    .extend({ top: pad + dy, bottom: pad - dy, left: pad + dx, right: pad - dx, background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .extend({
+      top: pad + dy,
+      bottom: pad - dy,
+      left: pad + dx,
+      right: pad - dx,
+      background: { r: 0, g: 0, b: 0, alpha: 0 },
+    })
     .blur(sigma)
     .raw()
     .toBuffer();
@@ -118,7 +134,14 @@ const cache = new Map<string, { tile: Promise<Tile>; bytes: number }>();
 let cachedBytes = 0;
 
 /** A cached tile; `width` should already be bucketed with bucketWidth. */
-export function getTile(kind: AssetKind, name: string, palette: Palette | null, paletteKey: string, width: number, shadow: ShadowKind): Promise<Tile> {
+export function getTile(
+  kind: AssetKind,
+  name: string,
+  palette: Palette | null,
+  paletteKey: string,
+  width: number,
+  shadow: ShadowKind,
+): Promise<Tile> {
   const key = `${kind}/${name}|${paletteKey}|${width}|${shadow}`;
   const hit = cache.get(key);
   if (hit) {
@@ -147,7 +170,13 @@ export function getTile(kind: AssetKind, name: string, palette: Palette | null, 
  * The overlay for a tile whose piece's top-left corner goes at (x, y) in an image of the given size,
  * cropped to the image (libvips refuses overlays that stick out).
  */
-export function tileOverlay(tile: Tile, x: number, y: number, imageWidth: number, imageHeight: number): OverlayOptions | null {
+export function tileOverlay(
+  tile: Tile,
+  x: number,
+  y: number,
+  imageWidth: number,
+  imageHeight: number,
+): OverlayOptions | null {
   const left = x - tile.pieceLeft;
   const top = y - tile.pieceTop;
   const x0 = Math.max(0, left);

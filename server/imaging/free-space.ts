@@ -28,19 +28,30 @@ export function depthScale(depth: number): number {
   return 0.75 + 0.5 * depth;
 }
 
-export function findFreeBox(map: RoomMap, spec: ProductSlotSpec, aspect: number, obstacles: readonly Box[]): Box | null {
+export function findFreeBox(
+  map: RoomMap,
+  spec: ProductSlotSpec,
+  aspect: number,
+  obstacles: readonly Box[],
+): Box | null {
   const { width, height, floorTop } = map;
   const unit = layoutUnit(width, height);
   const margin = Math.round(0.03 * height);
   const best = { box: null as Box | null, cost: Infinity };
-  const slotDistance = (x: number, w: number) => Math.min(...spec.slots.map((slot) => Math.abs((x + w / 2) / width - slot)));
+  const slotDistance = (x: number, w: number) =>
+    Math.min(...spec.slots.map((slot) => Math.abs((x + w / 2) / width - slot)));
   /** `checked` is the part of the box that must be free (for a standing piece: its part below the wall line). */
   const consider = (box: Box, checked: Box, cost: number) => {
     if (cost >= best.cost) return;
     if (box.x < 0 || box.y < 0 || box.x + box.width > width || box.y + box.height > height) return;
     if (obstacles.some((other) => overlaps(box, other))) return;
     // One cell of clearance beside (and, on the wall, above and below) so a product never touches what is there.
-    const clearance = { x: checked.x - map.cellWidth, y: checked.y - (spec.zone === 'wall' ? map.cellHeight : 0), width: checked.width + 2 * map.cellWidth, height: checked.height + (spec.zone === 'wall' ? 2 * map.cellHeight : 0) };
+    const clearance = {
+      x: checked.x - map.cellWidth,
+      y: checked.y - (spec.zone === 'wall' ? map.cellHeight : 0),
+      width: checked.width + 2 * map.cellWidth,
+      height: checked.height + (spec.zone === 'wall' ? 2 * map.cellHeight : 0),
+    };
     if (occupiedShare(map, clearance) > MAX_OCCUPIED_SHARE) return;
     best.box = box;
     best.cost = cost;

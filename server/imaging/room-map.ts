@@ -53,7 +53,14 @@ export async function analyseRoom(input: Buffer, size: { width: number; height: 
 }
 
 /** The analysis proper, on raw 8-bit pixels of the downscaled copy; `width`/`height` are the full picture's. */
-export function mapFromPixels(px: Buffer, mw: number, mh: number, channels: number, width: number, height: number): RoomMap {
+export function mapFromPixels(
+  px: Buffer,
+  mw: number,
+  mh: number,
+  channels: number,
+  width: number,
+  height: number,
+): RoomMap {
   const floorRow = findFloorRow(px, mw, mh, channels);
   const cellsX = Math.ceil(mw / CELL);
   const cellsY = Math.ceil(mh / CELL);
@@ -89,7 +96,9 @@ export function mapFromPixels(px: Buffer, mw: number, mh: number, channels: numb
   // On the floor, a patch far from the row's usual floor colour is an object even where its inside is smooth.
   const firstFloorCellRow = Math.ceil(floorRow / CELL);
   for (let cy = firstFloorCellRow; cy < cellsY; cy++) {
-    const reference = [0, 1, 2].map((k) => median(Array.from({ length: cellsX }, (_, cx) => colour[(cy * cellsX + cx) * 3 + k]!)));
+    const reference = [0, 1, 2].map((k) =>
+      median(Array.from({ length: cellsX }, (_, cx) => colour[(cy * cellsX + cx) * 3 + k]!)),
+    );
     for (let cx = 0; cx < cellsX; cx++) {
       const c = cy * cellsX + cx;
       const distance = Math.hypot(...[0, 1, 2].map((k) => colour[c * 3 + k]! - reference[k]!));
@@ -197,7 +206,11 @@ export function occupiedShare(map: RoomMap, box: Box): number {
   const cy1 = Math.min(map.cellsY, Math.ceil((box.y + box.height) / map.cellHeight));
   if (cx1 <= cx0 || cy1 <= cy0) return box.width > 0 && box.height > 0 ? 1 : 0;
   const stride = map.cellsX + 1;
-  const sum = map.occupied[cy1 * stride + cx1]! - map.occupied[cy0 * stride + cx1]! - map.occupied[cy1 * stride + cx0]! + map.occupied[cy0 * stride + cx0]!;
+  const sum =
+    map.occupied[cy1 * stride + cx1]! -
+    map.occupied[cy0 * stride + cx1]! -
+    map.occupied[cy1 * stride + cx0]! +
+    map.occupied[cy0 * stride + cx0]!;
   return sum / ((cx1 - cx0) * (cy1 - cy0));
 }
 

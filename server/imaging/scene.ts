@@ -33,7 +33,12 @@ export function fitInBox(box: Box, zone: SceneZone, aspect: number): Box {
   }
   const height = Math.max(1, Math.min(box.height, Math.round(width * aspect)));
   const x = box.x + Math.round((box.width - width) / 2);
-  const y = zone === 'floor' ? box.y + box.height - height : zone === 'ceiling' ? box.y : box.y + Math.round((box.height - height) / 2);
+  const y =
+    zone === 'floor'
+      ? box.y + box.height - height
+      : zone === 'ceiling'
+        ? box.y
+        : box.y + Math.round((box.height - height) / 2);
   return { x, y, width, height };
 }
 
@@ -44,7 +49,14 @@ export async function sceneOverlays(scene: Scene, width: number, height: number)
     scene.pieces.map(async (piece) => {
       const styled = piece.source === 'furniture' && palette !== null;
       const at = fitInBox(piece, piece.zone, await assetAspect(piece.source, piece.asset));
-      const tile = await getTile(piece.source, piece.asset, styled ? palette : null, styled && scene.style ? scene.style : 'brand', at.width, shadowFor(piece.zone));
+      const tile = await getTile(
+        piece.source,
+        piece.asset,
+        styled ? palette : null,
+        styled && scene.style ? scene.style : 'brand',
+        at.width,
+        shadowFor(piece.zone),
+      );
       return tileOverlay(tile, at.x, at.y, width, height);
     }),
   );
@@ -78,13 +90,29 @@ export async function arrangeProducts(
       const spec = PRODUCT_SLOTS[product.category] ?? DEFAULT_PRODUCT_SLOT;
       const box = findFreeBox(map, spec, await assetAspect('products', product.asset), pieces);
       if (!box) continue;
-      piece = { category: product.category, zone: spec.zone, source: 'products', asset: product.asset, product_id: product.id, ...box };
+      piece = {
+        category: product.category,
+        zone: spec.zone,
+        source: 'products',
+        asset: product.asset,
+        product_id: product.id,
+        ...box,
+      };
       const order = drawOrder(piece.zone, box.y + box.height);
       const at = pieces.findIndex((other) => drawOrder(other.zone, other.y + other.height) > order);
       pieces.splice(at < 0 ? pieces.length : at, 0, piece);
     }
     replaced.add(piece);
-    placements.push({ product_id: product.id, name: product.name, brand: product.brand, category: product.category, x: piece.x, y: piece.y, width: piece.width, height: piece.height });
+    placements.push({
+      product_id: product.id,
+      name: product.name,
+      brand: product.brand,
+      category: product.category,
+      x: piece.x,
+      y: piece.y,
+      width: piece.width,
+      height: piece.height,
+    });
   }
   return { scene: { style: scene.style, pieces }, placements };
 }

@@ -11,7 +11,8 @@ export class Semaphore {
       return await task();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // the slot passes straight to the next waiter
+      if (next)
+        next(); // the slot passes straight to the next waiter
       else this.active--;
     }
   }

@@ -52,14 +52,21 @@ export class SharpImageEngine implements ImageEngine {
   stage(input: Buffer, options: { style: Style; roomType: RoomType }): Promise<EngineImage & { scene: Scene }> {
     return this.gate.run(async () => {
       const { width, height } = await inspectInput(input);
-      const scene: Scene = { style: options.style, pieces: await layoutFurniture(FURNITURE_SETS[options.roomType], width, height) };
+      const scene: Scene = {
+        style: options.style,
+        pieces: await layoutFurniture(FURNITURE_SETS[options.roomType], width, height),
+      };
       return { ...(await render(input, scene, width, height)), scene };
     });
   }
 
   preview(input: Buffer, maxEdge: number): Promise<EngineImage> {
     return this.gate.run(() =>
-      encodeResult(decode(input).resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: PREVIEW_QUALITY })),
+      encodeResult(
+        decode(input)
+          .resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true })
+          .jpeg({ quality: PREVIEW_QUALITY }),
+      ),
     );
   }
 
@@ -87,7 +94,12 @@ export class SharpImageEngine implements ImageEngine {
     return this.gate.run(async () => {
       const size = await inspectInput(input);
       const map = await analyseRoom(input, size);
-      const { scene, placements } = await arrangeProducts(options.scene ?? { style: null, pieces: [] }, map, options.products, options.maxProducts);
+      const { scene, placements } = await arrangeProducts(
+        options.scene ?? { style: null, pieces: [] },
+        map,
+        options.products,
+        options.maxProducts,
+      );
       return { ...(await render(input, scene, size.width, size.height)), placements, scene };
     });
   }
@@ -117,12 +129,18 @@ async function layoutFurniture(specs: PieceSpec[], width: number, height: number
     }
     const y = clamp(Math.round(bottom - pieceHeight), 0, Math.max(0, height - pieceHeight));
     const startX = clamp(Math.round(spec.cx * width - pieceWidth / 2), 0, width - pieceWidth);
-    const mayOverlap = (key: string) => spec.zone === 'rug' || byKey.get(key)?.spec.zone === 'rug' || spec.on?.key === key || spec.inFrontOf === key;
+    const mayOverlap = (key: string) =>
+      spec.zone === 'rug' || byKey.get(key)?.spec.zone === 'rug' || spec.on?.key === key || spec.inFrontOf === key;
     // Nudge sideways, alternating, until the piece is clear of the ones already standing; else leave it out.
     let box: Box | null = null;
     for (let attempt = 0; attempt < 9 && !box; attempt++) {
       const shift = Math.ceil(attempt / 2) * 0.02 * width * (attempt % 2 ? 1 : -1);
-      const candidate = { x: clamp(Math.round(startX + shift), 0, width - pieceWidth), y, width: pieceWidth, height: pieceHeight };
+      const candidate = {
+        x: clamp(Math.round(startX + shift), 0, width - pieceWidth),
+        y,
+        width: pieceWidth,
+        height: pieceHeight,
+      };
       const clear = [...byKey].every(([key, other]) => mayOverlap(key) || !overlaps(candidate, other.box));
       if (clear) box = candidate;
     }
@@ -164,7 +182,8 @@ async function encodeResult(pipeline: Sharp): Promise<EngineImage> {
     return { data, contentType: 'image/jpeg', extension: 'jpg', width: info.width, height: info.height };
   } catch (error) {
     if (error instanceof AppError) throw error;
-    if (isDecodeFailure(error)) throw new AppError('invalid_image', 'The image data is damaged and could not be decoded.');
+    if (isDecodeFailure(error))
+      throw new AppError('invalid_image', 'The image data is damaged and could not be decoded.');
     throw error;
   }
 }

@@ -22,7 +22,12 @@ export interface ImageAdmission {
 export function enterImageWork(gate: WorkGate): () => void {
   const leave = gate.tryEnter();
   if (!leave) {
-    throw new AppError('service_unavailable', `This server is working on ${gate.limit} image requests already. Retry in a few seconds.`, {}, { 'Retry-After': '2' });
+    throw new AppError(
+      'service_unavailable',
+      `This server is working on ${gate.limit} image requests already. Retry in a few seconds.`,
+      {},
+      { 'Retry-After': '2' },
+    );
   }
   return leave;
 }
@@ -32,7 +37,12 @@ export async function takeImageSlot(admission: ImageAdmission, keyId: number): P
   const { db, clock, perKey, inFlightElsewhere } = admission;
   const release = await acquireImageSlot(db, { keyId, limit: perKey, now: clock.now(), inFlightElsewhere });
   if (!release) {
-    throw new AppError('rate_limited', `This API key may run ${perKey} image operations at once. Retry when one finishes.`, {}, { 'Retry-After': '1' });
+    throw new AppError(
+      'rate_limited',
+      `This API key may run ${perKey} image operations at once. Retry when one finishes.`,
+      {},
+      { 'Retry-After': '1' },
+    );
   }
   return release;
 }

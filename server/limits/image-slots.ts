@@ -23,7 +23,11 @@ export async function acquireImageSlot(
   const acquired = await inTransaction(db, async (trx) => {
     // Serialise slot-taking per key on MySQL by locking the key's row; SQLite transactions are already serial.
     if (isMysql(trx)) await trx.selectFrom('api_keys').select('id').where('id', '=', input.keyId).forUpdate().execute();
-    await trx.deleteFrom('image_operation_leases').where('key_id', '=', input.keyId).where('expires_at', '<=', input.now).execute();
+    await trx
+      .deleteFrom('image_operation_leases')
+      .where('key_id', '=', input.keyId)
+      .where('expires_at', '<=', input.now)
+      .execute();
     const { inFlight } = await trx
       .selectFrom('image_operation_leases')
       .select((eb) => eb.fn.countAll<number>().as('inFlight'))
@@ -31,7 +35,10 @@ export async function acquireImageSlot(
       .executeTakeFirstOrThrow();
     // Asynchronous jobs waiting or running for this key are operations in flight too.
     if (Number(inFlight) + (await input.inFlightElsewhere(trx, input.keyId)) >= input.limit) return false;
-    await trx.insertInto('image_operation_leases').values({ id: leaseId, key_id: input.keyId, expires_at: input.now + LEASE_MS }).execute();
+    await trx
+      .insertInto('image_operation_leases')
+      .values({ id: leaseId, key_id: input.keyId, expires_at: input.now + LEASE_MS })
+      .execute();
     return true;
   });
   if (!acquired) return null;

@@ -74,7 +74,10 @@ export function createRequestRateLimiter(db: Db, options: { perMinute: number })
     const { windowStart } = first;
     // A hit of another window (the minute turned while it waited) goes in a batch of its own.
     const batch = queue.filter((hit) => hit.windowStart === windowStart);
-    waiting.set(bucket, queue.filter((hit) => hit.windowStart !== windowStart));
+    waiting.set(
+      bucket,
+      queue.filter((hit) => hit.windowStart !== windowStart),
+    );
     addHits(bucket, windowStart, batch.length)
       .then(
         (total) => {

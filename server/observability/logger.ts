@@ -8,7 +8,10 @@ function prettyTransport(): pino.TransportSingleOptions | undefined {
   if (!process.stdout.isTTY) return undefined;
   try {
     createRequire(import.meta.url).resolve('pino-pretty');
-    return { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
+    return {
+      target: 'pino-pretty',
+      options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+    };
   } catch {
     return undefined;
   }

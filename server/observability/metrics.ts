@@ -17,7 +17,12 @@ export interface Metrics {
   /** Auto top-ups tried by this process: `succeeded` or the failure reason. */
   autoTopUps: Counter<'outcome'>;
   /** A gauge whose value is read from the database at each scrape: one call per new gauge. */
-  dbGauge(name: string, help: string, read: (db: Db) => Promise<number | Record<string, number>>, labelName?: string): void;
+  dbGauge(
+    name: string,
+    help: string,
+    read: (db: Db) => Promise<number | Record<string, number>>,
+    labelName?: string,
+  ): void;
 }
 
 export function createMetrics(db: Db): Metrics {
@@ -25,7 +30,12 @@ export function createMetrics(db: Db): Metrics {
   collectDefaultMetrics({ register: registry });
   const metrics: Metrics = {
     registry,
-    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
     requestSeconds: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route',
@@ -33,10 +43,30 @@ export function createMetrics(db: Db): Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
-    imageOperations: new Counter({ name: 'image_operations_total', help: 'Image operations (stage, enhance, place) by outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
-    webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome', labelNames: ['outcome'], registers: [registry] }),
-    jobOutcomes: new Counter({ name: 'jobs_finished_total', help: 'Asynchronous jobs finished by this process, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [registry] }),
-    autoTopUps: new Counter({ name: 'auto_topups_total', help: 'Auto top-ups tried by this process, by outcome (succeeded or the failure reason)', labelNames: ['outcome'], registers: [registry] }),
+    imageOperations: new Counter({
+      name: 'image_operations_total',
+      help: 'Image operations (stage, enhance, place) by outcome',
+      labelNames: ['operation', 'outcome'],
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    jobOutcomes: new Counter({
+      name: 'jobs_finished_total',
+      help: 'Asynchronous jobs finished by this process, by operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      registers: [registry],
+    }),
+    autoTopUps: new Counter({
+      name: 'auto_topups_total',
+      help: 'Auto top-ups tried by this process, by outcome (succeeded or the failure reason)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     dbGauge(name, help, read, labelName) {
       new Gauge({
         name,
@@ -58,14 +88,22 @@ export function createMetrics(db: Db): Metrics {
   };
 
   metrics.dbGauge('webhook_queue_depth', 'Webhook deliveries waiting to be attempted (all processes)', async (db) => {
-    const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    const row = await db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   });
   metrics.dbGauge(
     'webhook_deliveries',
     'Webhook deliveries kept in the database, by status (all processes)',
     async (db) => {
-      const rows = await db.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute();
       const counts: Record<string, number> = { pending: 0, delivered: 0, failed: 0 };
       for (const row of rows) counts[row.status] = Number(row.n);
       return counts;
@@ -76,7 +114,12 @@ export function createMetrics(db: Db): Metrics {
     'jobs_active',
     'Asynchronous jobs queued or running (all processes), by status',
     async (db) => {
-      const rows = await db.selectFrom('jobs').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('status', 'in', ['queued', 'running']).groupBy('status').execute();
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', 'in', ['queued', 'running'])
+        .groupBy('status')
+        .execute();
       const counts: Record<string, number> = { queued: 0, running: 0 };
       for (const row of rows) counts[row.status] = Number(row.n);
       return counts;

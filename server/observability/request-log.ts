@@ -55,11 +55,17 @@ export function createRouteLabeler(input: { apiPaths: string[]; procedures: stri
  * One log line and one metrics sample per request: method, route, status, duration, account, request id.
  * `X-Request-Id` is taken from the client when it looks like an id, made up otherwise, and always sent back.
  */
-export function requestLogging(options: { log: Logger; metrics: Metrics; routeOf: (path: string) => string }): RequestHandler {
+export function requestLogging(options: {
+  log: Logger;
+  metrics: Metrics;
+  routeOf: (path: string) => string;
+}): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
-    const info: RequestInfo = { id: typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : newRequestId() };
+    const info: RequestInfo = {
+      id: typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : newRequestId(),
+    };
     infoByRequest.set(req, info);
     res.setHeader('X-Request-Id', info.id);
     res.once('close', () => {
@@ -72,7 +78,15 @@ export function requestLogging(options: { log: Logger; metrics: Metrics; routeOf
       const level = status >= 500 ? 'error' : 'info';
       // An image name is the capability to fetch it: logs name the route, not the file.
       options.log[level](
-        { req_id: info.id, method: req.method, route, path: route === '/images/:name' ? route : path, status, duration_ms: Math.round(seconds * 10_000) / 10, account: info.accountId ?? null },
+        {
+          req_id: info.id,
+          method: req.method,
+          route,
+          path: route === '/images/:name' ? route : path,
+          status,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+          account: info.accountId ?? null,
+        },
         'request',
       );
     });

@@ -29,7 +29,8 @@ function guardedConnector(policy: NetworkPolicy): buildConnector.connector {
     // An IP literal is never looked up, so the connector checks it itself.
     if (isIP(host) && isPrivateAddress(host)) return callback(new PrivateAddressError(host), null);
     connect(options, (error, socket) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'EPRIVATEADDRESS') return callback(new PrivateAddressError(options.hostname), null);
+      if (error && (error as NodeJS.ErrnoException).code === 'EPRIVATEADDRESS')
+        return callback(new PrivateAddressError(options.hostname), null);
       return error || !socket ? callback(error ?? new Error('No socket'), null) : callback(null, socket);
     });
   };
@@ -43,7 +44,12 @@ const dispatchers = new Map<boolean, Agent>();
 export function outboundDispatcher(policy: NetworkPolicy): Dispatcher {
   let agent = dispatchers.get(policy.allowPrivateNetwork);
   if (!agent) {
-    agent = new Agent({ connect: guardedConnector(policy), connections: 256, keepAliveTimeout: 500, keepAliveMaxTimeout: 500 });
+    agent = new Agent({
+      connect: guardedConnector(policy),
+      connections: 256,
+      keepAliveTimeout: 500,
+      keepAliveMaxTimeout: 500,
+    });
     dispatchers.set(policy.allowPrivateNetwork, agent);
   }
   return agent;

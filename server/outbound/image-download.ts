@@ -13,7 +13,9 @@ const MB = 1024 * 1024;
 function refusedUrl(error: unknown): never {
   // The guard names the field `url`; here it is `image_url`.
   if (error instanceof AppError && error.code === 'invalid_request') {
-    throw new AppError('invalid_request', error.message.replace(/^The url/, 'The image_url'), { details: [{ path: 'image_url', message: error.message.replace(/^The url/, 'The image_url') }] });
+    throw new AppError('invalid_request', error.message.replace(/^The url/, 'The image_url'), {
+      details: [{ path: 'image_url', message: error.message.replace(/^The url/, 'The image_url') }],
+    });
   }
   throw error;
 }
@@ -66,10 +68,19 @@ async function imageBody(response: OutboundResponse, limits: DownloadLimits): Pr
 function failed(error: unknown, deadline: AbortSignal, limits: DownloadLimits): never {
   if (error instanceof AppError) throw error;
   if (error instanceof PrivateAddressError) {
-    throw new AppError('invalid_request', 'The image_url resolves to a private or loopback address, which is not allowed.', { details: [{ path: 'image_url', message: 'private or loopback address' }] });
+    throw new AppError(
+      'invalid_request',
+      'The image_url resolves to a private or loopback address, which is not allowed.',
+      { details: [{ path: 'image_url', message: 'private or loopback address' }] },
+    );
   }
-  if (error instanceof BodyTooLargeError) throw new AppError('payload_too_large', `The image at image_url is larger than ${Math.round(limits.maxBytes / MB)} MB, the limit per image.`);
-  if (deadline.aborted) throw unreadable(`The image_url did not deliver the image within ${Math.round(limits.timeoutMs / 1000)} s.`);
+  if (error instanceof BodyTooLargeError)
+    throw new AppError(
+      'payload_too_large',
+      `The image at image_url is larger than ${Math.round(limits.maxBytes / MB)} MB, the limit per image.`,
+    );
+  if (deadline.aborted)
+    throw unreadable(`The image_url did not deliver the image within ${Math.round(limits.timeoutMs / 1000)} s.`);
   const code = (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message;
   throw unreadable(`The image_url could not be downloaded (${code}).`);
 }

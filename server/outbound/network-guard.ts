@@ -38,7 +38,9 @@ function ipv4ToInt(ip: string): number {
 
 function isBlockedIpv4(ip: string): boolean {
   const value = ipv4ToInt(ip);
-  return IPV4_BLOCKED.some(([base, bits]) => Math.floor(value / 2 ** (32 - bits)) === Math.floor(ipv4ToInt(base) / 2 ** (32 - bits)));
+  return IPV4_BLOCKED.some(
+    ([base, bits]) => Math.floor(value / 2 ** (32 - bits)) === Math.floor(ipv4ToInt(base) / 2 ** (32 - bits)),
+  );
 }
 
 /** 16 bytes of an IPv6 address (with `::` and a dotted IPv4 tail handled). */
@@ -69,7 +71,8 @@ function isBlockedIpv6(ip: string): boolean {
   if (zeroUpTo(15) && b[15] === 1) return true; // ::1 loopback
   if (zeroUpTo(10) && b[10] === 0xff && b[11] === 0xff) return isBlockedIpv4(embeddedV4()); // ::ffff:a.b.c.d mapped
   if (zeroUpTo(12)) return true; // ::a.b.c.d, deprecated IPv4-compatible
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0)) return isBlockedIpv4(embeddedV4()); // 64:ff9b::/96 NAT64
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0))
+    return isBlockedIpv4(embeddedV4()); // 64:ff9b::/96 NAT64
   if (b[0] === 0x20 && b[1] === 0x02) return isBlockedIpv4(b.slice(2, 6).join('.')); // 2002::/16 6to4
   if ((b0 & 0xfe) === 0xfc) return true; // fc00::/7 unique local
   if (b[0] === 0xfe && (b1 & 0xc0) === 0x80) return true; // fe80::/10 link-local
@@ -88,7 +91,11 @@ export function isPrivateAddress(ip: string): boolean {
 }
 
 export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
 
 function refuse(message: string): AppError {
   return new AppError('invalid_request', message, { details: [{ path: 'url', message }] });
@@ -103,19 +110,24 @@ function bareHost(url: URL): string {
  * Checks that `raw` is an absolute http(s) URL whose host resolves only to public addresses (every address the
  * resolver returns, so one private A record among public ones is enough to refuse). Throws AppError invalid_request.
  */
-export async function assertPublicUrl(raw: string | URL, policy: NetworkPolicy & { resolver?: Resolver }): Promise<URL> {
+export async function assertPublicUrl(
+  raw: string | URL,
+  policy: NetworkPolicy & { resolver?: Resolver },
+): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw refuse('The url is not a valid absolute URL.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('The url must start with http:// or https://.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw refuse('The url must start with http:// or https://.');
   if (url.username || url.password) throw refuse('The url must not contain credentials.');
   if (policy.allowPrivateNetwork) return url;
   const host = bareHost(url);
   if (isIP(host)) {
-    if (isPrivateAddress(host)) throw refuse(`The url points to a private or loopback address (${host}), which is not allowed.`);
+    if (isPrivateAddress(host))
+      throw refuse(`The url points to a private or loopback address (${host}), which is not allowed.`);
     return url;
   }
   let addresses: ResolvedAddress[];
@@ -126,7 +138,10 @@ export async function assertPublicUrl(raw: string | URL, policy: NetworkPolicy &
   }
   if (addresses.length === 0) throw refuse(`The host ${host} could not be resolved.`);
   const blocked = addresses.find((a) => isPrivateAddress(a.address));
-  if (blocked) throw refuse(`The host ${host} resolves to a private or loopback address (${blocked.address}), which is not allowed.`);
+  if (blocked)
+    throw refuse(
+      `The host ${host} resolves to a private or loopback address (${blocked.address}), which is not allowed.`,
+    );
   return url;
 }
 
@@ -144,9 +159,12 @@ export function guardedLookup(policy: NetworkPolicy): LookupFunction | undefined
       const blocked = list.find((a) => isPrivateAddress(a.address));
       const [first] = list;
       if (blocked || !first) {
-        const refused = Object.assign(new Error(`Refused: ${hostname} resolves to a private address (${blocked?.address ?? 'none'})`), {
-          code: 'EPRIVATEADDRESS',
-        });
+        const refused = Object.assign(
+          new Error(`Refused: ${hostname} resolves to a private address (${blocked?.address ?? 'none'})`),
+          {
+            code: 'EPRIVATEADDRESS',
+          },
+        );
         return callback(refused);
       }
       if ((options as { all?: boolean }).all) return callback(null, list);

@@ -14,7 +14,13 @@ export interface RetentionJob {
  * Runs the retention pass every `intervalMs` in every process (app nodes and workers). Every step is an idempotent
  * delete, so processes running it at the same time only repeat each other's work; the jitter keeps them apart.
  */
-export function startRetentionJob(options: { db: Db; storage: ImageStorage; clock: Clock; policy: RetentionPolicy; intervalMs: number }): RetentionJob {
+export function startRetentionJob(options: {
+  db: Db;
+  storage: ImageStorage;
+  clock: Clock;
+  policy: RetentionPolicy;
+  intervalMs: number;
+}): RetentionJob {
   let running: Promise<void> | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -22,7 +28,9 @@ export function startRetentionJob(options: { db: Db; storage: ImageStorage; cloc
   const runOnce = () =>
     (running ??= purgeExpired(options.db, options.storage, options.policy, options.clock.now())
       .then((report) => log.info({ component: 'retention', ...report }, 'retention pass done'))
-      .catch((error: unknown) => log.error({ err: error, component: 'retention' }, 'retention pass failed; retried next interval'))
+      .catch((error: unknown) =>
+        log.error({ err: error, component: 'retention' }, 'retention pass failed; retried next interval'),
+      )
       .finally(() => {
         running = null;
       }));
@@ -30,7 +38,10 @@ export function startRetentionJob(options: { db: Db; storage: ImageStorage; cloc
   const schedule = (delayMs: number) => {
     if (stopped) return;
     // setTimeout takes at most ~24.8 days.
-    timer = setTimeout(() => void runOnce().then(() => schedule(options.intervalMs * (0.9 + Math.random() * 0.2))), Math.min(delayMs, 2 ** 31 - 1));
+    timer = setTimeout(
+      () => void runOnce().then(() => schedule(options.intervalMs * (0.9 + Math.random() * 0.2))),
+      Math.min(delayMs, 2 ** 31 - 1),
+    );
     timer.unref();
   };
   // The first pass comes within one interval, at a random moment so a fleet started together does not purge together.

@@ -38,7 +38,11 @@ type AgedTable = 'idempotency_keys' | 'sessions' | 'impression_views' | 'rate_li
 async function deleteOlder(db: Db, table: AgedTable, column: string, cutoff: number): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const edge = await sql<{ edge_at: number }>`SELECT ${sql.ref(column)} AS edge_at FROM ${sql.table(table)} WHERE ${sql.ref(column)} <= ${cutoff} ORDER BY ${sql.ref(column)} LIMIT 1 OFFSET ${BATCH - 1}`.execute(db);
+    const edge = await sql<{
+      edge_at: number;
+    }>`SELECT ${sql.ref(column)} AS edge_at FROM ${sql.table(table)} WHERE ${sql.ref(column)} <= ${cutoff} ORDER BY ${sql.ref(column)} LIMIT 1 OFFSET ${BATCH - 1}`.execute(
+      db,
+    );
     const upTo = edge.rows[0] ? Math.min(Number(edge.rows[0].edge_at), cutoff) : cutoff;
     const result = await sql`DELETE FROM ${sql.table(table)} WHERE ${sql.ref(column)} <= ${upTo}`.execute(db);
     const count = Number(result.numAffectedRows ?? 0);
@@ -51,11 +55,21 @@ async function deleteOlder(db: Db, table: AgedTable, column: string, cutoff: num
 async function purgeFinishedJobs(db: Db, cutoff: number): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const batch = await db.selectFrom('jobs').select('id').where('finished_at', '<=', cutoff).orderBy('finished_at').limit(BATCH).execute();
+    const batch = await db
+      .selectFrom('jobs')
+      .select('id')
+      .where('finished_at', '<=', cutoff)
+      .orderBy('finished_at')
+      .limit(BATCH)
+      .execute();
     if (batch.length === 0) return deleted;
     const ids = batch.map((row) => row.id);
     await db.deleteFrom('job_inputs').where('job_id', 'in', ids).execute();
-    const result = await db.deleteFrom('jobs').where('id', 'in', ids).where('finished_at', '<=', cutoff).executeTakeFirst();
+    const result = await db
+      .deleteFrom('jobs')
+      .where('id', 'in', ids)
+      .where('finished_at', '<=', cutoff)
+      .executeTakeFirst();
     deleted += Number(result.numDeletedRows);
     if (batch.length < BATCH) return deleted;
   }
@@ -71,7 +85,14 @@ async function purgeWebhookEvents(db: Db, cutoff: number): Promise<{ events: num
       .select('e.id')
       .where('e.created_at', '<=', cutoff)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id').where('d.status', '!=', 'delivered'))),
+        not(
+          exists(
+            selectFrom('webhook_deliveries as d')
+              .select('d.id')
+              .whereRef('d.event_id', '=', 'e.id')
+              .where('d.status', '!=', 'delivered'),
+          ),
+        ),
       )
       .orderBy('e.created_at')
       .limit(BATCH)
@@ -81,11 +102,21 @@ async function purgeWebhookEvents(db: Db, cutoff: number): Promise<{ events: num
     await db.transaction().execute(async (trx) => {
       // A delivery added since the select (a redelivery) keeps its event: only delivered rows and then events with
       // nothing left go.
-      const d = await trx.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).where('status', '=', 'delivered').executeTakeFirst();
+      const d = await trx
+        .deleteFrom('webhook_deliveries')
+        .where('event_id', 'in', ids)
+        .where('status', '=', 'delivered')
+        .executeTakeFirst();
       const e = await trx
         .deleteFrom('webhook_events')
         .where('id', 'in', ids)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'),
+            ),
+          ),
+        )
         .executeTakeFirst();
       deliveries += Number(d.numDeletedRows);
       events += Number(e.numDeletedRows);
@@ -108,7 +139,11 @@ async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): 
     // A file is known when a row names it as an output, as the original kept to re-render from, or as a job's input.
     const [outputs, originals, jobInputs] = await Promise.all([
       db.selectFrom('images').select('storage_name as name').where('storage_name', 'in', names).execute(),
-      db.selectFrom('images').select('original_storage_name as name').where('original_storage_name', 'in', names).execute(),
+      db
+        .selectFrom('images')
+        .select('original_storage_name as name')
+        .where('original_storage_name', 'in', names)
+        .execute(),
       db.selectFrom('job_inputs').select('storage_name as name').where('storage_name', 'in', names).execute(),
     ]);
     const known = new Set([...outputs, ...originals, ...jobInputs].map((row) => row.name));
@@ -130,7 +165,13 @@ async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): 
  * One retention pass over everything that only grows (README, "Running at scale"). `now` is the service clock for
  * rows; file ages are wall-clock times, so files are judged against `filesNow` (the real time).
  */
-export async function purgeExpired(db: Db, storage: ImageStorage, policy: RetentionPolicy, now: number, filesNow = Date.now()): Promise<PurgeReport> {
+export async function purgeExpired(
+  db: Db,
+  storage: ImageStorage,
+  policy: RetentionPolicy,
+  now: number,
+  filesNow = Date.now(),
+): Promise<PurgeReport> {
   const idempotencyKeys = await deleteOlder(db, 'idempotency_keys', 'created_at', now - IDEMPOTENCY_TTL_MS);
   const sessions = await deleteOlder(db, 'sessions', 'expires_at', now);
   const impressionViews = await deleteOlder(db, 'impression_views', 'counted_at', now - IMPRESSION_WINDOW_MS);
@@ -138,5 +179,14 @@ export async function purgeExpired(db: Db, storage: ImageStorage, policy: Retent
   const webhooks = await purgeWebhookEvents(db, now - policy.webhookEventsMs);
   const jobs = await purgeFinishedJobs(db, now - policy.jobsMs);
   const orphanFiles = await purgeOrphanFiles(db, storage, filesNow - policy.orphanFileGraceMs);
-  return { jobs, idempotencyKeys, sessions, webhookEvents: webhooks.events, webhookDeliveries: webhooks.deliveries, impressionViews, rateLimitWindows, orphanFiles };
+  return {
+    jobs,
+    idempotencyKeys,
+    sessions,
+    webhookEvents: webhooks.events,
+    webhookDeliveries: webhooks.deliveries,
+    impressionViews,
+    rateLimitWindows,
+    orphanFiles,
+  };
 }

@@ -16,18 +16,37 @@ const signupInput = credentialsInput.extend({
     .min(10, 'Password must have at least 10 characters.')
     .max(1024)
     // Counted once: a password under 10 characters already fails the length check above.
-    .refine((password) => password.length < 10 || password.trim().length >= 10, 'Password must have at least 10 characters, not counting spaces at either end.'),
+    .refine(
+      (password) => password.length < 10 || password.trim().length >= 10,
+      'Password must have at least 10 characters, not counting spaces at either end.',
+    ),
 });
-const sessionOutput = z.object({ token: z.string().meta({ description: 'Identity token: send as Authorization: Bearer <token>' }), user: userSchema });
+const sessionOutput = z.object({
+  token: z.string().meta({ description: 'Identity token: send as Authorization: Bearer <token>' }),
+  user: userSchema,
+});
 
 /** Sign-in and sign-up count against the per-IP and per-e-mail attempt budgets before any password is hashed. */
 const signInProcedure = publicProcedure.use(limitSignInAttempts);
 
-const toUser = (account: { id: string; email: string; created_at: number }) => ({ id: account.id, email: account.email, created_at: iso(account.created_at) });
+const toUser = (account: { id: string; email: string; created_at: number }) => ({
+  id: account.id,
+  email: account.email,
+  created_at: iso(account.created_at),
+});
 
 export const authRouter = router({
   signup: signInProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/auth/signup', tags: ['Accounts'], summary: 'Create a dashboard account and sign in', protect: false }, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/signup',
+        tags: ['Accounts'],
+        summary: 'Create a dashboard account and sign in',
+        protect: false,
+      },
+      successStatus: 201,
+    })
     .input(signupInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
@@ -39,7 +58,15 @@ export const authRouter = router({
     }),
 
   login: signInProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/auth/login', tags: ['Accounts'], summary: 'Sign in and get an identity token', protect: false } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/login',
+        tags: ['Accounts'],
+        summary: 'Sign in and get an identity token',
+        protect: false,
+      },
+    })
     .input(credentialsInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
@@ -51,7 +78,14 @@ export const authRouter = router({
     }),
 
   logout: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/auth/logout', tags: ['Accounts'], summary: 'End this identity token at once' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/logout',
+        tags: ['Accounts'],
+        summary: 'End this identity token at once',
+      },
+    })
     .input(noInput)
     .output(successSchema)
     .mutation(async ({ ctx }) => {

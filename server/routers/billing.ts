@@ -15,13 +15,23 @@ const paymentMethodSchema = z.object({
   simulated: z.boolean().meta({ description: 'A card of the built-in simulated gateway (no Stripe key configured)' }),
 });
 
-const autoTopUpReason = z.enum(['card_declined', 'authentication_required', 'payment_method_missing', 'monthly_limit_reached', 'processing_error']);
+const autoTopUpReason = z.enum([
+  'card_declined',
+  'authentication_required',
+  'payment_method_missing',
+  'monthly_limit_reached',
+  'processing_error',
+]);
 
 export const autoTopUpStateSchema = z.object({
   enabled: z.boolean(),
   amount: z.number().int(),
   threshold: z.number().int(),
-  monthly_limit: z.number().int().nullable().meta({ description: 'Credits auto top-up may buy per calendar month (UTC); null = no cap' }),
+  monthly_limit: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'Credits auto top-up may buy per calendar month (UTC); null = no cap' }),
   paused_until: nullableTimestamp.meta({ description: 'No top-up is tried before this time (after a failed charge)' }),
   last_failure_reason: autoTopUpReason.nullable(),
 });
@@ -44,30 +54,81 @@ const checkoutStatusSchema = z.object({
 });
 
 function billingDeps(services: Services): BillingDeps {
-  return { db: services.db, gateway: services.payments, publicBaseUrl: services.config.publicBaseUrl, now: () => services.clock.now() };
+  return {
+    db: services.db,
+    gateway: services.payments,
+    publicBaseUrl: services.config.publicBaseUrl,
+    now: () => services.clock.now(),
+  };
 }
 
 export const billingRouter = router({
   overview: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/billing', tags: ['Billing'], summary: 'Balance, card on file and auto top-up state (the dashboard’s balance)' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/billing',
+        tags: ['Billing'],
+        summary: 'Balance, card on file and auto top-up state (the dashboard’s balance)',
+      },
+    })
     .input(noInput)
     .output(billingOverviewSchema)
-    .query(({ ctx }) => getBillingOverview(ctx.services.db, ctx.account.id, ctx.services.clock.now()) as Promise<z.infer<typeof billingOverviewSchema>>),
+    .query(
+      ({ ctx }) =>
+        getBillingOverview(ctx.services.db, ctx.account.id, ctx.services.clock.now()) as Promise<
+          z.infer<typeof billingOverviewSchema>
+        >,
+    ),
 
   checkout: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/billing/checkout', tags: ['Billing'], summary: 'Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up' } })
-    .input(z.object({ credits: z.number().int().min(1).max(10_000).meta({ description: 'Credits to buy, 1–10 000 ($1 each)' }) }))
-    .output(z.object({ checkout_url: z.string().meta({ description: 'Send the customer here to pay' }), session_id: z.string() }))
-    .mutation(({ ctx, input }) => startCheckout(billingDeps(ctx.services), { accountId: ctx.account.id, credits: input.credits })),
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/billing/checkout',
+        tags: ['Billing'],
+        summary: 'Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up',
+      },
+    })
+    .input(
+      z.object({
+        credits: z.number().int().min(1).max(10_000).meta({ description: 'Credits to buy, 1–10 000 ($1 each)' }),
+      }),
+    )
+    .output(
+      z.object({
+        checkout_url: z.string().meta({ description: 'Send the customer here to pay' }),
+        session_id: z.string(),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      startCheckout(billingDeps(ctx.services), { accountId: ctx.account.id, credits: input.credits }),
+    ),
 
   checkoutStatus: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/billing/checkout/{session_id}', tags: ['Billing'], summary: 'State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/billing/checkout/{session_id}',
+        tags: ['Billing'],
+        summary: 'State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet',
+      },
+    })
     .input(z.object({ session_id: z.string().min(1).max(255) }))
     .output(checkoutStatusSchema)
-    .query(({ ctx, input }) => checkoutStatus(billingDeps(ctx.services), { accountId: ctx.account.id, sessionId: input.session_id })),
+    .query(({ ctx, input }) =>
+      checkoutStatus(billingDeps(ctx.services), { accountId: ctx.account.id, sessionId: input.session_id }),
+    ),
 
   removePaymentMethod: sessionProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/v1/billing/payment-method', tags: ['Billing'], summary: 'Remove the card on file; auto top-up is switched off with it' } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/billing/payment-method',
+        tags: ['Billing'],
+        summary: 'Remove the card on file; auto top-up is switched off with it',
+      },
+    })
     .input(noInput)
     .output(z.object({ has_payment_method: z.literal(false) }))
     .mutation(async ({ ctx }) => {
@@ -76,21 +137,52 @@ export const billingRouter = router({
     }),
 
   getAutoTopUp: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/settings/auto-topup', tags: ['Settings'], summary: 'Auto top-up settings, cap and pause state' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/settings/auto-topup',
+        tags: ['Settings'],
+        summary: 'Auto top-up settings, cap and pause state',
+      },
+    })
     .input(noInput)
     .output(autoTopUpViewSchema)
-    .query(({ ctx }) => getAutoTopUp(ctx.services.db, ctx.account.id, ctx.services.clock.now()) as Promise<z.infer<typeof autoTopUpViewSchema>>),
+    .query(
+      ({ ctx }) =>
+        getAutoTopUp(ctx.services.db, ctx.account.id, ctx.services.clock.now()) as Promise<
+          z.infer<typeof autoTopUpViewSchema>
+        >,
+    ),
 
   putAutoTopUp: sessionProcedure
-    .meta({ openapi: { method: 'PUT', path: '/api/v1/settings/auto-topup', tags: ['Settings'], summary: 'Save auto top-up settings (enabling needs a card on file); saving ends a pause' } })
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/settings/auto-topup',
+        tags: ['Settings'],
+        summary: 'Save auto top-up settings (enabling needs a card on file); saving ends a pause',
+      },
+    })
     .input(
       z.object({
         enabled: strictBoolean,
         amount: z.number().int().min(10).max(10_000).meta({ description: 'Credits bought per top-up, 10–10 000' }),
-        threshold: z.number().int().min(0).max(100_000).meta({ description: 'Top up when a charge leaves the balance below this, 0–100 000' }),
-        monthly_limit: z.number().int().min(1).max(1_000_000).nullable().optional().meta({ description: 'Credits auto top-up may buy per calendar month (UTC); null = no cap; omitted = unchanged' }),
+        threshold: z
+          .number()
+          .int()
+          .min(0)
+          .max(100_000)
+          .meta({ description: 'Top up when a charge leaves the balance below this, 0–100 000' }),
+        monthly_limit: z.number().int().min(1).max(1_000_000).nullable().optional().meta({
+          description: 'Credits auto top-up may buy per calendar month (UTC); null = no cap; omitted = unchanged',
+        }),
       }),
     )
     .output(autoTopUpViewSchema)
-    .mutation(({ ctx, input }) => putAutoTopUp(ctx.services.db, ctx.account.id, input, ctx.services.clock.now()) as Promise<z.infer<typeof autoTopUpViewSchema>>),
+    .mutation(
+      ({ ctx, input }) =>
+        putAutoTopUp(ctx.services.db, ctx.account.id, input, ctx.services.clock.now()) as Promise<
+          z.infer<typeof autoTopUpViewSchema>
+        >,
+    ),
 });

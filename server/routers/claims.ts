@@ -10,15 +10,29 @@ import { isoTimestamp, noInput, nullableTimestamp, pageQuery } from './schemas.j
 
 const claimStatus = z.enum(['unredeemed', 'redeemed', 'expired']);
 const codeInput = z.object({
-  code: z.string().trim().min(1).max(64).meta({ description: 'Claim code, e.g. RS-7K3M9QXD (case-insensitive; the hyphen may be left out)' }),
+  code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .meta({ description: 'Claim code, e.g. RS-7K3M9QXD (case-insensitive; the hyphen may be left out)' }),
 });
 
 /** Claim codes are the only secret of a claim: previews and redemptions are limited per IP so none can be enumerated. */
-const claimAttemptProcedure = sessionProcedure.use(limitPerClientIp('claim', (config) => config.claimAttemptsPerMinute));
+const claimAttemptProcedure = sessionProcedure.use(
+  limitPerClientIp('claim', (config) => config.claimAttemptsPerMinute),
+);
 
 export const claimsRouter = router({
   preview: claimAttemptProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/claim/preview', tags: ['Claims'], summary: 'Look at a claim before redeeming it: image count and expiry' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/claim/preview',
+        tags: ['Claims'],
+        summary: 'Look at a claim before redeeming it: image count and expiry',
+      },
+    })
     .input(codeInput)
     .output(
       z.object({
@@ -34,7 +48,14 @@ export const claimsRouter = router({
     .mutation(({ ctx, input }) => previewClaim(ctx.services.db, input.code, ctx.services.clock.now())),
 
   redeem: claimAttemptProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/claim', tags: ['Claims'], summary: 'Redeem a claim (free): its images move to your dashboard' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/claim',
+        tags: ['Claims'],
+        summary: 'Redeem a claim (free): its images move to your dashboard',
+      },
+    })
     .input(codeInput)
     .output(
       z.object({
@@ -48,7 +69,12 @@ export const claimsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { db, clock, storage } = ctx.services;
       const now = clock.now();
-      const { claim, images } = await redeemClaim(db, { typed: input.code, accountId: ctx.account.id, email: ctx.account.email, now });
+      const { claim, images } = await redeemClaim(db, {
+        typed: input.code,
+        accountId: ctx.account.id,
+        email: ctx.account.email,
+        now,
+      });
       return {
         claim_code: claim.code,
         status: 'redeemed' as const,
@@ -59,7 +85,14 @@ export const claimsRouter = router({
     }),
 
   list: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/claims', tags: ['Claims'], summary: 'Claims you redeemed (role=redeemed) or your API keys issued (role=issued)' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/claims',
+        tags: ['Claims'],
+        summary: 'Claims you redeemed (role=redeemed) or your API keys issued (role=issued)',
+      },
+    })
     .input(z.object({ role: z.enum(['redeemed', 'issued']).default('redeemed') }).default({ role: 'redeemed' }))
     .output(
       z.object({
@@ -77,7 +110,11 @@ export const claimsRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      const listed = await listClaims(ctx.services.db, { accountId: ctx.account.id, role: input.role, now: ctx.services.clock.now() });
+      const listed = await listClaims(ctx.services.db, {
+        accountId: ctx.account.id,
+        role: input.role,
+        now: ctx.services.clock.now(),
+      });
       return {
         claims: listed.map(({ claim, status, claimedByEmail }) => ({
           claim_code: claim.code,
@@ -104,14 +141,21 @@ export const claimsRouter = router({
     .output(
       z.object({
         images: z.array(
-          imageSchema.extend({ kind: z.enum(['staged', 'enhanced', 'placed']), claim_code: z.string().nullable(), created_at: isoTimestamp }),
+          imageSchema.extend({
+            kind: z.enum(['staged', 'enhanced', 'placed']),
+            claim_code: z.string().nullable(),
+            created_at: isoTimestamp,
+          }),
         ),
         has_more: z.boolean(),
       }),
     )
     .query(async ({ ctx, input }) => {
       const { db, storage } = ctx.services;
-      const page = await listRedeemedImages(db, ctx.account.id, { limit: input.limit, startingAfter: input.starting_after });
+      const page = await listRedeemedImages(db, ctx.account.id, {
+        limit: input.limit,
+        startingAfter: input.starting_after,
+      });
       return {
         images: page.images.map((image) => ({
           ...presentImage(storage, image),
@@ -131,7 +175,9 @@ export const claimsRouter = router({
 
   /** Dashboard only: one page of `images`, each saying whether its original photo can be shown beside it. */
   gallery: sessionProcedure
-    .input(z.object({ page: z.number().int().min(1).default(1), per_page: z.number().int().min(1).max(48).default(12) }))
+    .input(
+      z.object({ page: z.number().int().min(1).default(1), per_page: z.number().int().min(1).max(48).default(12) }),
+    )
     .output(
       z.object({
         images: z.array(
@@ -149,7 +195,10 @@ export const claimsRouter = router({
     )
     .query(async ({ ctx, input }) => {
       const { db, storage } = ctx.services;
-      const { images, total } = await pageRedeemedImages(db, ctx.account.id, { offset: (input.page - 1) * input.per_page, limit: input.per_page });
+      const { images, total } = await pageRedeemedImages(db, ctx.account.id, {
+        offset: (input.page - 1) * input.per_page,
+        limit: input.per_page,
+      });
       return {
         images: images.map((image) => ({
           ...presentImage(storage, image),

@@ -12,7 +12,14 @@ export const balanceSchema = z.object({
 
 export const creditsRouter = router({
   balance: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/credits', tags: ['Credits'], summary: 'Credit balance of the API key’s account' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/credits',
+        tags: ['Credits'],
+        summary: 'Credit balance of the API key’s account',
+      },
+    })
     .input(noInput)
     .output(balanceSchema)
     // apiKeyProcedure read the balance in the query that verified the key.

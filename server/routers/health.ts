@@ -12,7 +12,15 @@ const healthSchema = z.object({
 
 export const healthRouter = router({
   check: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/health', tags: ['Operations'], summary: 'Health of the service and its database', protect: false } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/health',
+        tags: ['Operations'],
+        summary: 'Health of the service and its database',
+        protect: false,
+      },
+    })
     .input(z.object({}).optional())
     .output(healthSchema)
     .query(async ({ ctx }) => {

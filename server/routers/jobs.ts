@@ -37,7 +37,9 @@ export const jobsRouter = router({
           .union([stageOutput, enhanceOutput, placeOutput])
           .nullable()
           .meta({ description: 'When succeeded: the body the synchronous request answers with' }),
-        error: jobErrorSchema.nullable().meta({ description: 'When failed: the CONTRACT §1 error body; the credits were refunded' }),
+        error: jobErrorSchema
+          .nullable()
+          .meta({ description: 'When failed: the CONTRACT §1 error body; the credits were refunded' }),
         created_at: isoTimestamp,
         finished_at: nullableTimestamp,
       }),

@@ -34,7 +34,15 @@ export function presentKey(key: ApiKey): z.infer<typeof keySchema> {
 
 export const keysRouter = router({
   create: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/keys', tags: ['API keys'], summary: 'Create an API key (shown once); the first key of an account grants 10 credits' }, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/keys',
+        tags: ['API keys'],
+        summary: 'Create an API key (shown once); the first key of an account grants 10 credits',
+      },
+      successStatus: 201,
+    })
     .input(
       z
         .object({
@@ -57,24 +65,56 @@ export const keysRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const { db, clock } = ctx.services;
-      const created = await createApiKey(db, { accountId: ctx.account.id, name: input.name, mode: input.mode, now: clock.now() });
+      const created = await createApiKey(db, {
+        accountId: ctx.account.id,
+        name: input.name,
+        mode: input.mode,
+        now: clock.now(),
+      });
       ctx.response.setStatus(201);
       const { id, name, mode, prefix, created_at } = presentKey(created.key);
-      return { id, name, mode, key: created.plaintext, prefix, status: 'active' as const, created_at, bonus_credits_granted: created.bonusCreditsGranted };
+      return {
+        id,
+        name,
+        mode,
+        key: created.plaintext,
+        prefix,
+        status: 'active' as const,
+        created_at,
+        bonus_credits_granted: created.bonusCreditsGranted,
+      };
     }),
 
   list: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/keys', tags: ['API keys'], summary: "The account's API keys, newest first" } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/keys',
+        tags: ['API keys'],
+        summary: "The account's API keys, newest first",
+      },
+    })
     .input(noInput)
     .output(z.object({ keys: z.array(keySchema) }))
     .query(async ({ ctx }) => ({ keys: (await listApiKeys(ctx.services.db, ctx.account.id)).map(presentKey) })),
 
   revoke: sessionProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/v1/keys/{id}', tags: ['API keys'], summary: 'Revoke an API key; it is rejected from the next request on' } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/keys/{id}',
+        tags: ['API keys'],
+        summary: 'Revoke an API key; it is rejected from the next request on',
+      },
+    })
     .input(z.object({ id: keyIdParam }))
     .output(z.object({ id: z.number().int(), status: z.literal('revoked'), revoked_at: isoTimestamp }))
     .mutation(async ({ ctx, input }) => {
-      const key = await revokeApiKey(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, now: ctx.services.clock.now() });
+      const key = await revokeApiKey(ctx.services.db, {
+        accountId: ctx.account.id,
+        keyId: input.id,
+        now: ctx.services.clock.now(),
+      });
       return { id: key.id, status: 'revoked' as const, revoked_at: iso(key.revoked_at ?? ctx.services.clock.now()) };
     }),
 });

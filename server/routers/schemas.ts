@@ -23,7 +23,12 @@ export function pageQuery(item: string) {
   return z
     .object({
       limit: z.coerce.number().int().min(1).max(100).default(25),
-      starting_after: z.string().min(1).max(64).optional().meta({ description: `Id of the last ${item} of the previous page` }),
+      starting_after: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .meta({ description: `Id of the last ${item} of the previous page` }),
     })
     .default({ limit: 25 });
 }

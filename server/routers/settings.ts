@@ -15,7 +15,9 @@ const notificationsSchema = z.object({
     .int()
     .min(0)
     .max(MAX_LOW_BALANCE_THRESHOLD)
-    .meta({ description: `credits.low is emitted once each time the balance falls below this (default ${DEFAULT_LOW_BALANCE_THRESHOLD})` }),
+    .meta({
+      description: `credits.low is emitted once each time the balance falls below this (default ${DEFAULT_LOW_BALANCE_THRESHOLD})`,
+    }),
 });
 
 export const settingsSchema = z.object({
@@ -25,19 +27,40 @@ export const settingsSchema = z.object({
 
 export const settingsRouter = router({
   get: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/settings', tags: ['Settings'], summary: 'All settings of the account: auto top-up and notifications' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/settings',
+        tags: ['Settings'],
+        summary: 'All settings of the account: auto top-up and notifications',
+      },
+    })
     .input(noInput)
     .output(settingsSchema)
     .query(({ ctx }) => getSettings(ctx.services.db, ctx.account.id)),
 
   notifications: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/settings/notifications', tags: ['Settings'], summary: 'The low-balance threshold of credits.low' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/settings/notifications',
+        tags: ['Settings'],
+        summary: 'The low-balance threshold of credits.low',
+      },
+    })
     .input(noInput)
     .output(notificationsSchema)
     .query(({ ctx }) => getNotificationSettings(ctx.services.db, ctx.account.id)),
 
   updateNotifications: sessionProcedure
-    .meta({ openapi: { method: 'PUT', path: '/api/v1/settings/notifications', tags: ['Settings'], summary: 'Set the low-balance threshold (0–100 000) of credits.low' } })
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/settings/notifications',
+        tags: ['Settings'],
+        summary: 'Set the low-balance threshold (0–100 000) of credits.low',
+      },
+    })
     .input(notificationsSchema)
     .output(notificationsSchema)
     .mutation(({ ctx, input }) => setNotificationSettings(ctx.services.db, ctx.account.id, input)),

@@ -5,7 +5,13 @@ import { listApiKeys } from '../domain/keys/api-keys.js';
 import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
 import { admitImageWork } from '../limits/image-admission.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
-import { prepareEnhance, preparePlace, prepareStage, type PreparedOperation, runImageRequest } from '../domain/staging/operations.js';
+import {
+  prepareEnhance,
+  preparePlace,
+  prepareStage,
+  type PreparedOperation,
+  runImageRequest,
+} from '../domain/staging/operations.js';
 import { presentImage } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
@@ -16,10 +22,13 @@ import { isoTimestamp, noInput } from './schemas.js';
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
 const IMAGE_CONTENT_TYPES = ['application/json', 'multipart/form-data'] as const;
 
-const imageText = z
+const imageText = z.string().meta({
+  description: 'The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image.',
+});
+const imageUrl = z
   .string()
-  .meta({ description: 'The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image.' });
-const imageUrl = z.string().max(2048).meta({ description: 'http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only)' });
+  .max(2048)
+  .meta({ description: 'http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only)' });
 const claimCodeInput = z
   .string()
   .trim()
@@ -92,7 +101,11 @@ export const acceptedJobSchema = z
     status: z.literal('queued'),
     status_url: z.string().meta({ description: 'Absolute URL of GET /api/v1/jobs/{id}: poll it for the result' }),
   })
-  .meta({ id: 'AcceptedJob', description: 'The answer to `Prefer: respond-async` (HTTP 202): the request was validated and charged; a worker does the work.' });
+  .meta({
+    id: 'AcceptedJob',
+    description:
+      'The answer to `Prefer: respond-async` (HTTP 202): the request was validated and charged; a worker does the work.',
+  });
 
 /** `Prefer: respond-async` (RFC 7240), alone or among other preferences. */
 function prefersAsync(headers: Context['headers']): boolean {
@@ -106,7 +119,11 @@ async function acceptJob(ctx: Context, caller: ApiCaller, prepared: PreparedOper
   const jobId = await enqueueJob(imagingDeps(ctx.services), caller, prepared);
   ctx.response.setStatus(202);
   ctx.response.setHeader('Preference-Applied', 'respond-async');
-  return { job_id: jobId, status: 'queued' as const, status_url: `${ctx.services.config.publicBaseUrl}/api/v1/jobs/${jobId}` };
+  return {
+    job_id: jobId,
+    status: 'queued' as const,
+    status_url: `${ctx.services.config.publicBaseUrl}/api/v1/jobs/${jobId}`,
+  };
 }
 
 /** The API key, its account and the request's Idempotency-Key (a refunded charge frees it). */
@@ -125,7 +142,9 @@ export const stagingRouter = router({
         styles: z.array(styleSchema),
         room_types: z.array(roomTypeSchema),
         samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
-        keys: z.array(z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) })),
+        keys: z.array(
+          z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) }),
+        ),
       }),
     )
     .query(async ({ ctx }) => {
@@ -134,7 +153,9 @@ export const stagingRouter = router({
         styles: [...STYLES],
         room_types: [...ROOM_TYPES],
         samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
-        keys: keys.filter((key) => key.revoked_at === null).map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
+        keys: keys
+          .filter((key) => key.revoked_at === null)
+          .map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
       };
     }),
 
@@ -164,13 +185,25 @@ export const stagingRouter = router({
       // The same limits, charge and operation as POST /api/v1/stage on that key.
       return admitImageWork(imageAdmission(ctx.services), caller.keyId, async () => {
         const deps = imagingDeps(ctx.services);
-        const prepared = await prepareStage(deps, caller, { sources: { image }, style: input.style, roomType: input.room_type });
+        const prepared = await prepareStage(deps, caller, {
+          sources: { image },
+          style: input.style,
+          roomType: input.room_type,
+        });
         return runImageRequest(deps, caller, prepared);
       });
     }),
 
   styles: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/styles', tags: ['Images'], summary: 'Staging styles and room types', protect: false } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/styles',
+        tags: ['Images'],
+        summary: 'Staging styles and room types',
+        protect: false,
+      },
+    })
     .input(noInput)
     .output(z.object({ styles: z.array(styleSchema), room_types: z.array(roomTypeSchema) }))
     .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES] })),
@@ -189,7 +222,10 @@ export const stagingRouter = router({
     .input(
       z.object({
         image: imageText.optional(),
-        images: z.array(z.string()).optional().meta({ description: 'Up to 10 images, each base64 or a data URL (multipart: repeat the image field)' }),
+        images: z
+          .array(z.string())
+          .optional()
+          .meta({ description: 'Up to 10 images, each base64 or a data URL (multipart: repeat the image field)' }),
         image_url: imageUrl.optional(),
         style: styleSchema.default(DEFAULT_STYLE),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
@@ -220,12 +256,17 @@ export const stagingRouter = router({
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
     })
-    .input(z.object({ image: imageText.optional(), image_url: imageUrl.optional(), claim_code: claimCodeInput.optional() }))
+    .input(
+      z.object({ image: imageText.optional(), image_url: imageUrl.optional(), claim_code: claimCodeInput.optional() }),
+    )
     .output(z.union([enhanceOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
       const deps = imagingDeps(ctx.services);
       const caller = callerOf(ctx);
-      const prepared = await prepareEnhance(deps, caller, { sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads }, claimCode: input.claim_code });
+      const prepared = await prepareEnhance(deps, caller, {
+        sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        claimCode: input.claim_code,
+      });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
     }),
 
@@ -244,8 +285,15 @@ export const stagingRouter = router({
       z.object({
         image: imageText.optional(),
         image_url: imageUrl.optional(),
-        image_id: z.string().min(1).max(64).optional().meta({ description: 'Instead of an image: the id of an image this API user staged' }),
-        room_type: roomTypeSchema.optional().meta({ description: 'Room the products must suit; default the source image’s room, else living_room' }),
+        image_id: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .meta({ description: 'Instead of an image: the id of an image this API user staged' }),
+        room_type: roomTypeSchema
+          .optional()
+          .meta({ description: 'Room the products must suit; default the source image’s room, else living_room' }),
         max_products: z.coerce.number().int().min(1).max(5).default(3),
         claim_code: claimCodeInput.optional(),
       }),

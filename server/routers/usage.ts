@@ -7,14 +7,20 @@ import { isoTimestamp, keyIdParam, pageQuery } from './schemas.js';
 
 const ledgerReason = z.enum(['signup_bonus', 'purchase', 'auto_topup', 'stage', 'enhance', 'refund']);
 const count = z.number().int();
-const dateText = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date written YYYY-MM-DD').meta({ example: '2026-11-23' });
+const dateText = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date written YYYY-MM-DD')
+  .meta({ example: '2026-11-23' });
 
 const transactionSchema = z.object({
   id: z.string().meta({ description: 'txn_…; pass the last one of a page as starting_after for the next page' }),
   delta: z.number().int().meta({ description: 'Credits added (positive) or taken (negative)' }),
   reason: ledgerReason,
   balance_after: z.number().int(),
-  reference: z.string().nullable().meta({ description: 'What the entry is for, e.g. the first image id of a stage request' }),
+  reference: z
+    .string()
+    .nullable()
+    .meta({ description: 'What the entry is for, e.g. the first image id of a stage request' }),
   created_at: isoTimestamp,
 });
 
@@ -31,21 +37,51 @@ const usageSchema = z.object({
     claims_redeemed: count.meta({ description: 'Claims you issued that an agent redeemed in the range' }),
   }),
   daily: z
-    .array(z.object({ date: dateText, images_staged: count, images_enhanced: count, product_placements: count, credits_used: count }))
+    .array(
+      z.object({
+        date: dateText,
+        images_staged: count,
+        images_enhanced: count,
+        product_placements: count,
+        credits_used: count,
+      }),
+    )
     .meta({ description: 'One row for every day of the range (UTC), oldest first, zeros included' }),
-  keys: z.array(z.object({ key_id: z.number().int(), name: z.string(), credits_used: count, last_used_at: isoTimestamp.nullable() })),
+  keys: z.array(
+    z.object({
+      key_id: z.number().int(),
+      name: z.string(),
+      credits_used: count,
+      last_used_at: isoTimestamp.nullable(),
+    }),
+  ),
   ad_revenue: z
-    .object({ impressions: count, gross_cents: count, earned_cents: count.meta({ description: 'Your 50 % share, in US cents' }) })
+    .object({
+      impressions: count,
+      gross_cents: count,
+      earned_cents: count.meta({ description: 'Your 50 % share, in US cents' }),
+    })
     .meta({ description: 'All-time ad revenue of the images in claims you redeemed (as an agent)' }),
 });
 
 export const usageRouter = router({
   transactions: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/billing/transactions', tags: ['Billing'], summary: 'Credit ledger of the account, newest first, in pages' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/billing/transactions',
+        tags: ['Billing'],
+        summary: 'Credit ledger of the account, newest first, in pages',
+      },
+    })
     .input(pageQuery('transaction'))
     .output(z.object({ transactions: z.array(transactionSchema), has_more: z.boolean() }))
     .query(async ({ ctx, input }) => {
-      const page = await listTransactions(ctx.services.db, { accountId: ctx.account.id, limit: input.limit, startingAfter: input.starting_after });
+      const page = await listTransactions(ctx.services.db, {
+        accountId: ctx.account.id,
+        limit: input.limit,
+        startingAfter: input.starting_after,
+      });
       return {
         transactions: page.entries.map((entry) => ({
           id: entry.public_id,

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import type { Webhook } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import { sendTestPing } from '../webhooks/test-ping.js';
-import { type DeliveryView, getWebhook, listDeliveries, retryDelivery, rotateWebhookSecret, upsertWebhook } from '../domain/webhooks/webhooks.js';
+import {
+  type DeliveryView,
+  getWebhook,
+  listDeliveries,
+  retryDelivery,
+  rotateWebhookSecret,
+  upsertWebhook,
+} from '../domain/webhooks/webhooks.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, keyIdParam, noInput, nullableTimestamp, strictBoolean } from './schemas.js';
 
@@ -18,10 +25,10 @@ const webhookSchema = z.object({
   }),
   created_at: nullableTimestamp,
   updated_at: nullableTimestamp,
-  disabled_reason: z
-    .string()
-    .nullable()
-    .meta({ description: 'Why Roomstage switched the webhook off (the receiver answered 410 Gone); null otherwise, cleared by the next PUT' }),
+  disabled_reason: z.string().nullable().meta({
+    description:
+      'Why Roomstage switched the webhook off (the receiver answered 410 Gone); null otherwise, cleared by the next PUT',
+  }),
 });
 
 const deliverySchema = z.object({
@@ -38,7 +45,16 @@ const deliverySchema = z.object({
 });
 
 function presentWebhook(keyId: number, webhook: Webhook | null): z.infer<typeof webhookSchema> {
-  if (!webhook) return { key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null, disabled_reason: null };
+  if (!webhook)
+    return {
+      key_id: keyId,
+      url: null,
+      enabled: false,
+      secret: null,
+      created_at: null,
+      updated_at: null,
+      disabled_reason: null,
+    };
   return {
     key_id: webhook.key_id,
     url: webhook.url,
@@ -64,8 +80,13 @@ const httpUrl = z
   .trim()
   .min(1)
   .max(2048)
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), { message: 'Must be an absolute http:// or https:// URL' })
-  .meta({ description: 'Where events are POSTed; http or https, public hosts only unless the operator allows private networks' });
+  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), {
+    message: 'Must be an absolute http:// or https:// URL',
+  })
+  .meta({
+    description:
+      'Where events are POSTed; http or https, public hosts only unless the operator allows private networks',
+  });
 
 const keyInput = z.object({ id: keyIdParam });
 
@@ -77,7 +98,14 @@ export const webhooksRouter = router({
     .query(({ ctx }) => ({ allow_private_network: ctx.services.config.allowPrivateNetwork })),
 
   get: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/keys/{id}/webhook', tags: TAGS, summary: 'The webhook of an API key (url, enabled, signing secret)' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/keys/{id}/webhook',
+        tags: TAGS,
+        summary: 'The webhook of an API key (url, enabled, signing secret)',
+      },
+    })
     .input(keyInput)
     .output(webhookSchema)
     .query(async ({ ctx, input }) => {
@@ -126,7 +154,7 @@ export const webhooksRouter = router({
         duration_ms: z.number().int(),
         event_id: z.string(),
         error: z.string().optional(),
-      })
+      }),
     )
     .mutation(({ ctx, input }) => {
       const { db, clock, config } = ctx.services;
@@ -144,22 +172,38 @@ export const webhooksRouter = router({
         method: 'POST',
         path: '/api/v1/keys/{id}/webhook/rotate-secret',
         tags: TAGS,
-        summary: 'Replace the signing secret; attempts are signed with the new one, and for 24 h also with the old one in webhook-signature',
+        summary:
+          'Replace the signing secret; attempts are signed with the new one, and for 24 h also with the old one in webhook-signature',
       },
     })
     .input(keyInput)
     .output(webhookSchema)
     .mutation(async ({ ctx, input }) => {
-      const webhook = await rotateWebhookSecret(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, now: ctx.services.clock.now() });
+      const webhook = await rotateWebhookSecret(ctx.services.db, {
+        accountId: ctx.account.id,
+        keyId: input.id,
+        now: ctx.services.clock.now(),
+      });
       return presentWebhook(input.id, webhook);
     }),
 
   deliveries: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/keys/{id}/webhook/deliveries', tags: TAGS, summary: 'Recent deliveries of the webhook, newest first' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/keys/{id}/webhook/deliveries',
+        tags: TAGS,
+        summary: 'Recent deliveries of the webhook, newest first',
+      },
+    })
     .input(keyInput.extend({ limit: z.coerce.number().int().min(1).max(200).default(50) }))
     .output(z.object({ deliveries: z.array(deliverySchema) }))
     .query(async ({ ctx, input }) => {
-      const deliveries = await listDeliveries(ctx.services.db, { accountId: ctx.account.id, keyId: input.id, limit: input.limit });
+      const deliveries = await listDeliveries(ctx.services.db, {
+        accountId: ctx.account.id,
+        keyId: input.id,
+        limit: input.limit,
+      });
       return { deliveries: deliveries.map(presentDelivery) };
     }),
 

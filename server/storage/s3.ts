@@ -1,4 +1,12 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, paginateListObjectsV2, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  paginateListObjectsV2,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { contentTypeOf, type ImageStorage, isStoredName } from './storage.js';
 
 export interface S3Location {
@@ -14,7 +22,8 @@ export interface S3Location {
  */
 export function parseS3Url(url: string): S3Location {
   const parsed = new URL(url);
-  if (parsed.protocol !== 's3:' || !parsed.hostname) throw new Error('must look like s3://bucket/prefix?endpoint=…&region=…');
+  if (parsed.protocol !== 's3:' || !parsed.hostname)
+    throw new Error('must look like s3://bucket/prefix?endpoint=…&region=…');
   const query = parsed.searchParams;
   const endpoint = query.get('endpoint') ?? undefined;
   return {
@@ -32,7 +41,11 @@ export function parseS3Url(url: string): S3Location {
  * Images as objects in any S3-compatible store (AWS S3, MinIO, R2). A PUT is atomic, so readers never see half an
  * object. The objects stay private: images are served through the app (see README, "Running at scale").
  */
-export function createS3Storage(options: { location: S3Location; publicBaseUrl: string; client?: S3Client }): ImageStorage {
+export function createS3Storage(options: {
+  location: S3Location;
+  publicBaseUrl: string;
+  client?: S3Client;
+}): ImageStorage {
   const { bucket, prefix } = options.location;
   const client = options.client ?? new S3Client(options.location.client);
   const keyOf = (name: string) => {
@@ -42,7 +55,15 @@ export function createS3Storage(options: { location: S3Location; publicBaseUrl: 
 
   return {
     async put(name, data, contentType) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(name), Body: data, ContentType: contentType, ContentLength: data.length }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(name),
+          Body: data,
+          ContentType: contentType,
+          ContentLength: data.length,
+        }),
+      );
     },
     async get(name) {
       if (!isStoredName(name)) return null;
@@ -50,7 +71,10 @@ export function createS3Storage(options: { location: S3Location; publicBaseUrl: 
         const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
         if (!object.Body) return null;
         const bytes = await object.Body.transformToByteArray();
-        return { data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: contentTypeOf(name) };
+        return {
+          data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          contentType: contentTypeOf(name),
+        };
       } catch (error) {
         if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return null;
         throw error;

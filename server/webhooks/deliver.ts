@@ -42,7 +42,9 @@ export function webhookHeaders(message: OutgoingWebhook, nowMs: number): Record<
     'X-Webhook-Timestamp': String(timestampSeconds),
     'webhook-id': message.eventId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': secrets.map((secret) => standardSignature(secret, message.eventId, timestampSeconds, message.payload)).join(' '),
+    'webhook-signature': secrets
+      .map((secret) => standardSignature(secret, message.eventId, timestampSeconds, message.payload))
+      .join(' '),
     'User-Agent': USER_AGENT,
   };
 }
@@ -68,7 +70,11 @@ export async function deliverOnce(message: OutgoingWebhook, options: DeliverOpti
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   const started = performance.now();
   const now = options.now ?? Date.now;
-  const finish = (statusCode: number | null, error: string | null, retryAfterMs: number | null = null): AttemptResult => ({
+  const finish = (
+    statusCode: number | null,
+    error: string | null,
+    retryAfterMs: number | null = null,
+  ): AttemptResult => ({
     delivered: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
     statusCode,
     error: error ?? (statusCode !== null && (statusCode < 200 || statusCode >= 300) ? `HTTP ${statusCode}` : null),
@@ -82,15 +88,22 @@ export async function deliverOnce(message: OutgoingWebhook, options: DeliverOpti
   } catch {
     return finish(null, 'The webhook url is not valid.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return finish(null, 'The webhook url must be http or https.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return finish(null, 'The webhook url must be http or https.');
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {
-    const response = await sendOutbound(url, options, { method: 'POST', headers: webhookHeaders(message, now()), body: message.payload, signal: deadline.signal });
+    const response = await sendOutbound(url, options, {
+      method: 'POST',
+      headers: webhookHeaders(message, now()),
+      body: message.payload,
+      signal: deadline.signal,
+    });
     const status = response.statusCode;
     const retryAfter = response.headers['retry-after'];
-    const retryAfterMs = RETRY_AFTER_STATUSES.has(status) && typeof retryAfter === 'string' ? parseRetryAfter(retryAfter, now()) : null;
+    const retryAfterMs =
+      RETRY_AFTER_STATUSES.has(status) && typeof retryAfter === 'string' ? parseRetryAfter(retryAfter, now()) : null;
     // The body is not needed; draining it (a little) lets the keep-alive connection be reused.
     response.body.dump().catch(() => {});
     return finish(status, null, retryAfterMs);

@@ -30,19 +30,31 @@ export interface FailurePolicy {
  */
 const RESULT_WRITE_ATTEMPTS = 12;
 
-export type RecordedOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number } | { status: 'failed' };
+export type RecordedOutcome =
+  | { status: 'delivered' }
+  | { status: 'pending'; nextAttemptAt: number }
+  | { status: 'failed' };
 
 /**
  * Writes one attempt's result, only while the lease is still ours: if it expired and another worker took the
  * delivery over, that worker's result is the one that counts (the receiver dedupes on the event id).
  */
-export async function recordAttempt(db: Db, delivery: LeasedDelivery, result: AttemptResult, now: number, policy: FailurePolicy): Promise<RecordedOutcome> {
+export async function recordAttempt(
+  db: Db,
+  delivery: LeasedDelivery,
+  result: AttemptResult,
+  now: number,
+  policy: FailurePolicy,
+): Promise<RecordedOutcome> {
   const attemptsMade = delivery.attempts + 1;
   const gone = result.statusCode === GONE_STATUS;
   let outcome: RecordedOutcome;
   if (result.delivered) outcome = { status: 'delivered' };
   else {
-    const next = policy.final || gone ? ({ retry: false } as const) : honourRetryAfter(nextAfterFailure(attemptsMade, policy.retryDelaysMs, policy.random), result.retryAfterMs);
+    const next =
+      policy.final || gone
+        ? ({ retry: false } as const)
+        : honourRetryAfter(nextAfterFailure(attemptsMade, policy.retryDelaysMs, policy.random), result.retryAfterMs);
     outcome = next.retry ? { status: 'pending', nextAttemptAt: now + next.delayMs } : { status: 'failed' };
   }
   const write = (trx: Db) =>
@@ -103,27 +115,28 @@ export async function recordDeliveredBatch(db: Db, items: readonly DeliveredItem
     const caseOf = (value: (item: DeliveredItem) => number) =>
       sql<number>`CASE id ${sql.join(
         group.map((item) => sql`WHEN ${item.delivery.id} THEN ${value(item)}`),
-        sql` `
+        sql` `,
       )} END`;
-    await retryingDeadlocks(() =>
-      db
-        .updateTable('webhook_deliveries')
-        .set({
-          status: 'delivered',
-          attempts: sql<number>`attempts + 1`,
-          locked_until: null,
-          next_attempt_at: null,
-          last_status_code: caseOf((item) => item.statusCode),
-          last_error: null,
-          delivered_at: caseOf((item) => item.deliveredAt),
-        })
-        .where(
-          'id',
-          'in',
-          group.map((item) => item.delivery.id)
-        )
-        .where('locked_until', '=', leaseUntil)
-        .execute(),
+    await retryingDeadlocks(
+      () =>
+        db
+          .updateTable('webhook_deliveries')
+          .set({
+            status: 'delivered',
+            attempts: sql<number>`attempts + 1`,
+            locked_until: null,
+            next_attempt_at: null,
+            last_status_code: caseOf((item) => item.statusCode),
+            last_error: null,
+            delivered_at: caseOf((item) => item.deliveredAt),
+          })
+          .where(
+            'id',
+            'in',
+            group.map((item) => item.delivery.id),
+          )
+          .where('locked_until', '=', leaseUntil)
+          .execute(),
       RESULT_WRITE_ATTEMPTS,
     );
   }

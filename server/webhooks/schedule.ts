@@ -12,7 +12,11 @@ export function withJitter(delayMs: number, random: () => number = Math.random):
 export type NextStep = { retry: true; delayMs: number } | { retry: false };
 
 /** What follows a failed attempt, given how many attempts have now been made (1 after the first). */
-export function nextAfterFailure(attemptsMade: number, delaysMs: readonly number[], random: () => number = Math.random): NextStep {
+export function nextAfterFailure(
+  attemptsMade: number,
+  delaysMs: readonly number[],
+  random: () => number = Math.random,
+): NextStep {
   const base = delaysMs[attemptsMade - 1];
   return base === undefined ? { retry: false } : { retry: true, delayMs: withJitter(base, random) };
 }

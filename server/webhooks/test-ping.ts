@@ -23,7 +23,7 @@ const PING_LEASE_MS = 60_000;
  */
 export async function sendTestPing(
   db: Db,
-  input: { accountId: string; keyId: number; now: () => number; policy: NetworkPolicy; timeoutMs?: number }
+  input: { accountId: string; keyId: number; now: () => number; policy: NetworkPolicy; timeoutMs?: number },
 ): Promise<TestPingResult> {
   const webhook = await getConfiguredWebhook(db, input.accountId, input.keyId);
   const created = input.now();
@@ -44,7 +44,7 @@ export async function sendTestPing(
   const delivery = { id: deliveryId, keyId: input.keyId, attempts: 0, leaseUntil };
   const result = await deliverOnce(
     { url: webhook.url, secrets: webhook, eventId: ping.eventId, event: 'test.ping', payload: ping.payload },
-    { allowPrivateNetwork: input.policy.allowPrivateNetwork, timeoutMs: input.timeoutMs, now: input.now }
+    { allowPrivateNetwork: input.policy.allowPrivateNetwork, timeoutMs: input.timeoutMs, now: input.now },
   );
   await recordAttempt(db, delivery, result, input.now(), { retryDelaysMs: [], final: true });
   return {

@@ -108,7 +108,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         if (!delivery) break;
         inFlight += 1;
         adjust(inFlightByKey, keyId, 1);
-        track(attempt(delivery)).catch((error) => log(`recording delivery ${delivery.id} failed; it is retried when its lease ends`, error));
+        track(attempt(delivery)).catch((error) =>
+          log(`recording delivery ${delivery.id} failed; it is retried when its lease ends`, error),
+        );
       }
       if (queue.length === 0) queues.delete(keyId);
     }
@@ -130,7 +132,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
           .set({ locked_until: null, next_attempt_at: now })
           .where('id', '=', delivery.id)
           .where('locked_until', '=', delivery.leaseUntil)
-          .execute()
+          .execute(),
       ).catch((error) => log(`releasing delivery ${delivery.id} failed; it is retried when its lease ends`, error));
     }
   }
@@ -155,7 +157,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         (error) => {
           for (const item of batch) item.fail(error);
         },
-      )
+      ),
     );
   }
 
@@ -198,7 +200,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
           .where(
             'id',
             'in',
-            chosen.map((row) => row.id)
+            chosen.map((row) => row.id),
           )
           .execute();
       }
@@ -211,11 +213,21 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .innerJoin('webhooks as w', 'w.key_id', 'd.key_id')
-      .select(['d.id', 'd.event_id', 'e.event', 'e.payload', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at', 'w.enabled'])
+      .select([
+        'd.id',
+        'd.event_id',
+        'e.event',
+        'e.payload',
+        'w.url',
+        'w.secret',
+        'w.previous_secret',
+        'w.previous_secret_expires_at',
+        'w.enabled',
+      ])
       .where(
         'd.id',
         'in',
-        chosen.map((row) => row.id)
+        chosen.map((row) => row.id),
       )
       .execute();
     const byId = new Map(details.map((row) => [row.id, row]));
@@ -233,7 +245,11 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
           payload: detail.payload,
           url: detail.url,
           secrets: detail.secret
-            ? { secret: detail.secret, previous_secret: detail.previous_secret, previous_secret_expires_at: detail.previous_secret_expires_at }
+            ? {
+                secret: detail.secret,
+                previous_secret: detail.previous_secret,
+                previous_secret_expires_at: detail.previous_secret_expires_at,
+              }
             : null,
           enabled: detail.enabled === 1,
         },
@@ -251,10 +267,15 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       // Never send past our lease: by then another worker may own the row. It falls due again when the lease ends.
       if (clock.now() + timeoutMs >= delivery.leaseUntil) return;
       result = disabled
-        ? { delivered: false, statusCode: null, error: 'The webhook is disabled or has no url; not sent.', durationMs: 0 }
+        ? {
+            delivered: false,
+            statusCode: null,
+            error: 'The webhook is disabled or has no url; not sent.',
+            durationMs: 0,
+          }
         : await deliverOnce(
             { url, secrets, eventId: delivery.eventId, event: delivery.event, payload: delivery.payload },
-            { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() }
+            { timeoutMs, allowPrivateNetwork: options.allowPrivateNetwork, now: () => clock.now() },
           );
     } finally {
       inFlight -= 1;
@@ -270,13 +291,20 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       options.metrics?.webhookAttempts.inc({ outcome: 'delivered' });
       return;
     }
-    const outcome = await recordAttempt(db, delivery, result, now, { retryDelaysMs: options.retryDelaysMs, random: options.random, final: disabled });
+    const outcome = await recordAttempt(db, delivery, result, now, {
+      retryDelaysMs: options.retryDelaysMs,
+      random: options.random,
+      final: disabled,
+    });
     options.metrics?.webhookAttempts.inc({ outcome: outcome.status === 'pending' ? 'retry' : 'failed' });
     if (outcome.status === 'pending' && running) {
-      const timer = setTimeout(() => {
-        retryTimers.delete(timer);
-        wake();
-      }, Math.max(0, outcome.nextAttemptAt - clock.now()));
+      const timer = setTimeout(
+        () => {
+          retryTimers.delete(timer);
+          wake();
+        },
+        Math.max(0, outcome.nextAttemptAt - clock.now()),
+      );
       timer.unref();
       retryTimers.add(timer);
     }

@@ -45,7 +45,10 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
     const { violations } = await new AxeBuilder({ page }).analyze();
     return violations
       .filter((violation) => BLOCKING.has(violation.impact ?? ''))
-      .map((violation) => `${where}: ${violation.impact} ${violation.id} ×${violation.nodes.length} at ${violation.nodes[0]?.target.join(' ')}`);
+      .map(
+        (violation) =>
+          `${where}: ${violation.impact} ${violation.id} ×${violation.nodes.length} at ${violation.nodes[0]?.target.join(' ')}`,
+      );
   }
 
   /** Visits each path at both widths (the reference once Swagger UI has drawn its operations) and collects findings. */
@@ -69,14 +72,18 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
     return page;
   }
 
-  it('A visitor meets no serious or critical axe-core violation on the home, sign-in, sign-up, API reference and not-found pages, at 1280 px and 390 px', { timeout: 120_000 }, async () => {
+  it('A visitor meets no serious or critical axe-core violation on the home, sign-in, sign-up, API reference and not-found pages, at 1280 px and 390 px', {
+    timeout: 120_000,
+  }, async () => {
     const page = await newPage();
     const problems = await withFailureScreenshot(page, 'accessibility-visitor', () => checkPages(page, VISITOR_PAGES));
     expect(problems).toEqual([]);
     await page.context().close();
   });
 
-  it('A signed-in account meets no serious or critical axe-core violation on any dashboard page, its key\'s webhook page or with the account menu open, at 1280 px and 390 px', { timeout: 240_000 }, async () => {
+  it("A signed-in account meets no serious or critical axe-core violation on any dashboard page, its key's webhook page or with the account menu open, at 1280 px and 390 px", {
+    timeout: 240_000,
+  }, async () => {
     const account = await busyAccount(server);
     const page = await newPage();
     const problems = await withFailureScreenshot(page, 'accessibility-account', async () => {
@@ -95,13 +102,17 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
     await page.context().close();
   });
 
-  it('The API reference stays free of serious or critical violations with the operations that take the most kinds of input opened', { timeout: 180_000 }, async () => {
+  it('The API reference stays free of serious or critical violations with the operations that take the most kinds of input opened', {
+    timeout: 180_000,
+  }, async () => {
     const page = await newPage();
     const problems = await withFailureScreenshot(page, 'accessibility-docs-open', async () => {
       await page.goto(`${server.url}/docs/`);
       await page.locator('.opblock').first().waitFor();
       // Uploads and enums (Images), an enum query parameter (Claims), dates (Usage): every kind of field and example.
-      const tags = page.locator('.opblock-tag-section', { has: page.locator('h3', { hasText: /^(Images|Claims|Usage)$/ }) });
+      const tags = page.locator('.opblock-tag-section', {
+        has: page.locator('h3', { hasText: /^(Images|Claims|Usage)$/ }),
+      });
       const operations = await tags.locator('.opblock-summary-control').all();
       expect(operations.length).toBeGreaterThan(3);
       for (const operation of operations) await operation.click();

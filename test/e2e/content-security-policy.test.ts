@@ -7,62 +7,78 @@ import { startTestServer } from '../helpers/server.js';
 const skipReason = browserSkipReason();
 const POLL = { timeout: 10_000, interval: 100 };
 
-describe.skipIf(skipReason !== null)(`Content Security Policy in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  let browser: Browser;
-  let page: Page;
-  /** Every console message Chromium writes about a Content Security Policy violation, with the page it was on. */
-  const violations: string[] = [];
+describe.skipIf(skipReason !== null)(
+  `Content Security Policy in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
+  () => {
+    let server: Awaited<ReturnType<typeof startTestServer>>;
+    let browser: Browser;
+    let page: Page;
+    /** Every console message Chromium writes about a Content Security Policy violation, with the page it was on. */
+    const violations: string[] = [];
 
-  beforeAll(async () => {
-    server = await startTestServer('sqlite');
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) violations.push(`${page.url()}: ${message.text()}`);
+    beforeAll(async () => {
+      server = await startTestServer('sqlite');
+      browser = await launchChromium();
+      page = await browser.newPage();
+      page.setDefaultTimeout(10_000);
+      page.on('console', (message) => {
+        if (message.text().includes('Content Security Policy')) violations.push(`${page.url()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => violations.push(`${page.url()}: page error ${error.message}`));
     });
-    page.on('pageerror', (error) => violations.push(`${page.url()}: page error ${error.message}`));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await server?.dropDatabase();
-  });
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      await server?.dropDatabase();
+    });
 
-  /** Remix only sets up its router once its inline scripts (which need the nonce) have run. */
-  async function expectHydrated() {
-    await expect.poll(() => page.evaluate(() => typeof (window as { __remixRouter?: unknown }).__remixRouter), POLL).toBe('object');
-  }
-
-  it('The public pages load, hydrate and break no Content Security Policy rule', async () => {
-    for (const path of ['/', '/login', '/signup', '/no-such-page']) {
-      await page.goto(`${server.url}${path}`);
-      await expectHydrated();
+    /** Remix only sets up its router once its inline scripts (which need the nonce) have run. */
+    async function expectHydrated() {
+      await expect
+        .poll(() => page.evaluate(() => typeof (window as { __remixRouter?: unknown }).__remixRouter), POLL)
+        .toBe('object');
     }
-    expect(violations).toEqual([]);
-  });
 
-  it('A staging company signs up, creates a key and visits every dashboard page with no Content Security Policy violation', async () => {
-    await page.goto(`${server.url}/signup`);
-    await expectHydrated();
-    await submitCredentials(page, uniqueEmail('csp'));
-    await page.goto(`${server.url}/keys`);
-    await expectHydrated();
-    await page.getByRole('button', { name: 'Create key' }).click();
-    await expect.poll(() => page.getByLabel('Secret key').inputValue(), POLL).toMatch(/^sk_live_/);
-    // The checkout return page with an unknown session shows its notice and buys nothing.
-    const pages = ['/overview', '/keys', '/webhooks', '/playground', '/usage', '/billing', '/billing/transactions', '/billing/return?session_id=cs_unknown', '/claims', '/gallery'];
-    for (const path of pages) {
-      await page.goto(`${server.url}${path}`);
+    it('The public pages load, hydrate and break no Content Security Policy rule', async () => {
+      for (const path of ['/', '/login', '/signup', '/no-such-page']) {
+        await page.goto(`${server.url}${path}`);
+        await expectHydrated();
+      }
+      expect(violations).toEqual([]);
+    });
+
+    it('A staging company signs up, creates a key and visits every dashboard page with no Content Security Policy violation', async () => {
+      await page.goto(`${server.url}/signup`);
       await expectHydrated();
-    }
-    expect(violations).toEqual([]);
-  });
+      await submitCredentials(page, uniqueEmail('csp'));
+      await page.goto(`${server.url}/keys`);
+      await expectHydrated();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await expect.poll(() => page.getByLabel('Secret key').inputValue(), POLL).toMatch(/^sk_live_/);
+      // The checkout return page with an unknown session shows its notice and buys nothing.
+      const pages = [
+        '/overview',
+        '/keys',
+        '/webhooks',
+        '/playground',
+        '/usage',
+        '/billing',
+        '/billing/transactions',
+        '/billing/return?session_id=cs_unknown',
+        '/claims',
+        '/gallery',
+      ];
+      for (const path of pages) {
+        await page.goto(`${server.url}${path}`);
+        await expectHydrated();
+      }
+      expect(violations).toEqual([]);
+    });
 
-  it('The API reference at /docs renders Swagger UI under its Content Security Policy', async () => {
-    await page.goto(`${server.url}/docs/`);
-    await expect.poll(() => page.locator('.opblock').count(), POLL).toBeGreaterThan(5);
-    expect(violations).toEqual([]);
-  });
-});
+    it('The API reference at /docs renders Swagger UI under its Content Security Policy', async () => {
+      await page.goto(`${server.url}/docs/`);
+      await expect.poll(() => page.locator('.opblock').count(), POLL).toBeGreaterThan(5);
+      expect(violations).toEqual([]);
+    });
+  },
+);

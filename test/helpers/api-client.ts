@@ -68,7 +68,14 @@ export async function signUp(api: ApiClient, email = uniqueEmail()): Promise<Sig
 export async function createKey(api: ApiClient, token: string, body: Record<string, unknown> = {}) {
   const response = await api.post('/api/v1/keys', { token, json: body });
   if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${response.text}`);
-  return response.body as { id: number; key: string; prefix: string; bonus_credits_granted: number; mode: string; name: string };
+  return response.body as {
+    id: number;
+    key: string;
+    prefix: string;
+    bonus_credits_granted: number;
+    mode: string;
+    name: string;
+  };
 }
 
 /** An account with one API key (and so the 10 bonus credits). */

@@ -42,7 +42,7 @@ export class FakeComfyUI extends FakeProvider {
         };
       }
       const texts = Object.values(workflow).flatMap((node) =>
-        typeof node.inputs.text === 'string' ? [node.inputs.text] : []
+        typeof node.inputs.text === 'string' ? [node.inputs.text] : [],
       );
       const seed = Object.values(workflow).find((node) => 'seed' in node.inputs)?.inputs.seed as number;
       this.commissions.push({ prompt: texts[0] ?? '', negativePrompt: texts[1], seed });

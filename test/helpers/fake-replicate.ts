@@ -37,7 +37,8 @@ export class FakeReplicate extends FakeProvider {
     // Output files are served without credentials, as Replicate's file host serves them.
     if (method === 'GET' && url.pathname.startsWith('/files/')) return { status: 200, body: this.picture };
     if (req.headers.authorization !== 'Bearer r8_fake') return { status: 401, body: { detail: 'Invalid token.' } };
-    const createPath = method === 'POST' ? url.pathname.match(/^\/v1\/(?:models\/([^/]+\/[^/]+)\/)?predictions$/) : null;
+    const createPath =
+      method === 'POST' ? url.pathname.match(/^\/v1\/(?:models\/([^/]+\/[^/]+)\/)?predictions$/) : null;
     if (createPath) {
       const request = JSON.parse(body.toString('utf8')) as { input: Record<string, unknown>; version?: string };
       const prediction = this.create(createPath[1] ?? '', request.version ?? '', request.input);

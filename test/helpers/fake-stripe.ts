@@ -69,16 +69,39 @@ export class FakeStripe {
       declinesOffSession: card.declinesOffSession ?? false,
     };
     this.paymentMethods.set(method.id, method);
-    const intent = { id: id('pi'), object: 'payment_intent', amount: session.amount_total, currency: 'usd', status: 'succeeded', customer: session.customer, payment_method: method.id };
+    const intent = {
+      id: id('pi'),
+      object: 'payment_intent',
+      amount: session.amount_total,
+      currency: 'usd',
+      status: 'succeeded',
+      customer: session.customer,
+      payment_method: method.id,
+    };
     this.paymentIntents.set(intent.id, intent);
     Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intent.id });
     return session;
   }
 
   /** An event as Stripe sends it: the body and its Stripe-Signature header. */
-  signedEvent(type: string, object: StripeObject, eventId = id('evt')): { payload: string; signature: string; eventId: string } {
-    const payload = JSON.stringify({ id: eventId, object: 'event', type, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object } });
-    return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: this.webhookSecret }), eventId };
+  signedEvent(
+    type: string,
+    object: StripeObject,
+    eventId = id('evt'),
+  ): { payload: string; signature: string; eventId: string } {
+    const payload = JSON.stringify({
+      id: eventId,
+      object: 'event',
+      type,
+      api_version: '2025-01-01',
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+    });
+    return {
+      payload,
+      signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: this.webhookSecret }),
+      eventId,
+    };
   }
 
   offSessionCharges(): RecordedRequest[] {
@@ -102,9 +125,17 @@ export class FakeStripe {
 
   private route(method: string, path: string, params: URLSearchParams): { status: number; body: StripeObject } {
     const ok = (body: StripeObject) => ({ status: 200, body });
-    const missing = () => ({ status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: ${path}` } } });
+    const missing = () => ({
+      status: 404,
+      body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: ${path}` } },
+    });
     if (method === 'POST' && path === '/v1/customers') {
-      const customer = { id: id('cus'), object: 'customer', email: params.get('email'), metadata: { account_id: params.get('metadata[account_id]') } };
+      const customer = {
+        id: id('cus'),
+        object: 'customer',
+        email: params.get('email'),
+        metadata: { account_id: params.get('metadata[account_id]') },
+      };
       this.customers.set(customer.id, customer);
       return ok(customer);
     }
@@ -169,7 +200,18 @@ export class FakeStripe {
       if (paymentMethod.declinesOffSession) {
         const failed = { ...intent, status: 'requires_payment_method' };
         this.paymentIntents.set(failed.id, failed);
-        return { status: 402, body: { error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.', payment_intent: failed } } };
+        return {
+          status: 402,
+          body: {
+            error: {
+              type: 'card_error',
+              code: 'card_declined',
+              decline_code: 'generic_decline',
+              message: 'Your card was declined.',
+              payment_intent: failed,
+            },
+          },
+        };
       }
       this.paymentIntents.set(intent.id, intent);
       return ok(intent);

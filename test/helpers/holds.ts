@@ -16,15 +16,26 @@ export interface Books {
 /** One consistent snapshot of an account's money: balance, ledger, holds and the paid images. */
 export async function readBooks(db: Db, accountId: string): Promise<Books> {
   return inTransaction(db, async (trx) => {
-    const account = await trx.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow();
-    const ledger = await trx.selectFrom('credit_ledger').select(['delta', 'reason']).where('account_id', '=', accountId).execute();
+    const account = await trx
+      .selectFrom('accounts')
+      .select('credits')
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    const ledger = await trx
+      .selectFrom('credit_ledger')
+      .select(['delta', 'reason'])
+      .where('account_id', '=', accountId)
+      .execute();
     const images = await trx.selectFrom('images').select('kind').where('account_id', '=', accountId).execute();
     const holds = await trx.selectFrom('charge_holds').select('credits').where('account_id', '=', accountId).execute();
     const sum = (rows: Array<{ delta: number }>) => rows.reduce((total, row) => total + Number(row.delta), 0);
     return {
       credits: account.credits,
       ledgerSum: sum(ledger),
-      chargedNet: 0 - sum(ledger.filter((row) => row.reason === 'stage' || row.reason === 'enhance')) - sum(ledger.filter((row) => row.reason === 'refund')),
+      chargedNet:
+        0 -
+        sum(ledger.filter((row) => row.reason === 'stage' || row.reason === 'enhance')) -
+        sum(ledger.filter((row) => row.reason === 'refund')),
       paidImages: images.filter((image) => image.kind !== 'placed').length,
       heldCredits: holds.reduce((total, hold) => total + hold.credits, 0),
       holds: holds.length,

@@ -7,14 +7,21 @@ import type { TestServer } from './server.js';
 /** A photo-like JPEG (gradient plus noise, so it does not compress to nothing) of the given size. */
 export async function roomJpeg(width = 800, height = 600): Promise<Buffer> {
   const noise = randomBytes(Math.ceil(width / 8) * Math.ceil(height / 8) * 3);
-  const texture = await sharp(noise, { raw: { width: Math.ceil(width / 8), height: Math.ceil(height / 8), channels: 3 } })
+  const texture = await sharp(noise, {
+    raw: { width: Math.ceil(width / 8), height: Math.ceil(height / 8), channels: 3 },
+  })
     .resize(width, height, { kernel: 'linear' })
     .toBuffer();
-  return sharp(texture, { raw: { width, height, channels: 3 } }).linear(0.4, 110).jpeg({ quality: 85 }).toBuffer();
+  return sharp(texture, { raw: { width, height, channels: 3 } })
+    .linear(0.4, 110)
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 export async function roomPng(width = 640, height = 480): Promise<Buffer> {
-  return sharp(await roomJpeg(width, height)).png().toBuffer();
+  return sharp(await roomJpeg(width, height))
+    .png()
+    .toBuffer();
 }
 
 /** The first half of a real JPEG: the header is fine, the scan data stops early. */
@@ -32,10 +39,13 @@ export function sixtyMegapixelPng(): Promise<Buffer> {
   return bomb;
 }
 
-export const textFile = () => Buffer.from('This is not an image, it is a shopping list: milk, eggs, bread.\n'.repeat(20));
+export const textFile = () =>
+  Buffer.from('This is not an image, it is a shopping list: milk, eggs, bread.\n'.repeat(20));
 
 export async function gifImage(): Promise<Buffer> {
-  return sharp({ create: { width: 300, height: 300, channels: 3, background: '#888' } }).gif().toBuffer();
+  return sharp({ create: { width: 300, height: 300, channels: 3, background: '#888' } })
+    .gif()
+    .toBuffer();
 }
 
 /** Bytes that start like a JPEG and go on for `bytes` bytes. */
@@ -52,10 +62,18 @@ export function dataUrl(bytes: Buffer, type = 'image/jpeg'): string {
 }
 
 /** A multipart form the way `curl -F` builds one: files in `image` (repeatable) and text fields beside them. */
-export function imageForm(files: Array<{ data: Buffer; name?: string; type?: string }>, fields: Record<string, string> = {}, fileField = 'image'): FormData {
+export function imageForm(
+  files: Array<{ data: Buffer; name?: string; type?: string }>,
+  fields: Record<string, string> = {},
+  fileField = 'image',
+): FormData {
   const form = new FormData();
   for (const [index, file] of files.entries()) {
-    form.append(fileField, new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/jpeg' }), file.name ?? `room-${index + 1}.jpg`);
+    form.append(
+      fileField,
+      new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/jpeg' }),
+      file.name ?? `room-${index + 1}.jpg`,
+    );
   }
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   return form;

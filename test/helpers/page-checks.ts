@@ -20,7 +20,10 @@ interface Overflow {
  */
 function findOverflows(): { overflows: Overflow[]; pageOverflow: number; headerHeight: number } {
   const describe = (element: Element) => {
-    const classes = typeof element.className === 'string' && element.className ? `.${element.className.trim().split(/\s+/).join('.')}` : '';
+    const classes =
+      typeof element.className === 'string' && element.className
+        ? `.${element.className.trim().split(/\s+/).join('.')}`
+        : '';
     const text = (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
     return `${element.tagName.toLowerCase()}${classes}${text ? ` “${text}”` : ''}`;
   };
@@ -47,7 +50,8 @@ function findOverflows(): { overflows: Overflow[]; pageOverflow: number; headerH
       }
       if (clipped) continue;
       const by = Math.max(box.left - rect.left, rect.right - box.right);
-      if (by > 1) overflows.push({ element: describe(element), container: describe(container).slice(0, 60), by: Math.round(by) });
+      if (by > 1)
+        overflows.push({ element: describe(element), container: describe(container).slice(0, 60), by: Math.round(by) });
     }
   }
   // Whatever sticks out of the window itself (outside any card), named so the failure says where to look.
@@ -61,7 +65,11 @@ function findOverflows(): { overflows: Overflow[]; pageOverflow: number; headerH
     const parentRect = element.parentElement?.getBoundingClientRect();
     // Report the outermost offender only: its parent still fits the window.
     if (!clipped && parentRect && parentRect.right <= window.innerWidth + 1) {
-      overflows.push({ element: describe(element), container: 'the window', by: Math.round(rect.right - window.innerWidth) });
+      overflows.push({
+        element: describe(element),
+        container: 'the window',
+        by: Math.round(rect.right - window.innerWidth),
+      });
     }
   }
   const header = document.querySelector('.site-header__inner');
@@ -83,10 +91,12 @@ export async function expectPageFits(page: Page, name = new URL(page.url()).path
     // Let layout settle after the resize (media queries, images with width/height attributes).
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const { overflows, pageOverflow, headerHeight } = await page.evaluate(findOverflows);
-    for (const overflow of overflows) problems.push(`${width}px: ${overflow.element} leaves ${overflow.container} by ${overflow.by}px`);
+    for (const overflow of overflows)
+      problems.push(`${width}px: ${overflow.element} leaves ${overflow.container} by ${overflow.by}px`);
     if (pageOverflow > 1) problems.push(`${width}px: the page scrolls sideways by ${pageOverflow}px`);
     // One row of controls is about 56 px high; a wrapped header is twice that.
-    if (headerHeight > 80) problems.push(`${width}px: the header is ${Math.round(headerHeight)}px high (wrapped onto two rows)`);
+    if (headerHeight > 80)
+      problems.push(`${width}px: the header is ${Math.round(headerHeight)}px high (wrapped onto two rows)`);
   }
   await page.setViewportSize({ width: CHECK_WIDTHS[0], height: 900 });
   if (problems.length > 0) {

@@ -115,7 +115,12 @@ export async function spawnWorkerProcess(
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const worker: WorkerProcess = { child, output: () => output, stop: () => endProcess(child, 'SIGTERM'), kill: () => endProcess(child, 'SIGKILL') };
+  const worker: WorkerProcess = {
+    child,
+    output: () => output,
+    stop: () => endProcess(child, 'SIGTERM'),
+    kill: () => endProcess(child, 'SIGKILL'),
+  };
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);

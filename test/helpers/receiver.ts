@@ -15,7 +15,8 @@ export interface ReceivedRequest {
 export type ReceiverMode =
   | { kind: 'ok'; status?: number }
   | { kind: 'fail'; status?: number; headers?: Record<string, string> }
-  | { kind: 'hang' } | { kind: 'redirect'; location: string };
+  | { kind: 'hang' }
+  | { kind: 'redirect'; location: string };
 
 /**
  * A real HTTP receiver on 127.0.0.1:<random port> that records every request. It can fail the first N requests
@@ -90,7 +91,8 @@ export class WebhookReceiver {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.requests)) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${this.requests.length} requests so far)`);
+      if (left <= 0)
+        throw new Error(`receiver: condition not met within ${timeoutMs} ms (${this.requests.length} requests so far)`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {

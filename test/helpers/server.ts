@@ -44,7 +44,10 @@ export interface TestServerOptions {
 }
 
 /** A real server on a random port over a fresh database of the given dialect. */
-export async function startTestServer(dialect: TestDialect, options: TestServerOptions = {}): Promise<TestServer & { dropDatabase(): Promise<void> }> {
+export async function startTestServer(
+  dialect: TestDialect,
+  options: TestServerOptions = {},
+): Promise<TestServer & { dropDatabase(): Promise<void> }> {
   const database = options.database ?? (await createTestDatabase(dialect));
   const clock = new TestClock();
   const config = loadConfig({

@@ -10,7 +10,11 @@ try {
     await inTransaction(handle.db, async (trx) => {
       await trx.selectFrom('accounts').select('credits').where('id', '=', 'acc_shared').executeTakeFirstOrThrow();
       await new Promise((resolve) => setTimeout(resolve, 1));
-      await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', 1) })).where('id', '=', 'acc_shared').execute();
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({ credits: eb('credits', '+', 1) }))
+        .where('id', '=', 'acc_shared')
+        .execute();
     });
   }
 } catch (error) {

@@ -4,7 +4,11 @@ import { startTestServer, type TestServerOptions } from './server.js';
 import type { TestDialect } from './databases.js';
 
 /** Image tests fire many requests per key; the per-key and per-process limits are tested elsewhere. */
-export const GENEROUS_LIMITS = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENT: '100', IMAGE_WORK_PER_PROCESS: '100' };
+export const GENEROUS_LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '100000',
+  RATE_LIMIT_CONCURRENT: '100',
+  IMAGE_WORK_PER_PROCESS: '100',
+};
 
 export function startImagingServer(dialect: TestDialect, options: TestServerOptions = {}) {
   return startTestServer(dialect, { ...options, env: { ...GENEROUS_LIMITS, ...options.env } });

@@ -17,7 +17,10 @@ export function independentlyVerified(secret: string, request: ReceivedRequest):
 }
 
 /** Emits `count` staging.complete events for one key, `perTransaction` to a transaction, as the staging code would. */
-export async function emitStagingEvents(db: Db, input: { accountId: string; keyId: number; count: number; perTransaction?: number }): Promise<string[]> {
+export async function emitStagingEvents(
+  db: Db,
+  input: { accountId: string; keyId: number; count: number; perTransaction?: number },
+): Promise<string[]> {
   const ids: string[] = [];
   const perTransaction = input.perTransaction ?? 50;
   for (let done = 0; done < input.count; done += perTransaction) {

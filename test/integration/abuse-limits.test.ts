@@ -13,21 +13,40 @@ const MB = 1024 * 1024;
  * its own, without the rest of the body. Resolves with the response (status, headers, JSON body).
  */
 function partialUpload(url: string, path: string, headers: Record<string, string>, declaredBytes = 100 * MB) {
-  return new Promise<{ status: number; headers: IncomingMessage['headers']; body: any; abort: () => void }>((resolve, reject) => {
-    const req = httpRequest(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(declaredBytes), ...headers } });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, abort: () => req.destroy() }));
-    });
-    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error)));
-    req.write(`{"image":"${'A'.repeat(64 * 1024)}`);
-  });
+  return new Promise<{ status: number; headers: IncomingMessage['headers']; body: any; abort: () => void }>(
+    (resolve, reject) => {
+      const req = httpRequest(new URL(path, url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(declaredBytes), ...headers },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: text ? JSON.parse(text) : null,
+            abort: () => req.destroy(),
+          }),
+        );
+      });
+      req.on('error', (error) =>
+        (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE'
+          ? undefined
+          : reject(error),
+      );
+      req.write(`{"image":"${'A'.repeat(64 * 1024)}`);
+    },
+  );
 }
 
 /** Like partialUpload, but leaves the request hanging open and hands it back (a body still on its way). */
 function hangingUpload(url: string, path: string, headers: Record<string, string>) {
-  const req = httpRequest(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(100 * MB), ...headers } });
+  const req = httpRequest(new URL(path, url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(100 * MB), ...headers },
+  });
   req.on('error', () => {});
   req.write(`{"image":"${'A'.repeat(64 * 1024)}`);
   return req;
@@ -36,7 +55,9 @@ function hangingUpload(url: string, path: string, headers: Record<string, string
 describeEachDatabase('Abuse limits', (dialect) => {
   let server: Awaited<ReturnType<typeof startImagingServer>>;
   beforeAll(async () => {
-    server = await startImagingServer(dialect, { env: { CLAIM_ATTEMPTS_PER_MINUTE: '5', IMAGE_WORK_PER_PROCESS: '1' } });
+    server = await startImagingServer(dialect, {
+      env: { CLAIM_ATTEMPTS_PER_MINUTE: '5', IMAGE_WORK_PER_PROCESS: '1' },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -44,14 +65,18 @@ describeEachDatabase('Abuse limits', (dialect) => {
   });
 
   it('refuses a /trpc body over 1 MB with a 413 JSON error', async () => {
-    const response = await server.api.post('/trpc/auth.login', { json: { email: 'a@example.test', password: 'x'.repeat(2 * MB) } });
+    const response = await server.api.post('/trpc/auth.login', {
+      json: { email: 'a@example.test', password: 'x'.repeat(2 * MB) },
+    });
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toMatch(/application\/json/);
     expect(response.body.error.data.contract.body.code).toBe('payload_too_large');
   });
 
   it('answers 401 to an image upload with a key-shaped but unknown key before the body has arrived', async () => {
-    const response = await partialUpload(server.url, '/api/v1/stage', { authorization: `Bearer sk_live_${'x'.repeat(32)}` });
+    const response = await partialUpload(server.url, '/api/v1/stage', {
+      authorization: `Bearer sk_live_${'x'.repeat(32)}`,
+    });
     response.abort();
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('authentication_required');
@@ -59,7 +84,9 @@ describeEachDatabase('Abuse limits', (dialect) => {
 
   it('answers 401 to an image upload with a revoked key before the body has arrived', async () => {
     const account = await signUpWithKey(server.api);
-    expect((await server.api.delete(`/api/v1/keys/${account.keyId}`, { token: account.token })).status).toBeLessThan(300);
+    expect((await server.api.delete(`/api/v1/keys/${account.keyId}`, { token: account.token })).status).toBeLessThan(
+      300,
+    );
     const response = await partialUpload(server.url, '/api/v1/enhance', { authorization: `Bearer ${account.key}` });
     response.abort();
     expect(response.status).toBe(401);
@@ -89,7 +116,8 @@ describeEachDatabase('Abuse limits', (dialect) => {
     const windowLeft = 60_000 - (server.clock.now() % 60_000);
     if (windowLeft < 10_000) server.clock.advance(windowLeft);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await attempt(first.token, '/api/v1/claim/preview', `RS-0000000${i}`)).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await attempt(first.token, '/api/v1/claim/preview', `RS-0000000${i}`)).status);
     for (let i = 0; i < 2; i++) statuses.push((await attempt(second.token, '/api/v1/claim', `RS-1000000${i}`)).status);
     expect(statuses).toEqual([404, 404, 404, 404, 404]);
     const limited = await attempt(second.token, '/api/v1/claim/preview', 'RS-20000000');
@@ -102,7 +130,10 @@ describeEachDatabase('Abuse limits', (dialect) => {
 
   it('counts a placed image once per viewer per hour', async () => {
     const { key } = await signUpWithKey(server.api);
-    const placed = await server.api.post('/api/v1/place-products', { token: key, json: { image: (await roomJpeg(500, 400)).toString('base64') } });
+    const placed = await server.api.post('/api/v1/place-products', {
+      token: key,
+      json: { image: (await roomJpeg(500, 400)).toString('base64') },
+    });
     expect(placed.status).toBe(200);
     const url = new URL(onServer(placed.body.image_url), server.url);
     const storageName = url.pathname.split('/').pop()!;
@@ -141,14 +172,21 @@ describe('Dashboard form posts', () => {
   });
 
   it('refuses a form post over 1 MB with a 413 JSON error before reading it', async () => {
-    const response = await partialUpload(server.url, '/login', { 'content-type': 'application/x-www-form-urlencoded' }, 2 * MB);
+    const response = await partialUpload(
+      server.url,
+      '/login',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      2 * MB,
+    );
     response.abort();
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('payload_too_large');
   });
 
   it('still takes an ordinary form post', async () => {
-    const response = await server.api.post('/login', { body: new URLSearchParams({ email: 'nobody@example.test', password: 'wrong password' }) });
+    const response = await server.api.post('/login', {
+      body: new URLSearchParams({ email: 'nobody@example.test', password: 'wrong password' }),
+    });
     expect(response.status).not.toBe(413);
     expect(response.status).toBeLessThan(500);
   });

@@ -32,7 +32,11 @@ describeEachDatabase('API keys', (dialect) => {
   it('keeps only the SHA-256 hash and the display prefix of a key', async () => {
     const { token } = await signUp(server.api);
     const created = await createKey(server.api, token);
-    const row = await server.services.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await server.services.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.prefix).toBe(created.key.slice(0, 12));
     expect(JSON.stringify(row)).not.toContain(created.key);
@@ -60,7 +64,9 @@ describeEachDatabase('API keys', (dialect) => {
 
   it('sets last_used_at on every use of the key', async () => {
     const { token, key, keyId } = await signUpWithKey(server.api);
-    const lastUsed = async () => (await server.api.get('/api/v1/keys', { token })).body.keys.find((k: { id: number }) => k.id === keyId).last_used_at;
+    const lastUsed = async () =>
+      (await server.api.get('/api/v1/keys', { token })).body.keys.find((k: { id: number }) => k.id === keyId)
+        .last_used_at;
     expect(await lastUsed()).toBeNull();
     await server.api.get('/api/v1/credits', { token: key });
     const first = await lastUsed();
@@ -89,7 +95,8 @@ describeEachDatabase('API keys', (dialect) => {
     server.clock.advanceTo(startOfNextMinute(server.clock));
     const { token, key, keyId } = await signUpWithKey(server.api);
     const remaining: (string | null)[] = [];
-    for (let i = 0; i < 3; i++) remaining.push((await server.api.get('/api/v1/credits', { token: key })).headers.get('x-ratelimit-remaining'));
+    for (let i = 0; i < 3; i++)
+      remaining.push((await server.api.get('/api/v1/credits', { token: key })).headers.get('x-ratelimit-remaining'));
     expect(remaining).toEqual(['59', '58', '57']);
     await server.api.delete(`/api/v1/keys/${keyId}`, { token });
     const refused = await server.api.get('/api/v1/credits', { token: key });
@@ -119,12 +126,18 @@ describeEachDatabase('API keys', (dialect) => {
 
   it('grants the first-key bonus exactly once when first keys are created at the same instant', async () => {
     const { token, userId } = await signUp(server.api);
-    const results = await Promise.all(Array.from({ length: 8 }, () => server.api.post('/api/v1/keys', { token, json: {} })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => server.api.post('/api/v1/keys', { token, json: {} })),
+    );
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect(results.map((r) => r.body.bonus_credits_granted).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 10]);
     const credits = await server.api.get('/api/v1/credits', { token: results[0]!.body.key });
     expect(credits.body.credits).toBe(10);
-    const bonusRows = await server.services.db.selectFrom('credit_ledger').selectAll().where('account_id', '=', userId).execute();
+    const bonusRows = await server.services.db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('account_id', '=', userId)
+      .execute();
     expect(bonusRows).toHaveLength(1);
     expect(bonusRows[0]).toMatchObject({ delta: 10, reason: 'signup_bonus', balance_after: 10 });
     expect(await ledgerSum(server.services.db, userId)).toBe(10);

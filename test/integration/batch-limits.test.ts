@@ -7,8 +7,12 @@ import { useTestServer } from '../helpers/server.js';
 describeEachDatabase('Batches, session budgets and the key cap', (dialect) => {
   const server = useTestServer(dialect, { env: { SESSION_RATE_LIMIT_PER_MINUTE: '150' } });
   const trpc = (path: string, token: string, init: RequestInit = {}) =>
-    fetch(`${server.url}/trpc/${path}?batch=1`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
-  const keysOf = async (token: string) => (await server.api.get('/api/v1/keys', { token })).body.keys as Array<{ id: number; status: string }>;
+    fetch(`${server.url}/trpc/${path}?batch=1`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+    });
+  const keysOf = async (token: string) =>
+    (await server.api.get('/api/v1/keys', { token })).body.keys as Array<{ id: number; status: string }>;
 
   it('refuses a /trpc batch of more than 10 calls before running any of them', async () => {
     const { token } = await signUp(server.api);
@@ -16,7 +20,10 @@ describeEachDatabase('Batches, session budgets and the key cap', (dialect) => {
     const input = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [String(i), { name: `k${i}` }]));
     const refused = await trpc(eleven, token, { method: 'POST', body: JSON.stringify(input) });
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/at most 10 calls/) });
+    expect(await refused.json()).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/at most 10 calls/),
+    });
     expect(await keysOf(token)).toEqual([]);
     const reports = await trpc(Array.from({ length: 600 }, () => 'usage.report').join(','), token);
     expect(reports.status).toBe(400);
@@ -45,12 +52,18 @@ describeEachDatabase('Batches, session budgets and the key cap', (dialect) => {
 
   it(`caps an account at ${MAX_ACTIVE_KEYS} active keys, also when creates race`, async () => {
     const { token } = await signUp(server.api);
-    for (let i = 0; i < MAX_ACTIVE_KEYS - 2; i++) expect((await server.api.post('/api/v1/keys', { token, json: { name: `k${i}` } })).status).toBe(201);
-    const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => server.api.post('/api/v1/keys', { token, json: { name: `race${i}` } })));
+    for (let i = 0; i < MAX_ACTIVE_KEYS - 2; i++)
+      expect((await server.api.post('/api/v1/keys', { token, json: { name: `k${i}` } })).status).toBe(201);
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => server.api.post('/api/v1/keys', { token, json: { name: `race${i}` } })),
+    );
     expect(racing.filter((r) => r.status === 201)).toHaveLength(2);
     for (const refused of racing.filter((r) => r.status !== 201)) {
       expect(refused.status).toBe(409);
-      expect(refused.body).toMatchObject({ code: 'conflict', message: expect.stringMatching(/100 active API keys.*Revoke one/) });
+      expect(refused.body).toMatchObject({
+        code: 'conflict',
+        message: expect.stringMatching(/100 active API keys.*Revoke one/),
+      });
     }
     const keys = await keysOf(token);
     expect(keys.filter((key) => key.status === 'active')).toHaveLength(MAX_ACTIVE_KEYS);

@@ -20,10 +20,22 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
   });
 
   const db = () => server.services.db;
-  const stage = (key: string, images = 1) => server.api.post('/api/v1/stage', { token: key, body: imageForm(Array.from({ length: images }, () => ({ data: photo }))) });
+  const stage = (key: string, images = 1) =>
+    server.api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm(Array.from({ length: images }, () => ({ data: photo }))),
+    });
   const events = async (accountId: string, event: string) =>
-    (await db().selectFrom('webhook_events').select('payload').where('account_id', '=', accountId).where('event', '=', event).execute()).map((row) => JSON.parse(row.payload).data);
-  const attempts = (accountId: string) => db().selectFrom('topup_attempts').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+    (
+      await db()
+        .selectFrom('webhook_events')
+        .select('payload')
+        .where('account_id', '=', accountId)
+        .where('event', '=', event)
+        .execute()
+    ).map((row) => JSON.parse(row.payload).data);
+  const attempts = (accountId: string) =>
+    db().selectFrom('topup_attempts').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
 
   /** An account with the bonus, `credits` bought with a simulated card and auto top-up saved as given. */
   async function account(credits: number, settings: Record<string, unknown>, card?: 'declines_off_session') {
@@ -31,7 +43,10 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
     const checkout = await server.api.post('/api/v1/billing/checkout', { token: user.token, json: { credits } });
     const url = new URL(checkout.body.checkout_url);
     await server.api.get(url.pathname + (card ? `?card=${card}` : ''));
-    const saved = await server.api.put('/api/v1/settings/auto-topup', { token: user.token, json: { enabled: true, ...settings } });
+    const saved = await server.api.put('/api/v1/settings/auto-topup', {
+      token: user.token,
+      json: { enabled: true, ...settings },
+    });
     expect(saved.status).toBe(200);
     return user;
   }
@@ -44,7 +59,9 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
 
     const made = await attempts(user.userId);
     expect(made.map((a) => a.status)).toEqual(['succeeded']);
-    expect(await events(user.userId, 'auto_topup.success')).toEqual([{ amount: 50, new_balance: expect.any(Number), payment_id: expect.stringMatching(/^pi_sim_/) }]);
+    expect(await events(user.userId, 'auto_topup.success')).toEqual([
+      { amount: 50, new_balance: expect.any(Number), payment_id: expect.stringMatching(/^pi_sim_/) },
+    ]);
     expect(await creditsOf(server.api, user.key)).toBe(30 - 20 + 50);
     const billing = await server.api.get('/api/v1/billing', { token: user.token });
     expect(billing.body.total_purchased).toBe(70);
@@ -93,7 +110,10 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
     expect(Date.parse(longer.paused_until) - server.clock.now()).toBeGreaterThan(5 * HOUR);
 
     // Saving the settings ends the pause.
-    const saved = await server.api.put('/api/v1/settings/auto-topup', { token: user.token, json: { enabled: true, amount: 20, threshold: 15 } });
+    const saved = await server.api.put('/api/v1/settings/auto-topup', {
+      token: user.token,
+      json: { enabled: true, amount: 20, threshold: 15 },
+    });
     expect(saved.body.paused_until).toBeNull();
     expectBooksAgree(await readBooks(db(), user.userId));
   });
@@ -113,29 +133,46 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
     await server.services.autoTopUp.drain();
 
     expect(await events(user.userId, 'auto_topup.success')).toHaveLength(1);
-    expect(await events(user.userId, 'auto_topup.failed')).toEqual([{ amount: 20, current_balance: 14, reason: 'monthly_limit_reached' }]);
+    expect(await events(user.userId, 'auto_topup.failed')).toEqual([
+      { amount: 20, current_balance: 14, reason: 'monthly_limit_reached' },
+    ]);
     expect(await creditsOf(server.api, user.key)).toBe(13);
     const state = (await server.api.get('/api/v1/settings/auto-topup', { token: user.token })).body;
-    expect(state).toMatchObject({ enabled: true, monthly_limit: 30, last_failure_reason: 'monthly_limit_reached', paused_until: expect.any(String) });
+    expect(state).toMatchObject({
+      enabled: true,
+      monthly_limit: 30,
+      last_failure_reason: 'monthly_limit_reached',
+      paused_until: expect.any(String),
+    });
     expect(new Date(state.paused_until).getUTCDate()).toBe(1);
     expectBooksAgree(await readBooks(db(), user.userId));
   });
 
   it('refuses settings that cannot work, saying why, and saves nothing', async () => {
     const user = await account(1, { amount: 100, threshold: 30, monthly_limit: 500 });
-    const put = (json: Record<string, unknown>) => server.api.put('/api/v1/settings/auto-topup', { token: user.token, json });
+    const put = (json: Record<string, unknown>) =>
+      server.api.put('/api/v1/settings/auto-topup', { token: user.token, json });
     const trap = await put({ enabled: true, amount: 10, threshold: 5000 });
     expect(trap.status).toBe(400);
-    expect(trap.body).toMatchObject({ code: 'invalid_request', details: [{ path: 'threshold', message: expect.stringMatching(/must be below the credits bought each time/) }] });
+    expect(trap.body).toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: 'threshold', message: expect.stringMatching(/must be below the credits bought each time/) }],
+    });
     expect((await put({ enabled: true, amount: 50, threshold: 50 })).status).toBe(400);
     const cap = await put({ enabled: true, amount: 100, threshold: 30, monthly_limit: 50 });
     expect(cap.status).toBe(400);
-    expect(cap.body.details).toEqual([{ path: 'monthly_limit', message: expect.stringMatching(/at least the credits bought each time/) }]);
+    expect(cap.body.details).toEqual([
+      { path: 'monthly_limit', message: expect.stringMatching(/at least the credits bought each time/) },
+    ]);
     // Omitting monthly_limit keeps the saved one (500), which a larger amount would now exceed.
     const omitted = await put({ enabled: true, amount: 600, threshold: 30 });
     expect(omitted.status).toBe(400);
     expect(omitted.body.details[0].path).toBe('monthly_limit');
-    expect((await server.api.get('/api/v1/settings/auto-topup', { token: user.token })).body).toMatchObject({ amount: 100, threshold: 30, monthly_limit: 500 });
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token: user.token })).body).toMatchObject({
+      amount: 100,
+      threshold: 30,
+      monthly_limit: 500,
+    });
   });
 
   it('answers insufficient_credits, not no_credits, when auto top-up is off', async () => {

@@ -15,7 +15,8 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     await server?.dropDatabase();
   });
 
-  const page = (path: string, token: string, form?: Record<string, string>) => dashboardPage(server.url, path, token, form);
+  const page = (path: string, token: string, form?: Record<string, string>) =>
+    dashboardPage(server.url, path, token, form);
 
   it('buys credits with a preset, shows the simulated card, turns on auto top-up with a monthly limit and removes the card', async () => {
     const { token } = await signUp(server.api);
@@ -38,29 +39,65 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     expect(withCard.html).toContain('simulated');
     expect(withCard.html).toContain('<strong>50</strong> credits');
 
-    const saved = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '20', threshold: '5', monthly_limit: '100' });
+    const saved = await page('/billing', token, {
+      intent: 'auto-topup',
+      enabled: 'on',
+      amount: '20',
+      threshold: '5',
+      monthly_limit: '100',
+    });
     expect(saved.status).toBe(200);
     expect(saved.html).toContain('Auto top-up settings saved.');
-    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({ enabled: true, amount: 20, threshold: 5, monthly_limit: 100 });
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({
+      enabled: true,
+      amount: 20,
+      threshold: 5,
+      monthly_limit: 100,
+    });
 
-    const invalid = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '5', threshold: '5', monthly_limit: '' });
+    const invalid = await page('/billing', token, {
+      intent: 'auto-topup',
+      enabled: 'on',
+      amount: '5',
+      threshold: '5',
+      monthly_limit: '',
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.html).toContain('field--invalid');
 
     // Blank and non-numeric fields get a sentence; a trap (threshold above the amount) is explained by field.
-    const blank = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '', threshold: 'ten', monthly_limit: '' });
+    const blank = await page('/billing', token, {
+      intent: 'auto-topup',
+      enabled: 'on',
+      amount: '',
+      threshold: 'ten',
+      monthly_limit: '',
+    });
     expect(blank.status).toBe(400);
     expect(blank.html).toContain('Enter the credits to buy each time.');
     expect(blank.html).toContain('Enter the balance that starts a top-up as a whole number, such as 100.');
     expect(blank.html).not.toMatch(/NaN|expected number/i);
-    const trap = await page('/billing', token, { intent: 'auto-topup', enabled: 'on', amount: '10', threshold: '5000', monthly_limit: '' });
+    const trap = await page('/billing', token, {
+      intent: 'auto-topup',
+      enabled: 'on',
+      amount: '10',
+      threshold: '5000',
+      monthly_limit: '',
+    });
     expect(trap.status).toBe(400);
     expect(trap.html).toContain('must be below the credits bought each time');
-    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({ amount: 20, threshold: 5, monthly_limit: 100 });
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({
+      amount: 20,
+      threshold: 5,
+      monthly_limit: 100,
+    });
 
     const removed = await page('/billing', token, { intent: 'remove-card' });
     expect(removed.html).toContain('The card was removed and auto top-up is off.');
-    expect((await server.api.get('/api/v1/billing', { token })).body).toMatchObject({ has_payment_method: false, auto_topup: { enabled: false } });
+    expect((await server.api.get('/api/v1/billing', { token })).body).toMatchObject({
+      has_payment_method: false,
+      auto_topup: { enabled: false },
+    });
   });
 
   it('refuses a custom amount out of range next to the field, buying nothing', async () => {
@@ -72,6 +109,12 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     expect(blank.status).toBe(400);
     expect(blank.html).toContain('Enter the number of credits to buy.');
     expect(blank.html).not.toMatch(/NaN|expected number/i);
-    expect(await server.services.db.selectFrom('checkout_sessions').select('id').where('account_id', '=', (await server.api.get('/api/v1/me', { token })).body.id).execute()).toEqual([]);
+    expect(
+      await server.services.db
+        .selectFrom('checkout_sessions')
+        .select('id')
+        .where('account_id', '=', (await server.api.get('/api/v1/me', { token })).body.id)
+        .execute(),
+    ).toEqual([]);
   });
 });

@@ -15,7 +15,14 @@ describeEachDatabase('Billing overview', (dialect) => {
       has_payment_method: false,
       total_purchased: 0,
       total_used: 0,
-      auto_topup: { enabled: false, amount: expect.any(Number), threshold: expect.any(Number), monthly_limit: null, paused_until: null, last_failure_reason: null },
+      auto_topup: {
+        enabled: false,
+        amount: expect.any(Number),
+        threshold: expect.any(Number),
+        monthly_limit: null,
+        paused_until: null,
+        last_failure_reason: null,
+      },
       payment_method: null,
     });
   });

@@ -23,7 +23,10 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
   it('buys credits by opening the checkout URL, which says it is simulated and saves a simulated card', async () => {
     const { token, userId } = await signUpWithKey(server.api);
     const { checkout, page } = await buy(token, 25);
-    expect(checkout.body).toEqual({ checkout_url: expect.stringContaining('/billing/simulated-checkout/'), session_id: expect.stringMatching(/^cs_sim_/) });
+    expect(checkout.body).toEqual({
+      checkout_url: expect.stringContaining('/billing/simulated-checkout/'),
+      session_id: expect.stringMatching(/^cs_sim_/),
+    });
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/simulated/i);
     expect(page.text).toContain('25 credits added');
@@ -62,7 +65,9 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
     const owner = await signUp(server.api);
     const other = await signUp(server.api);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token: owner.token, json: { credits: 3 } });
-    const response = await server.api.get(`/api/v1/billing/checkout/${checkout.body.session_id}`, { token: other.token });
+    const response = await server.api.get(`/api/v1/billing/checkout/${checkout.body.session_id}`, {
+      token: other.token,
+    });
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('not_found');
   });
@@ -74,34 +79,67 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
 
   it('enables auto top-up only with a card on file (409 payment_method_required) and removing the card switches it off', async () => {
     const { token } = await signUp(server.api);
-    const refused = await server.api.put('/api/v1/settings/auto-topup', { token, json: { enabled: true, amount: 20, threshold: 5 } });
+    const refused = await server.api.put('/api/v1/settings/auto-topup', {
+      token,
+      json: { enabled: true, amount: 20, threshold: 5 },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'payment_method_required', error: 'payment method required' });
-    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({ enabled: false, has_payment_method: false });
+    expect((await server.api.get('/api/v1/settings/auto-topup', { token })).body).toMatchObject({
+      enabled: false,
+      has_payment_method: false,
+    });
 
     await buy(token, 10);
-    const saved = await server.api.put('/api/v1/settings/auto-topup', { token, json: { enabled: true, amount: 20, threshold: 5, monthly_limit: 100 } });
+    const saved = await server.api.put('/api/v1/settings/auto-topup', {
+      token,
+      json: { enabled: true, amount: 20, threshold: 5, monthly_limit: 100 },
+    });
     expect(saved.status).toBe(200);
-    expect(saved.body).toEqual({ enabled: true, amount: 20, threshold: 5, monthly_limit: 100, paused_until: null, last_failure_reason: null, has_payment_method: true });
+    expect(saved.body).toEqual({
+      enabled: true,
+      amount: 20,
+      threshold: 5,
+      monthly_limit: 100,
+      paused_until: null,
+      last_failure_reason: null,
+      has_payment_method: true,
+    });
 
     const removed = await server.api.delete('/api/v1/billing/payment-method', { token });
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({ has_payment_method: false });
     const billing = await server.api.get('/api/v1/billing', { token });
-    expect(billing.body).toMatchObject({ has_payment_method: false, payment_method: null, auto_topup: { enabled: false, amount: 20, threshold: 5, monthly_limit: 100 } });
+    expect(billing.body).toMatchObject({
+      has_payment_method: false,
+      payment_method: null,
+      auto_topup: { enabled: false, amount: 20, threshold: 5, monthly_limit: 100 },
+    });
   });
 
   it('refuses bad billing and auto top-up bodies with 400 invalid_request and details, changing nothing', async () => {
     const { token } = await signUp(server.api);
     await buy(token, 10);
     const before = await server.api.get('/api/v1/billing', { token });
-    const sessionCount = async () => (await server.services.db.selectFrom('checkout_sessions').select('id').execute()).length;
+    const sessionCount = async () =>
+      (await server.services.db.selectFrom('checkout_sessions').select('id').execute()).length;
     const sessionsBefore = await sessionCount();
-    const badCheckouts = [{}, { credits: 0 }, { credits: 10_001 }, { credits: 1.5 }, { credits: 'five' }, { credits: null }];
+    const badCheckouts = [
+      {},
+      { credits: 0 },
+      { credits: 10_001 },
+      { credits: 1.5 },
+      { credits: 'five' },
+      { credits: null },
+    ];
     for (const json of badCheckouts) {
       const response = await server.api.post('/api/v1/billing/checkout', { token, json });
       expect(response.status, JSON.stringify(json)).toBe(400);
-      expect(response.body).toMatchObject({ code: 'invalid_request', error: 'invalid request', details: expect.any(Array) });
+      expect(response.body).toMatchObject({
+        code: 'invalid_request',
+        error: 'invalid request',
+        details: expect.any(Array),
+      });
     }
     const badSettings = [
       {},
@@ -138,7 +176,9 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
   });
 
   it('refuses Stripe webhooks when Stripe is not configured, changing nothing', async () => {
-    const response = await server.api.post('/api/stripe/webhook', { json: { id: 'evt_1', type: 'checkout.session.completed' } });
+    const response = await server.api.post('/api/stripe/webhook', {
+      json: { id: 'evt_1', type: 'checkout.session.completed' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('invalid_request');
     expect(await server.services.db.selectFrom('stripe_events').select('id').execute()).toEqual([]);

@@ -10,20 +10,26 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 describeEachDatabase('Browser security', (dialect) => {
   // TRUST_PROXY=loopback lets each test speak from its own client address (X-Forwarded-For) and over "HTTPS".
-  const server = useTestServer(dialect, { env: { TRUST_PROXY: 'loopback', SIGN_IN_LIMIT_PER_IP: '8', SIGN_IN_LIMIT_PER_EMAIL: '3' } });
+  const server = useTestServer(dialect, {
+    env: { TRUST_PROXY: 'loopback', SIGN_IN_LIMIT_PER_IP: '8', SIGN_IN_LIMIT_PER_EMAIL: '3' },
+  });
   let nextAddress = 1;
   const freshAddress = () => `10.20.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`;
 
   /** A new account signed up from an address of its own, so the sign-in budgets of other tests are untouched. */
   async function signUp() {
     const email = uniqueEmail('browser');
-    const response = await server.api.post('/api/v1/auth/signup', { json: { email, password: TEST_PASSWORD }, headers: { 'x-forwarded-for': freshAddress() } });
+    const response = await server.api.post('/api/v1/auth/signup', {
+      json: { email, password: TEST_PASSWORD },
+      headers: { 'x-forwarded-for': freshAddress() },
+    });
     expect(response.status).toBe(201);
     const token = response.body.token as string;
     return { email, token, cookie: `${SESSION_COOKIE_NAME}=${token}` };
   }
 
-  const keyCount = async (token: string) => (await server.api.get('/api/v1/keys', { token })).body.keys.length as number;
+  const keyCount = async (token: string) =>
+    (await server.api.get('/api/v1/keys', { token })).body.keys.length as number;
 
   /** Starts each throttle test at the beginning of a fresh one-minute window, so no window ends halfway through. */
   function startFreshRateWindow() {
@@ -34,7 +40,10 @@ describeEachDatabase('Browser security', (dialect) => {
   it('sets the session cookie HttpOnly and SameSite=Lax, and Secure only when the request came over HTTPS', async () => {
     const { email } = await signUp();
     const body = new URLSearchParams({ email, password: TEST_PASSWORD }).toString();
-    const plain = await server.api.post('/login', { body, headers: { ...FORM, origin: server.url, 'x-forwarded-for': freshAddress() } });
+    const plain = await server.api.post('/login', {
+      body,
+      headers: { ...FORM, origin: server.url, 'x-forwarded-for': freshAddress() },
+    });
     expect(plain.status).toBe(302);
     const plainCookie = plain.headers.get('set-cookie') ?? '';
     expect(plainCookie).toMatch(new RegExp(`^${SESSION_COOKIE_NAME}=`));
@@ -57,14 +66,23 @@ describeEachDatabase('Browser security', (dialect) => {
   it('refuses a cross-site form post to a dashboard action with 403 and creates nothing', async () => {
     const account = await signUp();
     const body = new URLSearchParams({ intent: 'create', name: 'Forged' }).toString();
-    const forged = await server.api.post('/keys', { body, headers: { ...FORM, cookie: account.cookie, origin: EVIL_ORIGIN } });
+    const forged = await server.api.post('/keys', {
+      body,
+      headers: { ...FORM, cookie: account.cookie, origin: EVIL_ORIGIN },
+    });
     expect(forged.status).toBe(403);
     expect(forged.text).toContain('another site');
-    const fetchMetadataOnly = await server.api.post('/keys', { body, headers: { ...FORM, cookie: account.cookie, 'sec-fetch-site': 'cross-site' } });
+    const fetchMetadataOnly = await server.api.post('/keys', {
+      body,
+      headers: { ...FORM, cookie: account.cookie, 'sec-fetch-site': 'cross-site' },
+    });
     expect(fetchMetadataOnly.status).toBe(403);
     expect(await keyCount(account.token)).toBe(0);
 
-    const sameSite = await server.api.post('/keys', { body, headers: { ...FORM, cookie: account.cookie, origin: server.url, 'sec-fetch-site': 'same-origin' } });
+    const sameSite = await server.api.post('/keys', {
+      body,
+      headers: { ...FORM, cookie: account.cookie, origin: server.url, 'sec-fetch-site': 'same-origin' },
+    });
     expect(sameSite.status).toBe(201);
     expect(await keyCount(account.token)).toBe(1);
   });
@@ -72,34 +90,53 @@ describeEachDatabase('Browser security', (dialect) => {
   it('refuses a cross-site sign-in form post (login CSRF) without starting a session', async () => {
     const { email } = await signUp();
     const body = new URLSearchParams({ email, password: TEST_PASSWORD }).toString();
-    const forged = await server.api.post('/login', { body, headers: { ...FORM, origin: EVIL_ORIGIN, 'x-forwarded-for': freshAddress() } });
+    const forged = await server.api.post('/login', {
+      body,
+      headers: { ...FORM, origin: EVIL_ORIGIN, 'x-forwarded-for': freshAddress() },
+    });
     expect(forged.status).toBe(403);
     expect(forged.headers.get('set-cookie')).toBeNull();
   });
 
   it('refuses a cross-site /trpc mutation that rides on the cookie with 403 forbidden and creates nothing', async () => {
     const account = await signUp();
-    const forged = await server.api.post('/trpc/keys.create', { json: { name: 'Forged' }, headers: { cookie: account.cookie, origin: EVIL_ORIGIN } });
+    const forged = await server.api.post('/trpc/keys.create', {
+      json: { name: 'Forged' },
+      headers: { cookie: account.cookie, origin: EVIL_ORIGIN },
+    });
     expect(forged.status).toBe(403);
     expect(forged.body.error.data.contract.body).toMatchObject({ error: 'forbidden', code: 'forbidden' });
-    const fetchMetadataOnly = await server.api.post('/trpc/keys.create', { json: { name: 'Forged' }, headers: { cookie: account.cookie, 'sec-fetch-site': 'cross-site' } });
+    const fetchMetadataOnly = await server.api.post('/trpc/keys.create', {
+      json: { name: 'Forged' },
+      headers: { cookie: account.cookie, 'sec-fetch-site': 'cross-site' },
+    });
     expect(fetchMetadataOnly.status).toBe(403);
     expect(await keyCount(account.token)).toBe(0);
 
-    const sameSite = await server.api.post('/trpc/keys.create', { json: { name: 'Mine' }, headers: { cookie: account.cookie, origin: server.url } });
+    const sameSite = await server.api.post('/trpc/keys.create', {
+      json: { name: 'Mine' },
+      headers: { cookie: account.cookie, origin: server.url },
+    });
     expect(sameSite.status).toBe(201);
     expect(await keyCount(account.token)).toBe(1);
   });
 
   it('refuses a cross-site Token REST call authenticated by the cookie with the CONTRACT §1 body, and leaves Bearer calls alone', async () => {
     const account = await signUp();
-    const forged = await server.api.post('/api/v1/keys', { json: { name: 'Forged' }, headers: { cookie: account.cookie, origin: EVIL_ORIGIN } });
+    const forged = await server.api.post('/api/v1/keys', {
+      json: { name: 'Forged' },
+      headers: { cookie: account.cookie, origin: EVIL_ORIGIN },
+    });
     expect(forged.status).toBe(403);
     expect(forged.body).toMatchObject({ error: 'forbidden', code: 'forbidden' });
     expect(typeof forged.body.message).toBe('string');
     expect(await keyCount(account.token)).toBe(0);
 
-    const bearer = await server.api.post('/api/v1/keys', { token: account.token, json: { name: 'Server-side' }, headers: { origin: EVIL_ORIGIN } });
+    const bearer = await server.api.post('/api/v1/keys', {
+      token: account.token,
+      json: { name: 'Server-side' },
+      headers: { origin: EVIL_ORIGIN },
+    });
     expect(bearer.status).toBe(201);
     expect(await keyCount(account.token)).toBe(1);
   });
@@ -140,10 +177,16 @@ describeEachDatabase('Browser security', (dialect) => {
     const { email } = await signUp();
     startFreshRateWindow();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const wrong = await server.api.post('/api/v1/auth/login', { json: { email, password: 'not the password' }, headers: { 'x-forwarded-for': freshAddress() } });
+      const wrong = await server.api.post('/api/v1/auth/login', {
+        json: { email, password: 'not the password' },
+        headers: { 'x-forwarded-for': freshAddress() },
+      });
       expect(wrong.status).toBe(401);
     }
-    const throttled = await server.api.post('/api/v1/auth/login', { json: { email: email.toUpperCase(), password: TEST_PASSWORD }, headers: { 'x-forwarded-for': freshAddress() } });
+    const throttled = await server.api.post('/api/v1/auth/login', {
+      json: { email: email.toUpperCase(), password: TEST_PASSWORD },
+      headers: { 'x-forwarded-for': freshAddress() },
+    });
     expect(throttled.status).toBe(429);
     expect(throttled.body.code).toBe('rate_limited');
     expect(throttled.body.message).toMatch(/e-mail address/);
@@ -155,15 +198,24 @@ describeEachDatabase('Browser security', (dialect) => {
     startFreshRateWindow();
     const address = freshAddress();
     for (let attempt = 0; attempt < 8; attempt++) {
-      const response = await server.api.post('/api/v1/auth/login', { json: { email: uniqueEmail('guess'), password: 'guessing-123' }, headers: { 'x-forwarded-for': address } });
+      const response = await server.api.post('/api/v1/auth/login', {
+        json: { email: uniqueEmail('guess'), password: 'guessing-123' },
+        headers: { 'x-forwarded-for': address },
+      });
       expect(response.status).toBe(401);
     }
-    const signup = await server.api.post('/api/v1/auth/signup', { json: { email: uniqueEmail('late'), password: TEST_PASSWORD }, headers: { 'x-forwarded-for': address } });
+    const signup = await server.api.post('/api/v1/auth/signup', {
+      json: { email: uniqueEmail('late'), password: TEST_PASSWORD },
+      headers: { 'x-forwarded-for': address },
+    });
     expect(signup.status).toBe(429);
     expect(signup.body.message).toMatch(/from your network/);
 
     const body = new URLSearchParams({ email: uniqueEmail('late'), password: TEST_PASSWORD }).toString();
-    const page = await server.api.post('/login', { body, headers: { ...FORM, origin: server.url, 'x-forwarded-for': address } });
+    const page = await server.api.post('/login', {
+      body,
+      headers: { ...FORM, origin: server.url, 'x-forwarded-for': address },
+    });
     expect(page.status).toBe(429);
     expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
@@ -171,7 +223,10 @@ describeEachDatabase('Browser security', (dialect) => {
     expect(page.text).toContain('keep accounts safe');
     expect(page.headers.get('set-cookie')).toBeNull();
 
-    const elsewhere = await server.api.post('/api/v1/auth/signup', { json: { email: uniqueEmail('other'), password: TEST_PASSWORD }, headers: { 'x-forwarded-for': freshAddress() } });
+    const elsewhere = await server.api.post('/api/v1/auth/signup', {
+      json: { email: uniqueEmail('other'), password: TEST_PASSWORD },
+      headers: { 'x-forwarded-for': freshAddress() },
+    });
     expect(elsewhere.status).toBe(201);
   });
 
@@ -183,10 +238,18 @@ describeEachDatabase('Browser security', (dialect) => {
     expect(rows.some((row) => row.id === sessionIdHash(account.token))).toBe(true);
     const stolen = rows.find((row) => row.id === sessionIdHash(account.token))!;
     expect((await server.api.get('/api/v1/me', { token: stolen.id })).status).toBe(401);
-    expect((await server.api.get('/api/v1/me', { headers: { cookie: `${SESSION_COOKIE_NAME}=${stolen.id}` } })).status).toBe(401);
+    expect(
+      (await server.api.get('/api/v1/me', { headers: { cookie: `${SESSION_COOKIE_NAME}=${stolen.id}` } })).status,
+    ).toBe(401);
     expect((await server.api.get('/api/v1/me', { token: account.token })).status).toBe(200);
 
     await server.api.post('/api/v1/auth/logout', { token: account.token });
-    expect(await server.services.db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(account.token)).executeTakeFirst()).toBeUndefined();
+    expect(
+      await server.services.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('id', '=', sessionIdHash(account.token))
+        .executeTakeFirst(),
+    ).toBeUndefined();
   });
 });

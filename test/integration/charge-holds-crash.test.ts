@@ -24,21 +24,30 @@ async function freePort(): Promise<number> {
 }
 
 /** The real server in a process of its own that the test can kill -9; its engine waits `engineDelayMs` per image. */
-async function spawnServer(options: { databaseUrl: string; dataDir: string; port: number; engineDelayMs: number }): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/slow-engine-server.ts', String(options.engineDelayMs)], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      PORT: String(options.port),
-      DATABASE_URL: options.databaseUrl,
-      DATA_DIR: options.dataDir,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${options.port}`,
-      CHARGE_HOLD_TIMEOUT: HOLD_TIMEOUT,
-      RATE_LIMIT_PER_MINUTE: '100000',
-      RATE_LIMIT_CONCURRENT: '100',
+async function spawnServer(options: {
+  databaseUrl: string;
+  dataDir: string;
+  port: number;
+  engineDelayMs: number;
+}): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/helpers/slow-engine-server.ts', String(options.engineDelayMs)],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        PORT: String(options.port),
+        DATABASE_URL: options.databaseUrl,
+        DATA_DIR: options.dataDir,
+        PUBLIC_BASE_URL: `http://127.0.0.1:${options.port}`,
+        CHARGE_HOLD_TIMEOUT: HOLD_TIMEOUT,
+        RATE_LIMIT_PER_MINUTE: '100000',
+        RATE_LIMIT_CONCURRENT: '100',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -76,7 +85,9 @@ describeEachDatabase('Charges survive kill -9 (CONTRACT §8)', (dialect) => {
     await database?.drop();
   });
 
-  it('gives back exactly the credits of 5 image requests in flight when the server is killed with SIGKILL and restarted', { timeout: 120_000 }, async () => {
+  it('gives back exactly the credits of 5 image requests in flight when the server is killed with SIGKILL and restarted', {
+    timeout: 120_000,
+  }, async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'roomstage-holds-crash-'));
     child = await spawnServer({ databaseUrl: database.url, dataDir, port, engineDelayMs: 60_000 });
@@ -95,11 +106,17 @@ describeEachDatabase('Charges survive kill -9 (CONTRACT §8)', (dialect) => {
       { path: '/api/v1/enhance', json: { image: photo } },
     ];
     const send = (request: (typeof requests)[number], index: number) =>
-      api.post(request.path, { token: key, json: request.json, headers: { 'Idempotency-Key': `before-crash-${index}` } });
-    const inFlight = requests.map((request, index) => send(request, index).then(
-      (response) => ({ died: false as const, response }),
-      () => ({ died: true as const }),
-    ));
+      api.post(request.path, {
+        token: key,
+        json: request.json,
+        headers: { 'Idempotency-Key': `before-crash-${index}` },
+      });
+    const inFlight = requests.map((request, index) =>
+      send(request, index).then(
+        (response) => ({ died: false as const, response }),
+        () => ({ died: true as const }),
+      ),
+    );
 
     await expect.poll(() => countOutstandingHolds(db), { timeout: 30_000, interval: 50 }).toBe(5);
     const held = await readBooks(db, userId);
@@ -117,12 +134,23 @@ describeEachDatabase('Charges survive kill -9 (CONTRACT §8)', (dialect) => {
     const after = await readBooks(db, userId);
     expectBooksAgree(after);
     expect(after).toMatchObject({ credits: 10, ledgerSum: 10, chargedNet: 0, paidImages: 0, holds: 0 });
-    const ledger = await db.selectFrom('credit_ledger').select(['reason', 'delta', 'reference']).where('account_id', '=', userId).orderBy('id').execute();
+    const ledger = await db
+      .selectFrom('credit_ledger')
+      .select(['reason', 'delta', 'reference'])
+      .where('account_id', '=', userId)
+      .orderBy('id')
+      .execute();
     const debits = ledger.filter((row) => row.reason === 'stage' || row.reason === 'enhance');
     const refunds = ledger.filter((row) => row.reason === 'refund');
     expect(debits.map((row) => -row.delta).sort()).toEqual([1, 1, 1, 2, 3]);
-    expect(refunds.map((row) => ({ delta: row.delta, reference: row.reference })).sort((a, b) => a.reference!.localeCompare(b.reference!))).toEqual(
-      debits.map((row) => ({ delta: -row.delta, reference: row.reference })).sort((a, b) => a.reference!.localeCompare(b.reference!)),
+    expect(
+      refunds
+        .map((row) => ({ delta: row.delta, reference: row.reference }))
+        .sort((a, b) => a.reference!.localeCompare(b.reference!)),
+    ).toEqual(
+      debits
+        .map((row) => ({ delta: -row.delta, reference: row.reference }))
+        .sort((a, b) => a.reference!.localeCompare(b.reference!)),
     );
 
     // Their Idempotency-Keys were freed with the refunds: a retry runs again, and is charged once.

@@ -18,11 +18,15 @@ describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dial
     await server?.dropDatabase();
   });
 
-  const page = (path: string, token: string, form?: Record<string, string>) => dashboardPage(server.url, path, token, form);
+  const page = (path: string, token: string, form?: Record<string, string>) =>
+    dashboardPage(server.url, path, token, form);
 
   it('previews a code, redeems it, and shows the images with download links and earnings', async () => {
     const issuer = await signUpWithKey(server.api);
-    const staged = await server.api.post('/api/v1/stage', { token: issuer.key, body: imageForm([{ data: await roomJpeg(400, 300) }, { data: await roomJpeg(400, 300) }]) });
+    const staged = await server.api.post('/api/v1/stage', {
+      token: issuer.key,
+      body: imageForm([{ data: await roomJpeg(400, 300) }, { data: await roomJpeg(400, 300) }]),
+    });
     const code = staged.body.claim_code as string;
     const agent = await signUp(server.api);
 
@@ -56,17 +60,23 @@ describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dial
   it('pages the gallery twelve images at a time, every image on exactly one page', async () => {
     const issuer = await signUpWithKey(server.api);
     // Thirteen images need more than the ten free credits.
-    await inTransaction(server.services.db, (trx) => changeCredits(trx, { accountId: issuer.userId, delta: 5, reason: 'purchase', now: server.clock.now() }));
+    await inTransaction(server.services.db, (trx) =>
+      changeCredits(trx, { accountId: issuer.userId, delta: 5, reason: 'purchase', now: server.clock.now() }),
+    );
     const photo = await roomJpeg(320, 240);
     const stage = async (count: number) => {
-      const staged = await server.api.post('/api/v1/stage', { token: issuer.key, body: imageForm(Array.from({ length: count }, () => ({ data: photo }))) });
+      const staged = await server.api.post('/api/v1/stage', {
+        token: issuer.key,
+        body: imageForm(Array.from({ length: count }, () => ({ data: photo }))),
+      });
       expect(staged.status).toBe(200);
       return staged.body as { claim_code: string; images: { id: string }[] };
     };
     const older = await stage(10);
     const newer = await stage(3);
     const agent = await signUp(server.api);
-    for (const code of [older.claim_code, newer.claim_code]) expect((await server.api.post('/api/v1/claim', { token: agent.token, json: { code } })).status).toBe(200);
+    for (const code of [older.claim_code, newer.claim_code])
+      expect((await server.api.post('/api/v1/claim', { token: agent.token, json: { code } })).status).toBe(200);
 
     const first = await page('/gallery', agent.token);
     expect(first.html).toContain('13 images');
@@ -75,7 +85,8 @@ describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dial
     const second = await page('/gallery?page=2', agent.token);
     expect(second.html).toContain('Page 2 of 2');
     expect(second.html.match(/Download full size/g)).toHaveLength(1);
-    const shown = (html: string) => new Set([...html.matchAll(/\/originals\/(img_[0-9A-Za-z]+)/g)].map((match) => match[1]));
+    const shown = (html: string) =>
+      new Set([...html.matchAll(/\/originals\/(img_[0-9A-Za-z]+)/g)].map((match) => match[1]));
     const ids = [...older.images, ...newer.images].map((image) => image.id).sort();
     expect([...shown(first.html), ...shown(second.html)].sort()).toEqual(ids);
     const past = await page('/gallery?page=9', agent.token);

@@ -23,7 +23,10 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
 
   async function stagedClaim(count = 1) {
     const issuer = await signUpWithKey(server.api);
-    const response = await server.api.post('/api/v1/stage', { token: issuer.key, body: imageForm(Array.from({ length: count }, () => ({ data: photo }))) });
+    const response = await server.api.post('/api/v1/stage', {
+      token: issuer.key,
+      body: imageForm(Array.from({ length: count }, () => ({ data: photo }))),
+    });
     expect(response.status).toBe(200);
     return { issuer, code: response.body.claim_code as string, staged: response.body };
   }
@@ -37,7 +40,15 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       const agent = await signUp(server.api);
       const response = await preview(agent.token, code);
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ valid: true, code, status: 'unredeemed', image_count: 2, is_claimed: false, expires_at: staged.expires_at, days_until_expiry: 30 });
+      expect(response.body).toEqual({
+        valid: true,
+        code,
+        status: 'unredeemed',
+        image_count: 2,
+        is_claimed: false,
+        expires_at: staged.expires_at,
+        days_until_expiry: 30,
+      });
       server.clock.advance(10 * DAY);
       expect((await preview(agent.token, code)).body.days_until_expiry).toBe(20);
     });
@@ -47,7 +58,13 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       const agent = await signUp(server.api);
       const body = code.slice(3);
       const lookAlike = body.replace(/0/g, 'O').replace(/1/g, 'l');
-      for (const typed of [code.toLowerCase(), `RS${body}`, `rs${body.toLowerCase()}`, ` ${code} `, `RS-${lookAlike}`]) {
+      for (const typed of [
+        code.toLowerCase(),
+        `RS${body}`,
+        `rs${body.toLowerCase()}`,
+        ` ${code} `,
+        `RS-${lookAlike}`,
+      ]) {
         const response = await preview(agent.token, typed);
         expect({ typed, status: response.status, code: response.body.code }).toEqual({ typed, status: 200, code });
       }
@@ -83,7 +100,11 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       expect(after.body).toMatchObject({ valid: false, status: 'redeemed', is_claimed: true });
       const credits = await server.api.get('/api/v1/credits', { token: issuer.key });
       expect(credits.body.credits).toBe(8);
-      const ledger = await server.services.db.selectFrom('credit_ledger').select('reason').where('account_id', '=', agent.userId).execute();
+      const ledger = await server.services.db
+        .selectFrom('credit_ledger')
+        .select('reason')
+        .where('account_id', '=', agent.userId)
+        .execute();
       expect(ledger).toHaveLength(0);
     });
 
@@ -96,9 +117,17 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
         expect(loser.body).toMatchObject({ error: 'claim already redeemed', code: 'claim_already_redeemed' });
       }
       const winner = agents[responses.findIndex((r) => r.status === 200)]!;
-      const row = await server.services.db.selectFrom('claims').selectAll().where('code', '=', code).executeTakeFirstOrThrow();
+      const row = await server.services.db
+        .selectFrom('claims')
+        .selectAll()
+        .where('code', '=', code)
+        .executeTakeFirstOrThrow();
       expect(row.redeemed_by).toBe(winner.userId);
-      const events = await server.services.db.selectFrom('webhook_events').select('payload').where('event', '=', 'claim.redeemed').execute();
+      const events = await server.services.db
+        .selectFrom('webhook_events')
+        .select('payload')
+        .where('event', '=', 'claim.redeemed')
+        .execute();
       expect(events.filter((e) => JSON.parse(e.payload).data.claim_code === code)).toHaveLength(1);
     });
 
@@ -109,7 +138,12 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       const response = await redeem(agent.token, code);
       expect(response.status).toBe(410);
       expect(response.body).toMatchObject({ error: 'claim expired', code: 'claim_expired' });
-      expect((await preview(agent.token, code)).body).toMatchObject({ valid: false, status: 'expired', is_claimed: false, days_until_expiry: 0 });
+      expect((await preview(agent.token, code)).body).toMatchObject({
+        valid: false,
+        status: 'expired',
+        is_claimed: false,
+        days_until_expiry: 0,
+      });
       expect((await redeem(agent.token, 'RS-ZZZZZZZZ')).status).toBe(404);
     });
 
@@ -124,12 +158,21 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
   describe('claim_code on stage, enhance and place-products', () => {
     it('adds images to an open claim this account issued', async () => {
       const { code, issuer } = await stagedClaim();
-      const more = await server.api.post('/api/v1/stage', { token: issuer.key, json: { image: photo.toString('base64'), claim_code: code.toLowerCase().replace('-', '') } });
+      const more = await server.api.post('/api/v1/stage', {
+        token: issuer.key,
+        json: { image: photo.toString('base64'), claim_code: code.toLowerCase().replace('-', '') },
+      });
       expect(more.status).toBe(200);
       expect(more.body.claim_code).toBe(code);
-      const enhanced = await server.api.post('/api/v1/enhance', { token: issuer.key, body: imageForm([{ data: photo }], { claim_code: code }) });
+      const enhanced = await server.api.post('/api/v1/enhance', {
+        token: issuer.key,
+        body: imageForm([{ data: photo }], { claim_code: code }),
+      });
       expect(enhanced.status).toBe(200);
-      const placed = await server.api.post('/api/v1/place-products', { token: issuer.key, json: { image_id: more.body.images[0].id, claim_code: code } });
+      const placed = await server.api.post('/api/v1/place-products', {
+        token: issuer.key,
+        json: { image_id: more.body.images[0].id, claim_code: code },
+      });
       expect(placed.status).toBe(200);
       const agent = await signUp(server.api);
       expect((await preview(agent.token, code)).body.image_count).toBe(4);
@@ -140,18 +183,30 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
     it("refuses another account's claim (404), a redeemed one (409) and an expired one (410), charging nothing", async () => {
       const first = await stagedClaim();
       const stranger = await signUpWithKey(server.api);
-      const foreign = await server.api.post('/api/v1/stage', { token: stranger.key, json: { image: photo.toString('base64'), claim_code: first.code } });
+      const foreign = await server.api.post('/api/v1/stage', {
+        token: stranger.key,
+        json: { image: photo.toString('base64'), claim_code: first.code },
+      });
       expect(foreign.status).toBe(404);
       const agent = await signUp(server.api);
       await redeem(agent.token, first.code);
-      const redeemed = await server.api.post('/api/v1/enhance', { token: first.issuer.key, json: { image: photo.toString('base64'), claim_code: first.code } });
+      const redeemed = await server.api.post('/api/v1/enhance', {
+        token: first.issuer.key,
+        json: { image: photo.toString('base64'), claim_code: first.code },
+      });
       expect(redeemed.status).toBe(409);
       expect(redeemed.body.code).toBe('claim_already_redeemed');
       const second = await stagedClaim();
       server.clock.advance(31 * DAY);
-      const expired = await server.api.post('/api/v1/stage', { token: second.issuer.key, body: imageForm([{ data: photo }], { claim_code: second.code }) });
+      const expired = await server.api.post('/api/v1/stage', {
+        token: second.issuer.key,
+        body: imageForm([{ data: photo }], { claim_code: second.code }),
+      });
       expect(expired.status).toBe(410);
-      const placed = await server.api.post('/api/v1/place-products', { token: second.issuer.key, json: { image: photo.toString('base64'), claim_code: second.code } });
+      const placed = await server.api.post('/api/v1/place-products', {
+        token: second.issuer.key,
+        json: { image: photo.toString('base64'), claim_code: second.code },
+      });
       expect(placed.status).toBe(410);
       for (const key of [stranger.key, first.issuer.key, second.issuer.key]) {
         const credits = await server.api.get('/api/v1/credits', { token: key });
@@ -191,13 +246,23 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
 
     it('lists redeemed claims for the agent and issued claims (with who redeemed) for the API user', async () => {
       const a = await stagedClaim();
-      const b = await server.api.post('/api/v1/stage', { token: a.issuer.key, json: { images: [photo.toString('base64'), photo.toString('base64')] } });
+      const b = await server.api.post('/api/v1/stage', {
+        token: a.issuer.key,
+        json: { images: [photo.toString('base64'), photo.toString('base64')] },
+      });
       const agent = await signUp(server.api);
       await redeem(agent.token, b.body.claim_code);
       const redeemed = await server.api.get('/api/v1/claims', { token: agent.token });
       expect(redeemed.status).toBe(200);
       expect(redeemed.body.claims).toEqual([
-        { claim_code: b.body.claim_code, status: 'redeemed', image_count: 2, created_at: expect.any(String), expires_at: b.body.expires_at, redeemed_at: expect.any(String) },
+        {
+          claim_code: b.body.claim_code,
+          status: 'redeemed',
+          image_count: 2,
+          created_at: expect.any(String),
+          expires_at: b.body.expires_at,
+          redeemed_at: expect.any(String),
+        },
       ]);
       const issued = await server.api.get('/api/v1/claims?role=issued', { token: a.issuer.token });
       expect(issued.body.claims).toHaveLength(2);
@@ -213,31 +278,62 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
     const receiver = await WebhookReceiver.start();
     try {
       const issuer = await signUpWithKey(server.api);
-      const hook = await server.api.put(`/api/v1/keys/${issuer.keyId}/webhook`, { token: issuer.token, json: { url: receiver.url, enabled: true } });
+      const hook = await server.api.put(`/api/v1/keys/${issuer.keyId}/webhook`, {
+        token: issuer.token,
+        json: { url: receiver.url, enabled: true },
+      });
       expect(hook.status).toBe(200);
       const secret = hook.body.secret as string;
 
       // 1. The API user stages each room photo and keeps the URLs and the claim code.
-      const first = await server.api.post('/api/v1/stage', { token: issuer.key, body: imageForm([{ data: photo }], { style: 'luxury', room_type: 'bedroom' }) });
-      const second = await server.api.post('/api/v1/stage', { token: issuer.key, json: { image: photo.toString('base64'), style: 'luxury', room_type: 'bedroom', claim_code: first.body.claim_code } });
+      const first = await server.api.post('/api/v1/stage', {
+        token: issuer.key,
+        body: imageForm([{ data: photo }], { style: 'luxury', room_type: 'bedroom' }),
+      });
+      const second = await server.api.post('/api/v1/stage', {
+        token: issuer.key,
+        json: {
+          image: photo.toString('base64'),
+          style: 'luxury',
+          room_type: 'bedroom',
+          claim_code: first.body.claim_code,
+        },
+      });
       expect([first.status, second.status]).toEqual([200, 200]);
       const code = first.body.claim_code as string;
-      const placed = await server.api.post('/api/v1/place-products', { token: issuer.key, json: { image_id: first.body.images[0].id, claim_code: code } });
+      const placed = await server.api.post('/api/v1/place-products', {
+        token: issuer.key,
+        json: { image_id: first.body.images[0].id, claim_code: code },
+      });
       expect(placed.status).toBe(200);
 
       // 2–3. The agent previews the claim: three images, 30 days.
       const agent = await signUp(server.api);
-      expect((await preview(agent.token, code)).body).toMatchObject({ valid: true, image_count: 3, days_until_expiry: 30 });
+      expect((await preview(agent.token, code)).body).toMatchObject({
+        valid: true,
+        image_count: 3,
+        days_until_expiry: 30,
+      });
 
       // 4. The agent redeems; the images are in the dashboard.
       const redeemed = await redeem(agent.token, code);
       expect(redeemed.status).toBe(200);
       const dashboard = await server.api.get('/api/v1/images', { token: agent.token });
       expect(dashboard.status).toBe(200);
-      expect(dashboard.body.images.map((i: { id: string }) => i.id).sort()).toEqual(redeemed.body.images.map((i: { id: string }) => i.id).sort());
+      expect(dashboard.body.images.map((i: { id: string }) => i.id).sort()).toEqual(
+        redeemed.body.images.map((i: { id: string }) => i.id).sort(),
+      );
       expect(dashboard.body.images.map((i: { kind: string }) => i.kind).sort()).toEqual(['placed', 'staged', 'staged']);
       for (const image of dashboard.body.images) {
-        expect(image).toEqual({ id: expect.any(String), image_url: expect.any(String), kind: expect.any(String), width: 500, height: 400, claim_code: code, created_at: expect.any(String) });
+        expect(image).toEqual({
+          id: expect.any(String),
+          image_url: expect.any(String),
+          kind: expect.any(String),
+          width: 500,
+          height: 400,
+          claim_code: code,
+          created_at: expect.any(String),
+        });
         expect((await fetchImage(server, image.image_url)).response.status).toBe(200);
       }
       expect((await server.api.get('/api/v1/images', { token: issuer.token })).body.images).toEqual([]);
@@ -245,14 +341,23 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       // Serving the placed image counted impressions, once an hour per viewer (IP + User-Agent); half the revenue is
       // the agent's. The dashboard fetch above was the first viewer; four more viewers come, and one comes twice.
       const placedUrl = dashboard.body.images.find((i: { kind: string }) => i.kind === 'placed').image_url;
-      for (let i = 0; i < 4; i++) await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': `viewer-${i}` } });
+      for (let i = 0; i < 4; i++)
+        await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': `viewer-${i}` } });
       await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': 'viewer-0' } });
       const revenue = await adRevenueForAgent(server.services.db, agent.userId);
       const placements = placed.body.placements.length;
       expect(revenue.impressions).toBe(5 * placements);
-      const rates = await server.services.db.selectFrom('placements').select('revenue_per_mille_cents').where('image_id', '=', dashboard.body.images.find((i: { kind: string }) => i.kind === 'placed').id).execute();
+      const rates = await server.services.db
+        .selectFrom('placements')
+        .select('revenue_per_mille_cents')
+        .where('image_id', '=', dashboard.body.images.find((i: { kind: string }) => i.kind === 'placed').id)
+        .execute();
       const milliCents = 5 * rates.reduce((sum, r) => sum + r.revenue_per_mille_cents, 0);
-      expect(revenue).toEqual({ impressions: 5 * placements, gross_cents: Math.floor(milliCents / 1000), earned_cents: Math.floor(milliCents / 2000) });
+      expect(revenue).toEqual({
+        impressions: 5 * placements,
+        gross_cents: Math.floor(milliCents / 1000),
+        earned_cents: Math.floor(milliCents / 2000),
+      });
 
       // 5. The API user hears about both stagings and the redemption, signed with the webhook secret.
       await receiver.waitFor((requests) => requests.filter((r) => r.answeredWith === 200).length >= 3, 10_000);
@@ -263,7 +368,12 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       expect(staging.map((d) => d.credits_remaining).sort()).toEqual([8, 9]);
       expect(staging[0]).toMatchObject({ claim_code: code, style: 'luxury', room_type: 'bedroom', credits_used: 1 });
       const claimed = deliveries.find((d) => d.body.event === 'claim.redeemed')!;
-      expect(claimed.body.data).toEqual({ claim_code: code, claimed_by_email: agent.email, image_count: 3, redeemed_at: redeemed.body.redeemed_at });
+      expect(claimed.body.data).toEqual({
+        claim_code: code,
+        claimed_by_email: agent.email,
+        image_count: 3,
+        redeemed_at: redeemed.body.redeemed_at,
+      });
     } finally {
       await receiver.close();
     }

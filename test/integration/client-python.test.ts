@@ -10,7 +10,14 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { fetchImage, roomJpeg } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
-const EXAMPLE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'clients', 'python', 'roomstage_example.py');
+const EXAMPLE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'clients',
+  'python',
+  'roomstage_example.py',
+);
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
 /** Why the Python client cannot run here, or null. Under CI a missing python3/requests fails the test instead. */
@@ -42,7 +49,11 @@ describeEachDatabase('The documented Python requests example', (dialect) => {
     if (missing && !IN_CI) return context.skip(missing);
     expect(missing, 'CI must provide python3 with requests').toBeNull();
 
-    const { stdout } = await promisify(execFile)('python3', [EXAMPLE, server.url, path.join(dir, 'kitchen.jpg'), path.join(dir, 'hall.jpg')], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(
+      'python3',
+      [EXAMPLE, server.url, path.join(dir, 'kitchen.jpg'), path.join(dir, 'hall.jpg')],
+      { timeout: 60_000 },
+    );
     const steps = Object.fromEntries(
       stdout
         .trim()
@@ -50,16 +61,39 @@ describeEachDatabase('The documented Python requests example', (dialect) => {
         .map((line) => JSON.parse(line) as { step: string; body: any })
         .map(({ step, body }) => [step, body]),
     );
-    expect(Object.keys(steps)).toEqual(['stage', 'enhance', 'stage_async', 'preview', 'redeem', 'redeem_again', 'credits']);
-    expect(steps.stage).toMatchObject({ success: true, style: 'farmhouse', room_type: 'bedroom', credits_used: 2, credits_remaining: 8 });
+    expect(Object.keys(steps)).toEqual([
+      'stage',
+      'enhance',
+      'stage_async',
+      'preview',
+      'redeem',
+      'redeem_again',
+      'credits',
+    ]);
+    expect(steps.stage).toMatchObject({
+      success: true,
+      style: 'farmhouse',
+      room_type: 'bedroom',
+      credits_used: 2,
+      credits_remaining: 8,
+    });
     expect(steps.stage.images.map((i: { width: number; height: number }) => [i.width, i.height])).toEqual([
       [900, 600],
       [400, 700],
     ]);
     expect(steps.enhance).toMatchObject({ width: 3840, height: 2560, credits_remaining: 7 });
     // The asynchronous stage: a 202 job, polled until its result, the body the synchronous call would have answered.
-    expect(steps.stage_async.job).toMatchObject({ job_id: expect.stringMatching(/^job_/), status: 'queued', status_url: `${server.url}/api/v1/jobs/${steps.stage_async.job.job_id}` });
-    expect(steps.stage_async.result).toMatchObject({ success: true, style: 'scandinavian', credits_used: 1, images: [{ width: 900, height: 600 }] });
+    expect(steps.stage_async.job).toMatchObject({
+      job_id: expect.stringMatching(/^job_/),
+      status: 'queued',
+      status_url: `${server.url}/api/v1/jobs/${steps.stage_async.job.job_id}`,
+    });
+    expect(steps.stage_async.result).toMatchObject({
+      success: true,
+      style: 'scandinavian',
+      credits_used: 1,
+      images: [{ width: 900, height: 600 }],
+    });
     expect((await fetchImage(server, steps.stage.image_url)).metadata).toMatchObject({ width: 900, height: 600 });
     expect(steps.preview).toMatchObject({ valid: true, code: steps.stage.claim_code, image_count: 2 });
     expect(steps.redeem).toMatchObject({ claim_code: steps.stage.claim_code, status: 'redeemed', image_count: 2 });

@@ -9,10 +9,16 @@ import { useTestServer } from '../helpers/server.js';
 async function encodingOf(baseUrl: string, path: string, acceptEncoding = 'gzip') {
   const response = await fetch(new URL(path, baseUrl), { headers: { 'accept-encoding': acceptEncoding } });
   const text = await response.text();
-  return { status: response.status, encoding: response.headers.get('content-encoding'), vary: response.headers.get('vary') ?? '', text };
+  return {
+    status: response.status,
+    encoding: response.headers.get('content-encoding'),
+    vary: response.headers.get('vary') ?? '',
+    text,
+  };
 }
 
-const descriptionsIn = (html: string) => [...html.matchAll(/<meta name="description" content="([^"]*)"/g)].map((match) => match[1]!);
+const descriptionsIn = (html: string) =>
+  [...html.matchAll(/<meta name="description" content="([^"]*)"/g)].map((match) => match[1]!);
 
 describeEachDatabase('Compressed text responses and page descriptions', (dialect) => {
   const server = useTestServer(dialect);
@@ -45,7 +51,10 @@ describeEachDatabase('Compressed text responses and page descriptions', (dialect
 
   it('never compresses images: staged images go out byte for byte as stored', async () => {
     const account = await signUpWithKey(server.api);
-    const staged = await server.api.post('/api/v1/stage', { token: account.key, json: { image: dataUrl(await roomJpeg(900, 600)), style: 'modern' } });
+    const staged = await server.api.post('/api/v1/stage', {
+      token: account.key,
+      json: { image: dataUrl(await roomJpeg(900, 600)), style: 'modern' },
+    });
     expect(staged.status).toBe(200);
     const imagePath = new URL(staged.body.image_url).pathname;
     const image = await fetch(new URL(imagePath, server.url), { headers: { 'accept-encoding': 'gzip' } });
@@ -53,7 +62,9 @@ describeEachDatabase('Compressed text responses and page descriptions', (dialect
     expect(image.headers.get('content-type')).toMatch(/^image\//);
     expect(image.headers.get('content-encoding')).toBeNull();
     expect(Number(image.headers.get('content-length'))).toBe((await image.arrayBuffer()).byteLength);
-    const icon = await fetch(new URL('/docs/assets/favicon-32x32.png', server.url), { headers: { 'accept-encoding': 'gzip' } });
+    const icon = await fetch(new URL('/docs/assets/favicon-32x32.png', server.url), {
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(icon.headers.get('content-encoding')).toBeNull();
   });
 
@@ -61,7 +72,18 @@ describeEachDatabase('Compressed text responses and page descriptions', (dialect
     const account = await signUpWithKey(server.api);
     const pages = {
       visitor: ['/', '/login', '/signup', '/no-such-page', '/docs/'],
-      account: ['/overview', '/keys', `/keys/${account.keyId}/webhook`, '/webhooks', '/billing', '/billing/transactions', '/usage', '/playground', '/claims', '/gallery'],
+      account: [
+        '/overview',
+        '/keys',
+        `/keys/${account.keyId}/webhook`,
+        '/webhooks',
+        '/billing',
+        '/billing/transactions',
+        '/usage',
+        '/playground',
+        '/claims',
+        '/gallery',
+      ],
     };
     const seen = new Map<string, string>();
     for (const [role, paths] of Object.entries(pages)) {

@@ -22,7 +22,11 @@ describeEachDatabase('Credits', (dialect) => {
 
   it('keeps the cached balance equal to the sum of the ledger', async () => {
     const { userId } = await signUpWithKey(server.api);
-    const balance = await server.services.db.selectFrom('accounts').select('credits').where('id', '=', userId).executeTakeFirstOrThrow();
+    const balance = await server.services.db
+      .selectFrom('accounts')
+      .select('credits')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(await ledgerSum(server.services.db, userId)).toBe(balance.credits);
   });
 

@@ -24,10 +24,14 @@ async function kill9(child: ChildProcess) {
 
 /** `npm run worker` in a process of its own, with an engine that waits `engineDelayMs` per image. */
 async function spawnWorker(env: Record<string, string>, engineDelayMs: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/slow-engine-worker.ts', String(engineDelayMs)], {
-    env: { ...process.env, NODE_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/helpers/slow-engine-worker.ts', String(engineDelayMs)],
+    {
+      env: { ...process.env, NODE_ENV: 'test', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -58,7 +62,9 @@ describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (
     await database?.drop();
   });
 
-  it('finishes a job exactly once on another worker when the first is killed in the middle of it', { timeout: 180_000 }, async () => {
+  it('finishes a job exactly once on another worker when the first is killed in the middle of it', {
+    timeout: 180_000,
+  }, async () => {
     const env = {
       DATABASE_URL: database.url,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-jobs-crash-')),
@@ -75,7 +81,11 @@ describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (
     const photo = (await roomJpeg(320, 240)).toString('base64');
 
     workers.push(await spawnWorker(env, 120_000));
-    const accepted = await api.post('/api/v1/stage', { token: key, json: { images: [photo, photo] }, headers: { Prefer: 'respond-async' } });
+    const accepted = await api.post('/api/v1/stage', {
+      token: key,
+      json: { images: [photo, photo] },
+      headers: { Prefer: 'respond-async' },
+    });
     expect(accepted.status).toBe(202);
     const jobId = accepted.body.job_id as string;
     const jobRow = () => db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
@@ -107,8 +117,15 @@ describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (
 
     // Exactly once: two images, one debit and no refund, one staging.complete per image, nothing held.
     const images = await db.selectFrom('images').select('id').where('account_id', '=', userId).execute();
-    expect(images.map((image) => image.id).sort()).toEqual(job.result.images.map((image: { id: string }) => image.id).sort());
-    const ledger = await db.selectFrom('credit_ledger').select(['reason', 'delta']).where('account_id', '=', userId).orderBy('id').execute();
+    expect(images.map((image) => image.id).sort()).toEqual(
+      job.result.images.map((image: { id: string }) => image.id).sort(),
+    );
+    const ledger = await db
+      .selectFrom('credit_ledger')
+      .select(['reason', 'delta'])
+      .where('account_id', '=', userId)
+      .orderBy('id')
+      .execute();
     expect(ledger.map((row) => `${row.reason} ${row.delta}`)).toEqual(['signup_bonus 10', 'stage -2']);
     const events = await db.selectFrom('webhook_events').select('event').where('account_id', '=', userId).execute();
     expect(events.filter((row) => row.event === 'staging.complete')).toHaveLength(2);

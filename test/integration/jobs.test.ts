@@ -35,7 +35,10 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
   async function customerWithWebhook() {
     const account = await signUpWithKey(server.api);
-    const put = await server.api.put(`/api/v1/keys/${account.keyId}/webhook`, { token: account.token, json: { url: receiver.url, enabled: true } });
+    const put = await server.api.put(`/api/v1/keys/${account.keyId}/webhook`, {
+      token: account.token,
+      json: { url: receiver.url, enabled: true },
+    });
     expect(put.status).toBe(200);
     return account;
   }
@@ -59,15 +62,28 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
   const eventsOf = (event: string, jobOrImage?: string) =>
     receiver.requests
-      .map((request) => JSON.parse(request.rawBody.toString('utf8')) as { id: string; event: string; data: Record<string, any> })
-      .filter((envelope) => envelope.event === event && (!jobOrImage || JSON.stringify(envelope.data).includes(jobOrImage)));
+      .map(
+        (request) =>
+          JSON.parse(request.rawBody.toString('utf8')) as { id: string; event: string; data: Record<string, any> },
+      )
+      .filter(
+        (envelope) => envelope.event === event && (!jobOrImage || JSON.stringify(envelope.data).includes(jobOrImage)),
+      );
 
   it('answers 202 with a job, charges at once, and the job succeeds with the same body as a synchronous stage', async () => {
     const { key, userId } = await customerWithWebhook();
-    const accepted = await server.api.post('/api/v1/stage', { token: key, json: { ...json(photo), style: 'coastal' }, headers: ASYNC });
+    const accepted = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { ...json(photo), style: 'coastal' },
+      headers: ASYNC,
+    });
     expect(accepted.status).toBe(202);
     expect(accepted.headers.get('preference-applied')).toBe('respond-async');
-    expect(accepted.body).toEqual({ job_id: expect.stringMatching(/^job_/), status: 'queued', status_url: `http://127.0.0.1:1/api/v1/jobs/${accepted.body.job_id}` });
+    expect(accepted.body).toEqual({
+      job_id: expect.stringMatching(/^job_/),
+      status: 'queued',
+      status_url: `http://127.0.0.1:1/api/v1/jobs/${accepted.body.job_id}`,
+    });
     // Charged when accepted (a hold), before any worker ran it.
     expect((await readBooks(server.services.db, userId)).credits).toBe(9);
 
@@ -76,14 +92,23 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     expect(sync.status).toBe(200);
     expect(job).toMatchObject({ id: accepted.body.job_id, operation: 'stage', status: 'succeeded', error: null });
     expect(Object.keys(job.result).sort()).toEqual(Object.keys(sync.body).sort());
-    expect(job.result).toMatchObject({ success: true, style: 'coastal', room_type: 'living_room', credits_used: 1, credits_remaining: 9 });
+    expect(job.result).toMatchObject({
+      success: true,
+      style: 'coastal',
+      room_type: 'living_room',
+      credits_used: 1,
+      credits_remaining: 9,
+    });
     expect(Date.parse(job.finished_at)).toBeGreaterThanOrEqual(Date.parse(job.created_at));
     const served = await fetchImage(server, job.result.image_url);
     expect(served.response.status).toBe(200);
     expect(served.metadata).toMatchObject({ width: 400, height: 300 });
 
     await receiver.waitFor(() => eventsOf('staging.complete', job.result.images[0].id).length === 1);
-    expect(eventsOf('staging.complete', job.result.images[0].id)[0]!.data).toMatchObject({ claim_code: job.result.claim_code, credits_remaining: 9 });
+    expect(eventsOf('staging.complete', job.result.images[0].id)[0]!.data).toMatchObject({
+      claim_code: job.result.claim_code,
+      credits_remaining: 9,
+    });
     const books = await readBooks(server.services.db, userId);
     expect(books).toMatchObject({ credits: 8, holds: 0, paidImages: 2 });
     expectBooksAgree(books);
@@ -96,13 +121,29 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
   it('runs enhance and place-products (multipart too) as jobs with their synchronous bodies', async () => {
     const { key } = await signUpWithKey(server.api);
-    const enhance = await server.api.post('/api/v1/enhance', { token: key, body: imageForm([{ data: photo }]), headers: ASYNC });
-    const place = await server.api.post('/api/v1/place-products', { token: key, json: { ...json(photo), max_products: 2 }, headers: ASYNC });
+    const enhance = await server.api.post('/api/v1/enhance', {
+      token: key,
+      body: imageForm([{ data: photo }]),
+      headers: ASYNC,
+    });
+    const place = await server.api.post('/api/v1/place-products', {
+      token: key,
+      json: { ...json(photo), max_products: 2 },
+      headers: ASYNC,
+    });
     expect([enhance.status, place.status]).toEqual([202, 202]);
     const enhanced = await finished(key, enhance.body.job_id);
-    expect(enhanced).toMatchObject({ operation: 'enhance', status: 'succeeded', result: { success: true, width: 3840, height: 2880, credits_used: 1, credits_remaining: 9 } });
+    expect(enhanced).toMatchObject({
+      operation: 'enhance',
+      status: 'succeeded',
+      result: { success: true, width: 3840, height: 2880, credits_used: 1, credits_remaining: 9 },
+    });
     const placed = await finished(key, place.body.job_id);
-    expect(placed).toMatchObject({ operation: 'place_products', status: 'succeeded', result: { success: true, credits_used: 0, credits_remaining: 9 } });
+    expect(placed).toMatchObject({
+      operation: 'place_products',
+      status: 'succeeded',
+      result: { success: true, credits_used: 0, credits_remaining: 9 },
+    });
     expect(placed.result.placements.length).toBeGreaterThan(0);
     expect(await creditsOf(server.api, key)).toBe(9);
   });
@@ -114,16 +155,29 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
         throw new Error('GPU fell over');
       },
     });
-    const accepted = await server.api.post('/api/v1/stage', { token: key, json: { images: [photo.toString('base64'), photo.toString('base64')] }, headers: ASYNC });
+    const accepted = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: [photo.toString('base64'), photo.toString('base64')] },
+      headers: ASYNC,
+    });
     expect(accepted.status).toBe(202);
     const job = await finished(key, accepted.body.job_id);
-    expect(job).toMatchObject({ status: 'failed', result: null, error: { code: 'internal_error', error: 'internal error' } });
+    expect(job).toMatchObject({
+      status: 'failed',
+      result: null,
+      error: { code: 'internal_error', error: 'internal error' },
+    });
     expect(job.error.message).not.toMatch(/GPU/);
 
     const books = await readBooks(server.services.db, userId);
     expect(books).toMatchObject({ credits: 10, holds: 0, paidImages: 0 });
     expectBooksAgree(books);
-    const ledger = await server.services.db.selectFrom('credit_ledger').select(['reason', 'delta']).where('account_id', '=', userId).orderBy('id').execute();
+    const ledger = await server.services.db
+      .selectFrom('credit_ledger')
+      .select(['reason', 'delta'])
+      .where('account_id', '=', userId)
+      .orderBy('id')
+      .execute();
     expect(ledger.map((row) => `${row.reason} ${row.delta}`)).toEqual(['signup_bonus 10', 'stage -2', 'refund 2']);
 
     const [failed] = await receiver.waitFor(() => eventsOf('job.failed', accepted.body.job_id).length === 1);
@@ -157,7 +211,11 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
     // What three workers that died one after the other leave: the job running under a dead worker's expired lease.
     const { db } = server.services;
-    await db.updateTable('jobs').set({ attempts: 3, lease_owner: 'jwk_dead', lease_expires_at: server.clock.now() - 1 }).where('id', '=', jobId).execute();
+    await db
+      .updateTable('jobs')
+      .set({ attempts: 3, lease_owner: 'jwk_dead', lease_expires_at: server.clock.now() - 1 })
+      .where('id', '=', jobId)
+      .execute();
     const job = await finished(key, jobId);
     expect(job).toMatchObject({ status: 'failed', result: null, error: { code: 'internal_error' } });
     expect(job.error.message).toMatch(/interrupted 3 times/);
@@ -172,7 +230,12 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const books = await readBooks(db, userId);
     expect(books).toMatchObject({ credits: 10, holds: 0, paidImages: 0 });
     expectBooksAgree(books);
-    const ledger = await db.selectFrom('credit_ledger').select(['reason', 'delta']).where('account_id', '=', userId).orderBy('id').execute();
+    const ledger = await db
+      .selectFrom('credit_ledger')
+      .select(['reason', 'delta'])
+      .where('account_id', '=', userId)
+      .orderBy('id')
+      .execute();
     expect(ledger.map((row) => `${row.reason} ${row.delta}`)).toEqual(['signup_bonus 10', 'enhance -1', 'refund 1']);
     expect(eventsOf('job.failed', jobId)).toHaveLength(1);
     expect(keyId).toBeGreaterThan(0);
@@ -194,7 +257,12 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
   it('replays the 202 for a repeated Idempotency-Key and charges once', async () => {
     const { key, userId } = await signUpWithKey(server.api);
-    const send = () => server.api.post('/api/v1/enhance', { token: key, json: json(photo), headers: { ...ASYNC, 'Idempotency-Key': 'async-once' } });
+    const send = () =>
+      server.api.post('/api/v1/enhance', {
+        token: key,
+        json: json(photo),
+        headers: { ...ASYNC, 'Idempotency-Key': 'async-once' },
+      });
     const first = await send();
     expect(first.status).toBe(202);
     const again = await send();
@@ -205,10 +273,16 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     const third = await send();
     expect(third.status).toBe(202);
     expect(third.body).toEqual(first.body);
-    expect(await server.services.db.selectFrom('jobs').select('id').where('account_id', '=', userId).execute()).toHaveLength(1);
+    expect(
+      await server.services.db.selectFrom('jobs').select('id').where('account_id', '=', userId).execute(),
+    ).toHaveLength(1);
     expect(await creditsOf(server.api, key)).toBe(9);
     // The same key with another request is a conflict.
-    const other = await server.api.post('/api/v1/stage', { token: key, json: json(photo), headers: { ...ASYNC, 'Idempotency-Key': 'async-once' } });
+    const other = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: json(photo),
+      headers: { ...ASYNC, 'Idempotency-Key': 'async-once' },
+    });
     expect(other.status).toBe(409);
   });
 
@@ -243,23 +317,47 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
 
   it('answers validation errors synchronously, charging nothing and queueing nothing', async () => {
     const { key, userId } = await signUpWithKey(server.api);
-    const notAnImage = await server.api.post('/api/v1/stage', { token: key, json: { image: textFile().toString('base64') }, headers: ASYNC });
+    const notAnImage = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { image: textFile().toString('base64') },
+      headers: ASYNC,
+    });
     expect(notAnImage.status).toBeGreaterThanOrEqual(400);
     expect(notAnImage.status).toBeLessThan(500);
     expect(notAnImage.body.code).toMatch(/^(unsupported_media_type|invalid_image)$/);
-    const badStyle = await server.api.post('/api/v1/stage', { token: key, json: { ...json(photo), style: 'baroque' }, headers: ASYNC });
+    const badStyle = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { ...json(photo), style: 'baroque' },
+      headers: ASYNC,
+    });
     expect(badStyle.status).toBe(400);
     expect(badStyle.body.code).toBe('invalid_request');
-    const unknownClaim = await server.api.post('/api/v1/enhance', { token: key, json: { ...json(photo), claim_code: 'RS-ZZZZZZZZ' }, headers: ASYNC });
+    const unknownClaim = await server.api.post('/api/v1/enhance', {
+      token: key,
+      json: { ...json(photo), claim_code: 'RS-ZZZZZZZZ' },
+      headers: ASYNC,
+    });
     expect(unknownClaim.status).toBe(404);
-    const tooMany = await server.api.post('/api/v1/stage', { token: key, json: { images: Array.from({ length: 10 }, () => photo.toString('base64')) }, headers: ASYNC });
-    const overBudget = await server.api.post('/api/v1/stage', { token: key, json: { images: [photo.toString('base64')] }, headers: ASYNC });
+    const tooMany = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: Array.from({ length: 10 }, () => photo.toString('base64')) },
+      headers: ASYNC,
+    });
+    const overBudget = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: [photo.toString('base64')] },
+      headers: ASYNC,
+    });
     expect(tooMany.status).toBe(202);
     expect(overBudget.status).toBe(402);
     expect(overBudget.body.code).toBe('insufficient_credits');
     await finished(key, tooMany.body.job_id);
 
-    const jobs = await server.services.db.selectFrom('jobs').select('status').where('account_id', '=', userId).execute();
+    const jobs = await server.services.db
+      .selectFrom('jobs')
+      .select('status')
+      .where('account_id', '=', userId)
+      .execute();
     expect(jobs.map((job) => job.status)).toEqual(['succeeded']);
     const books = await readBooks(server.services.db, userId);
     expect(books).toMatchObject({ credits: 0, holds: 0, paidImages: 10 });

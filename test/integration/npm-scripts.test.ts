@@ -64,7 +64,11 @@ describe('npm start and npm run worker end on a SIGTERM to the PID they were sta
 
   it('a server whose parent dies without signalling it shuts down too (the backstop)', async () => {
     // `sh -c` without exec: killing the shell hard orphans node, as an npm killed by SIGKILL would.
-    const server = await spawnServerProcess({ LOG_LEVEL: 'info' }, ['-c', `"${process.execPath}" --import tsx server/main.ts; true`], 'sh');
+    const server = await spawnServerProcess(
+      { LOG_LEVEL: 'info' },
+      ['-c', `"${process.execPath}" --import tsx server/main.ts; true`],
+      'sh',
+    );
     const below = descendantsOf(server.child.pid ?? 0);
     leftovers.push(...below);
     process.kill(server.child.pid ?? 0, 'SIGKILL');

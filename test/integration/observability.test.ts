@@ -9,7 +9,10 @@ import { startImagingServer } from '../helpers/staging.js';
 /** An S3 endpoint where nothing listens: every image store fails, a fault of ours, not of the client. */
 async function unreachableStorage(): Promise<Record<string, string>> {
   const port = await freePort();
-  return { ...S3RVER_CREDENTIALS, STORAGE_URL: `s3://nowhere/images?endpoint=http://127.0.0.1:${port}&force_path_style=true` };
+  return {
+    ...S3RVER_CREDENTIALS,
+    STORAGE_URL: `s3://nowhere/images?endpoint=http://127.0.0.1:${port}&force_path_style=true`,
+  };
 }
 
 const waitForLog = async (server: ServerProcess, match: (line: Record<string, unknown>) => boolean) => {
@@ -43,20 +46,35 @@ describe('Structured logs (a server process with LOG_LEVEL=info)', () => {
     const { key, userId } = await signUpWithKey(api);
     await api.get('/api/v1/credits', { token: key, headers: { 'X-Request-Id': 'credits-call-1' } });
     const line = await waitForLog(server, (l) => l.req_id === 'credits-call-1');
-    expect(line).toMatchObject({ level: 30, msg: 'request', method: 'GET', route: '/api/v1/credits', status: 200, account: userId });
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'request',
+      method: 'GET',
+      route: '/api/v1/credits',
+      status: 200,
+      account: userId,
+    });
     expect(typeof line.duration_ms).toBe('number');
     expect(server.logLines().filter((l) => l.req_id === 'credits-call-1')).toHaveLength(1);
   });
 
   it('answers a server fault without a stack trace and logs the full one under the request id', async () => {
     const { key } = await signUpWithKey(api);
-    const response = await api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]), headers: { 'X-Request-Id': 'stage-fault-1' } });
+    const response = await api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm([{ data: await roomJpeg(400, 300) }]),
+      headers: { 'X-Request-Id': 'stage-fault-1' },
+    });
     expect(response.status).toBe(500);
     expect(Object.keys(response.body).sort()).toEqual(['code', 'error', 'message']);
     expect(response.text).not.toMatch(/\bat .+:\d+/);
     const fault = await waitForLog(server, (l) => l.req_id === 'stage-fault-1' && l.msg === 'request failed');
     expect((fault.err as { stack: string }).stack).toMatch(/\n\s+at /);
-    expect(await waitForLog(server, (l) => l.req_id === 'stage-fault-1' && l.msg === 'request')).toMatchObject({ level: 50, status: 500, route: '/api/v1/stage' });
+    expect(await waitForLog(server, (l) => l.req_id === 'stage-fault-1' && l.msg === 'request')).toMatchObject({
+      level: 50,
+      status: 500,
+      route: '/api/v1/stage',
+    });
   });
 });
 
@@ -66,7 +84,10 @@ describe('Quiet tests', () => {
     try {
       const api = new ApiClient(server.url);
       const { key } = await signUpWithKey(api);
-      const response = await api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]) });
+      const response = await api.post('/api/v1/stage', {
+        token: key,
+        body: imageForm([{ data: await roomJpeg(400, 300) }]),
+      });
       expect(response.status).toBe(500);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(server.stdout()).toBe('');
@@ -100,7 +121,9 @@ describe('GET /metrics', () => {
     const text = (await server.api.get('/metrics', { token: 'scrape-secret' })).text;
     expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/v1\/stage",status="200"\} 1/);
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/\(unknown\)",status="404"\} 1/);
-    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="[\d.]+",method="POST",route="\/api\/v1\/stage"\} \d/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="[\d.]+",method="POST",route="\/api\/v1\/stage"\} \d/,
+    );
     expect(text).toMatch(/image_operations_total\{operation="staging.stage",outcome="ok"\} 1/);
     expect(text).toMatch(/^webhook_queue_depth \d+$/m);
     // The stage above finished: its hold was made final, so none is outstanding.
@@ -134,9 +157,12 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     expect((await server.api.get('/metrics')).status).toBe(200);
   });
 
-  it.skipIf(!outsideAddress)(`refuses a connection from another address (403)${outsideAddress ? '' : ' [skipped: no non-loopback interface]'}`, async () => {
-    const response = await new ApiClient(`http://${outsideAddress}:${server.port}`).get('/metrics');
-    expect(response.status).toBe(403);
-    expect(response.body.code).toBe('forbidden');
-  });
+  it.skipIf(!outsideAddress)(
+    `refuses a connection from another address (403)${outsideAddress ? '' : ' [skipped: no non-loopback interface]'}`,
+    async () => {
+      const response = await new ApiClient(`http://${outsideAddress}:${server.port}`).get('/metrics');
+      expect(response.status).toBe(403);
+      expect(response.body.code).toBe('forbidden');
+    },
+  );
 });

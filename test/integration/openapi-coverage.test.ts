@@ -50,7 +50,8 @@ describeEachDatabase('The OpenAPI document', (dialect) => {
 
   it('describes the multipart form of the image endpoints', () => {
     for (const path of ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products']) {
-      const content = (doc.paths[path]!.post as unknown as { requestBody: { content: Record<string, unknown> } }).requestBody.content;
+      const content = (doc.paths[path]!.post as unknown as { requestBody: { content: Record<string, unknown> } })
+        .requestBody.content;
       expect(Object.keys(content), path).toEqual(expect.arrayContaining(['application/json', 'multipart/form-data']));
     }
   });

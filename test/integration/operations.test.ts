@@ -8,7 +8,12 @@ describeEachDatabase('Health, OpenAPI document, docs and error bodies', (dialect
   it('reports health without authentication', async () => {
     const response = await server.api.get('/api/health');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ok', version: expect.any(String), database: 'ok', uptime_s: expect.any(Number) });
+    expect(response.body).toEqual({
+      status: 'ok',
+      version: expect.any(String),
+      database: 'ok',
+      uptime_s: expect.any(Number),
+    });
   });
 
   it('documents every /api/v1 path with the one security scheme it accepts', async () => {
@@ -49,19 +54,27 @@ describeEachDatabase('Health, OpenAPI document, docs and error bodies', (dialect
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {
-    const response = await server.api.post('/api/v1/auth/login', { body: '{"email": ', headers: { 'content-type': 'application/json' } });
+    const response = await server.api.post('/api/v1/auth/login', {
+      body: '{"email": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ error: 'invalid request', code: 'invalid_request' });
   });
 
   it('answers a body that is not JSON with 415 JSON', async () => {
-    const response = await server.api.post('/api/v1/auth/login', { body: 'email=a', headers: { 'content-type': 'text/plain' } });
+    const response = await server.api.post('/api/v1/auth/login', {
+      body: 'email=a',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.status).toBe(415);
     expect(response.body).toMatchObject({ error: 'unsupported media type', code: 'unsupported_media_type' });
   });
 
   it('answers an oversized JSON body with 413', async () => {
-    const response = await server.api.post('/api/v1/auth/login', { json: { email: 'a@b.c', password: 'x'.repeat(2_000_000) } });
+    const response = await server.api.post('/api/v1/auth/login', {
+      json: { email: 'a@b.c', password: 'x'.repeat(2_000_000) },
+    });
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('payload_too_large');
   });

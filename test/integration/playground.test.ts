@@ -20,20 +20,39 @@ describeEachDatabase('Dashboard playground', (dialect) => {
 
   const asSession = (token: string) => ({ cookie: `${SESSION_COOKIE_NAME}=${token}`, origin: server.url });
 
-  async function stageInPlayground(token: string, fields: Record<string, string>, photo?: { data: Buffer; type?: string }) {
+  async function stageInPlayground(
+    token: string,
+    fields: Record<string, string>,
+    photo?: { data: Buffer; type?: string },
+  ) {
     const form = imageForm(photo ? [photo] : [], fields, 'photo');
-    const response = await fetch(new URL('/playground', server.url), { method: 'POST', headers: asSession(token), body: form, redirect: 'manual' });
+    const response = await fetch(new URL('/playground', server.url), {
+      method: 'POST',
+      headers: asSession(token),
+      body: form,
+      redirect: 'manual',
+    });
     return { status: response.status, html: (await response.text()).replace(/<!-- -->/g, '') };
   }
 
-  const issuedClaims = async (token: string) => (await server.api.get('/api/v1/claims?role=issued', { token })).body.claims as { claim_code: string }[];
+  const issuedClaims = async (token: string) =>
+    (await server.api.get('/api/v1/claims?role=issued', { token })).body.claims as { claim_code: string }[];
 
   it('stages a sample through the chosen key like POST /stage: one credit, a claim and staging.complete for that key', async () => {
     const studio = await signUpWithKey(server.api);
     const second = await createKey(server.api, studio.token, { name: 'Second' });
-    await server.api.put(`/api/v1/keys/${second.id}/webhook`, { token: studio.token, json: { url: 'http://127.0.0.1:9/hooks', enabled: true } });
+    await server.api.put(`/api/v1/keys/${second.id}/webhook`, {
+      token: studio.token,
+      json: { url: 'http://127.0.0.1:9/hooks', enabled: true },
+    });
 
-    const result = await stageInPlayground(studio.token, { source: 'sample', sample: 'empty-living-room', style: 'industrial', room_type: 'office', key_id: String(second.id) });
+    const result = await stageInPlayground(studio.token, {
+      source: 'sample',
+      sample: 'empty-living-room',
+      style: 'industrial',
+      room_type: 'office',
+      key_id: String(second.id),
+    });
     expect(result.status).toBe(200);
     expect(result.html).toContain('1 credit spent; 9 left');
     const code = /RS-[0-9A-Z]{8}/.exec(result.html)?.[0];
@@ -42,7 +61,9 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await creditsOf(server.api, studio.key)).toBe(9);
     expect((await issuedClaims(studio.token)).map((claim) => claim.claim_code)).toEqual([code]);
     const deliveries = await server.api.get(`/api/v1/keys/${second.id}/webhook/deliveries`, { token: studio.token });
-    expect(deliveries.body.deliveries.map((delivery: { event: string }) => delivery.event)).toEqual(['staging.complete']);
+    expect(deliveries.body.deliveries.map((delivery: { event: string }) => delivery.event)).toEqual([
+      'staging.complete',
+    ]);
     // The snippets name the key the playground used, by its prefix only.
     expect(result.html).toContain(`Bearer ${second.prefix}…`);
     expect(result.html).not.toContain(second.key);
@@ -50,17 +71,26 @@ describeEachDatabase('Dashboard playground', (dialect) => {
 
   it('shows the original photo to the company that staged it and the agent who redeemed it, and to nobody else', async () => {
     const studio = await signUpWithKey(server.api);
-    const result = await stageInPlayground(studio.token, { source: 'upload', style: 'modern', room_type: 'living_room', key_id: String(studio.keyId) }, { data: await roomJpeg(640, 480) });
+    const result = await stageInPlayground(
+      studio.token,
+      { source: 'upload', style: 'modern', room_type: 'living_room', key_id: String(studio.keyId) },
+      { data: await roomJpeg(640, 480) },
+    );
     expect(result.status).toBe(200);
     const imageId = /\/originals\/(img_[0-9A-Za-z]+)/.exec(result.html)?.[1];
     expect(imageId).toBeDefined();
     const code = /RS-[0-9A-Z]{8}/.exec(result.html)![0];
 
-    const original = (token?: string) => fetch(new URL(`/originals/${imageId}`, server.url), { headers: token ? asSession(token) : {} });
+    const original = (token?: string) =>
+      fetch(new URL(`/originals/${imageId}`, server.url), { headers: token ? asSession(token) : {} });
     const own = await original(studio.token);
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toBe('image/jpeg');
-    expect(Buffer.from(await own.arrayBuffer()).subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect(
+      Buffer.from(await own.arrayBuffer())
+        .subarray(0, 2)
+        .toString('hex'),
+    ).toBe('ffd8');
 
     const agent = await signUp(server.api);
     expect((await original(agent.token)).status).toBe(404);
@@ -79,17 +109,36 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     await server.api.delete(`/api/v1/keys/${revoked.id}`, { token: studio.token });
     const base = { style: 'modern', room_type: 'living_room', key_id: String(studio.keyId) };
 
-    const notImage = await stageInPlayground(studio.token, { ...base, source: 'upload' }, { data: textFile(), type: 'text/plain' });
+    const notImage = await stageInPlayground(
+      studio.token,
+      { ...base, source: 'upload' },
+      { data: textFile(), type: 'text/plain' },
+    );
     expect([415, 422]).toContain(notImage.status);
     const noPhoto = await stageInPlayground(studio.token, { ...base, source: 'upload' });
     expect(noPhoto.status).toBe(400);
     expect(noPhoto.html).toContain('Choose a photo to upload');
-    const revokedKey = await stageInPlayground(studio.token, { ...base, source: 'sample', sample: 'empty-living-room', key_id: String(revoked.id) });
+    const revokedKey = await stageInPlayground(studio.token, {
+      ...base,
+      source: 'sample',
+      sample: 'empty-living-room',
+      key_id: String(revoked.id),
+    });
     expect(revokedKey.status).toBe(409);
     expect(revokedKey.html).toContain('is revoked');
-    const foreignKey = await stageInPlayground(studio.token, { ...base, source: 'sample', sample: 'empty-living-room', key_id: String(other.keyId) });
+    const foreignKey = await stageInPlayground(studio.token, {
+      ...base,
+      source: 'sample',
+      sample: 'empty-living-room',
+      key_id: String(other.keyId),
+    });
     expect(foreignKey.status).toBe(404);
-    const unknownStyle = await stageInPlayground(studio.token, { ...base, source: 'sample', sample: 'empty-living-room', style: 'gothic' });
+    const unknownStyle = await stageInPlayground(studio.token, {
+      ...base,
+      source: 'sample',
+      sample: 'empty-living-room',
+      style: 'gothic',
+    });
     expect(unknownStyle.status).toBe(400);
 
     expect(await creditsOf(server.api, studio.key)).toBe(10);
@@ -99,9 +148,20 @@ describeEachDatabase('Dashboard playground', (dialect) => {
 
   it('spends the last credit once when two playground requests race for it', async () => {
     const studio = await signUpWithKey(server.api);
-    await inTransaction(server.services.db, (trx) => changeCredits(trx, { accountId: studio.userId, delta: -9, reason: 'stage', now: server.clock.now() }));
-    const fields = { source: 'sample', sample: 'empty-living-room', style: 'modern', room_type: 'living_room', key_id: String(studio.keyId) };
-    const results = await Promise.all([stageInPlayground(studio.token, fields), stageInPlayground(studio.token, fields)]);
+    await inTransaction(server.services.db, (trx) =>
+      changeCredits(trx, { accountId: studio.userId, delta: -9, reason: 'stage', now: server.clock.now() }),
+    );
+    const fields = {
+      source: 'sample',
+      sample: 'empty-living-room',
+      style: 'modern',
+      room_type: 'living_room',
+      key_id: String(studio.keyId),
+    };
+    const results = await Promise.all([
+      stageInPlayground(studio.token, fields),
+      stageInPlayground(studio.token, fields),
+    ]);
     expect(results.map((result) => result.status).sort()).toEqual([200, 402]);
     expect(await creditsOf(server.api, studio.key)).toBe(0);
     expect(await issuedClaims(studio.token)).toHaveLength(1);

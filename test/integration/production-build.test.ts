@@ -23,7 +23,10 @@ describe('The production build (npm run build, npm start, npm run worker)', () =
     expect((await api.get('/login')).status).toBe(200);
     const { key } = await signUpWithKey(api);
     // Placing products reads the artwork copied next to the compiled engine.
-    const placed = await api.post('/api/v1/place-products', { token: key, json: { image: (await roomJpeg(500, 400)).toString('base64') } });
+    const placed = await api.post('/api/v1/place-products', {
+      token: key,
+      json: { image: (await roomJpeg(500, 400)).toString('base64') },
+    });
     expect(placed.status).toBe(200);
     expect(placed.body.placements.length).toBeGreaterThan(0);
   });
@@ -31,14 +34,21 @@ describe('The production build (npm run build, npm start, npm run worker)', () =
   it('runs the webhook worker from compiled JavaScript', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roomstage-worker-'));
     const child = spawn(process.execPath, ['dist/server/worker-main.js'], {
-      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'w.db')}`, DATA_DIR: dir },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+        DATA_DIR: dir,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !output.includes('webhook worker running') && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    while (Date.now() < deadline && !output.includes('webhook worker running') && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 100));
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = await exited;
@@ -47,7 +57,10 @@ describe('The production build (npm run build, npm start, npm run worker)', () =
   });
 
   it('keeps test-only packages out of the production dependencies', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     for (const name of ['playwright-core', 'tsx', 'autocannon', 'vitest', '@20minutes/s3rver', 'pino-pretty']) {
       expect(pkg.dependencies[name], name).toBeUndefined();
       expect(pkg.devDependencies[name], name).toBeDefined();

@@ -4,7 +4,12 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
 import { countActiveJobs } from '../../server/domain/jobs/jobs.js';
 import { acquireImageSlot, LEASE_MS } from '../../server/limits/image-slots.js';
-import { abandonIdempotentRequest, beginIdempotentRequest, completeIdempotentRequest, IDEMPOTENCY_TTL_MS } from '../../server/domain/idempotency/requests.js';
+import {
+  abandonIdempotentRequest,
+  beginIdempotentRequest,
+  completeIdempotentRequest,
+  IDEMPOTENCY_TTL_MS,
+} from '../../server/domain/idempotency/requests.js';
 
 describeEachDatabase('Rate limits and idempotency records', (dialect) => {
   const server = useTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_CONCURRENT: '2' } });
@@ -59,13 +64,17 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
     const { keyId } = await signUpWithKey(server.api);
     const now = server.clock.now();
     const db = server.services.db;
-    const slots = await Promise.all([1, 2, 3, 4].map(() => acquireImageSlot(db, { keyId, limit: 2, now, inFlightElsewhere: countActiveJobs })));
+    const slots = await Promise.all(
+      [1, 2, 3, 4].map(() => acquireImageSlot(db, { keyId, limit: 2, now, inFlightElsewhere: countActiveJobs })),
+    );
     expect(slots.filter(Boolean)).toHaveLength(2);
     await slots.find(Boolean)!();
     expect(await acquireImageSlot(db, { keyId, limit: 2, now, inFlightElsewhere: countActiveJobs })).not.toBeNull();
     expect(await acquireImageSlot(db, { keyId, limit: 2, now, inFlightElsewhere: countActiveJobs })).toBeNull();
     // A process that died holding slots gives them back when the leases expire.
-    expect(await acquireImageSlot(db, { keyId, limit: 2, now: now + LEASE_MS, inFlightElsewhere: countActiveJobs })).not.toBeNull();
+    expect(
+      await acquireImageSlot(db, { keyId, limit: 2, now: now + LEASE_MS, inFlightElsewhere: countActiveJobs }),
+    ).not.toBeNull();
   });
 
   it('lets one request claim an Idempotency-Key and replays its stored response', async () => {
@@ -73,16 +82,29 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
     const db = server.services.db;
     const scope = { keyId, idempotencyKey: 'order-42' };
     const now = server.clock.now();
-    const attempts = await Promise.allSettled([1, 2, 3].map(() => beginIdempotentRequest(db, { ...scope, fingerprint: 'f'.repeat(64), now })));
+    const attempts = await Promise.allSettled(
+      [1, 2, 3].map(() => beginIdempotentRequest(db, { ...scope, fingerprint: 'f'.repeat(64), now })),
+    );
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     for (const rejected of attempts.filter((a) => a.status === 'rejected')) {
-      expect((rejected as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict', message: expect.stringMatching(/still being processed/) });
+      expect((rejected as PromiseRejectedResult).reason).toMatchObject({
+        code: 'conflict',
+        message: expect.stringMatching(/still being processed/),
+      });
     }
     await completeIdempotentRequest(db, scope, { claim_code: 'RS-ABCDEFGH' });
-    expect(await beginIdempotentRequest(db, { ...scope, fingerprint: 'f'.repeat(64), now })).toEqual({ kind: 'replay', body: { claim_code: 'RS-ABCDEFGH' } });
-    await expect(beginIdempotentRequest(db, { ...scope, fingerprint: 'e'.repeat(64), now })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/different request/) });
+    expect(await beginIdempotentRequest(db, { ...scope, fingerprint: 'f'.repeat(64), now })).toEqual({
+      kind: 'replay',
+      body: { claim_code: 'RS-ABCDEFGH' },
+    });
+    await expect(beginIdempotentRequest(db, { ...scope, fingerprint: 'e'.repeat(64), now })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/different request/),
+    });
     // Kept 24 hours, then the key is free again.
-    expect(await beginIdempotentRequest(db, { ...scope, fingerprint: 'e'.repeat(64), now: now + IDEMPOTENCY_TTL_MS })).toEqual({ kind: 'first' });
+    expect(
+      await beginIdempotentRequest(db, { ...scope, fingerprint: 'e'.repeat(64), now: now + IDEMPOTENCY_TTL_MS }),
+    ).toEqual({ kind: 'first' });
   });
 
   it('frees an Idempotency-Key whose request failed, so the client can retry', async () => {
@@ -99,14 +121,18 @@ describeEachDatabase('Rate limits and idempotency records', (dialect) => {
 describeEachDatabase('Rate limits across server processes', (dialect) => {
   it('shares one budget per key between server processes on one database', async () => {
     const first = await startTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '4' } });
-    const second = await startTestServer(dialect, { env: { RATE_LIMIT_PER_MINUTE: '4' }, database: { url: first.databaseUrl, drop: async () => {} } });
+    const second = await startTestServer(dialect, {
+      env: { RATE_LIMIT_PER_MINUTE: '4' },
+      database: { url: first.databaseUrl, drop: async () => {} },
+    });
     try {
       const { key } = await signUpWithKey(first.api);
       // Both processes just after a minute starts, so the five requests share one window.
       const windowStart = startOfNextMinute(first.clock);
       for (const server of [first, second]) server.clock.advanceTo(windowStart);
       const statuses = [];
-      for (const server of [first, second, first, second, first]) statuses.push((await server.api.get('/api/v1/credits', { token: key })).status);
+      for (const server of [first, second, first, second, first])
+        statuses.push((await server.api.get('/api/v1/credits', { token: key })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 429]);
     } finally {
       await second.close();

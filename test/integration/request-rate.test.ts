@@ -44,10 +44,18 @@ describeEachDatabase('The per-key request budget counted in the database', (dial
     const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => limiter.consume(1, WINDOW + 1_000 + i)));
     expect(allowed(decisions)).toHaveLength(60);
     // Each allowed hit saw a different remaining budget: 59, 58, … 0, as if counted one statement at a time.
-    expect(allowed(decisions).map((decision) => decision.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+    expect(
+      allowed(decisions)
+        .map((decision) => decision.remaining)
+        .sort((a, b) => b - a),
+    ).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
     expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.remaining === 0)).toBe(true);
     expect(statements()).toBeLessThan(100);
-    const row = await handle.db.selectFrom('rate_limit_windows').select(['hits', 'window_start']).where('bucket', '=', 'key:1').executeTakeFirstOrThrow();
+    const row = await handle.db
+      .selectFrom('rate_limit_windows')
+      .select(['hits', 'window_start'])
+      .where('bucket', '=', 'key:1')
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ hits: 100, window_start: WINDOW });
   });
 
@@ -57,7 +65,9 @@ describeEachDatabase('The per-key request budget counted in the database', (dial
     const second = createRequestRateLimiter(otherProcess.db, { perMinute: 70 });
     const at = WINDOW + 2_000;
     try {
-      const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? first : second).consume(2, at)));
+      const decisions = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? first : second).consume(2, at)),
+      );
       expect(allowed(decisions)).toHaveLength(70);
     } finally {
       await otherProcess.close();
@@ -72,8 +82,18 @@ describeEachDatabase('The per-key request budget counted in the database', (dial
       ...Array.from({ length: 3 }, () => limiter.consume(3, late)),
       ...Array.from({ length: 4 }, () => limiter.consume(3, next)),
     ]);
-    expect(decisions.slice(0, 3).map((decision) => decision.remaining).sort()).toEqual([2, 3, 4]);
-    expect(decisions.slice(3).map((decision) => decision.remaining).sort()).toEqual([1, 2, 3, 4]);
+    expect(
+      decisions
+        .slice(0, 3)
+        .map((decision) => decision.remaining)
+        .sort(),
+    ).toEqual([2, 3, 4]);
+    expect(
+      decisions
+        .slice(3)
+        .map((decision) => decision.remaining)
+        .sort(),
+    ).toEqual([1, 2, 3, 4]);
     expect(decisions.slice(3).every((decision) => decision.resetSeconds === 60)).toBe(true);
     const again = await limiter.consume(3, next + 1_000);
     expect(again).toMatchObject({ allowed: true, remaining: 0 });
@@ -95,7 +115,9 @@ describeEachDatabase('The per-key request budget counted in the database', (dial
     const limiter = createRequestRateLimiter(handle.db.withPlugin(failing), { perMinute: 10 });
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => limiter.consume(4, WINDOW + 3_000)));
     expect(results[0]).toMatchObject({ status: 'rejected' });
-    const counted = results.filter((result) => result.status === 'fulfilled').map((result) => (result as PromiseFulfilledResult<RateDecision>).value.remaining);
+    const counted = results
+      .filter((result) => result.status === 'fulfilled')
+      .map((result) => (result as PromiseFulfilledResult<RateDecision>).value.remaining);
     expect(counted.sort()).toEqual([6, 7, 8, 9]);
   });
 });

@@ -32,21 +32,45 @@ describeEachDatabase('Retention', (dialect) => {
     await db
       .insertInto('idempotency_keys')
       .values([
-        { key_id: 1, idempotency_key: 'old', fingerprint: 'f'.repeat(64), status: 'completed', response_body: '{}', created_at: now - DAY - 1 },
-        { key_id: 1, idempotency_key: 'young', fingerprint: 'f'.repeat(64), status: 'completed', response_body: '{}', created_at: now - DAY + 60_000 },
+        {
+          key_id: 1,
+          idempotency_key: 'old',
+          fingerprint: 'f'.repeat(64),
+          status: 'completed',
+          response_body: '{}',
+          created_at: now - DAY - 1,
+        },
+        {
+          key_id: 1,
+          idempotency_key: 'young',
+          fingerprint: 'f'.repeat(64),
+          status: 'completed',
+          response_body: '{}',
+          created_at: now - DAY + 60_000,
+        },
       ])
       .execute();
     expect((await purge()).idempotencyKeys).toBe(1);
-    expect((await db.selectFrom('idempotency_keys').select('idempotency_key').where('key_id', '=', 1).execute()).map((r) => r.idempotency_key)).toEqual(['young']);
+    expect(
+      (await db.selectFrom('idempotency_keys').select('idempotency_key').where('key_id', '=', 1).execute()).map(
+        (r) => r.idempotency_key,
+      ),
+    ).toEqual(['young']);
   });
 
   it('purges expired sessions, and a live session keeps working', async () => {
     const { db } = server.services;
     const stale = await signUp(server.api);
     const live = await signUp(server.api);
-    await db.updateTable('sessions').set({ expires_at: server.clock.now() - 1 }).where('id', '=', sessionIdHash(stale.token)).execute();
+    await db
+      .updateTable('sessions')
+      .set({ expires_at: server.clock.now() - 1 })
+      .where('id', '=', sessionIdHash(stale.token))
+      .execute();
     expect((await purge()).sessions).toBeGreaterThanOrEqual(1);
-    expect(await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst()).toBeUndefined();
+    expect(
+      await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst(),
+    ).toBeUndefined();
     expect((await server.api.get('/api/v1/claims', { token: live.token })).status).toBe(200);
   });
 
@@ -54,14 +78,44 @@ describeEachDatabase('Retention', (dialect) => {
     const { db } = server.services;
     const { userId, keyId } = await signUpWithKey(server.api);
     const now = server.clock.now();
-    await db.insertInto('webhooks').values({ key_id: keyId, account_id: userId, url: 'https://hooks.example.test/x', enabled: 1, secret: 'whsec_x', created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('webhooks')
+      .values({
+        key_id: keyId,
+        account_id: userId,
+        url: 'https://hooks.example.test/x',
+        enabled: 1,
+        secret: 'whsec_x',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     const event = async (label: string, ageMs: number, statuses: Array<'delivered' | 'pending' | 'failed'>) => {
       const id = `evt_${label}_${newId('image').slice(4, 14)}`;
-      await db.insertInto('webhook_events').values({ id, account_id: userId, key_id: keyId, event: 'staging.complete', payload: '{}', created_at: now - ageMs }).execute();
+      await db
+        .insertInto('webhook_events')
+        .values({
+          id,
+          account_id: userId,
+          key_id: keyId,
+          event: 'staging.complete',
+          payload: '{}',
+          created_at: now - ageMs,
+        })
+        .execute();
       for (const [i, status] of statuses.entries()) {
         await db
           .insertInto('webhook_deliveries')
-          .values({ id: `whd_${id}_${i}`, event_id: id, key_id: keyId, status, attempts: 1, next_attempt_at: status === 'pending' ? now : null, created_at: now - ageMs, delivered_at: status === 'delivered' ? now - ageMs : null })
+          .values({
+            id: `whd_${id}_${i}`,
+            event_id: id,
+            key_id: keyId,
+            status,
+            attempts: 1,
+            next_attempt_at: status === 'pending' ? now : null,
+            created_at: now - ageMs,
+            delivered_at: status === 'delivered' ? now - ageMs : null,
+          })
           .execute();
       }
       return id;
@@ -73,21 +127,34 @@ describeEachDatabase('Retention', (dialect) => {
     const young = await event('young', 29 * DAY, ['delivered']);
     const report = await purge();
     expect(report).toMatchObject({ webhookEvents: 2, webhookDeliveries: 1 });
-    const left = (await db.selectFrom('webhook_events').select('id').where('key_id', '=', keyId).execute()).map((r) => r.id).sort();
+    const left = (await db.selectFrom('webhook_events').select('id').where('key_id', '=', keyId).execute())
+      .map((r) => r.id)
+      .sort();
     expect(left).toEqual([oldPending, oldFailed, young].sort());
     expect(left).not.toContain(oldDelivered);
     expect(left).not.toContain(oldNoWebhook);
-    const deliveries = await db.selectFrom('webhook_deliveries').select('event_id').where('key_id', '=', keyId).execute();
+    const deliveries = await db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('key_id', '=', keyId)
+      .execute();
     expect(deliveries.map((d) => d.event_id).sort()).toEqual([oldPending, oldPending, oldFailed, young].sort());
   });
 
   it('removes stored files that no image row names once past the grace period, and keeps every served image and its original', async () => {
     const { storage } = server.services;
     const { key } = await signUpWithKey(server.api);
-    const staged = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]) });
+    const staged = await server.api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm([{ data: await roomJpeg(400, 300) }]),
+    });
     expect(staged.status).toBe(200);
     const kept = (staged.body.images[0].image_url as string).split('/').pop()!;
-    const row = await server.services.db.selectFrom('images').select('original_storage_name').where('storage_name', '=', kept).executeTakeFirstOrThrow();
+    const row = await server.services.db
+      .selectFrom('images')
+      .select('original_storage_name')
+      .where('storage_name', '=', kept)
+      .executeTakeFirstOrThrow();
     const original = row.original_storage_name!;
     expect(original).toMatch(/^src_/);
     const orphan = newImageName(newId('image'), 'jpg');
@@ -109,12 +176,19 @@ describeEachDatabase('Retention', (dialect) => {
     const { db } = server.services;
     const { key, keyId, userId } = await signUpWithKey(server.api);
     // BACKGROUND_WORK=off: nothing runs jobs here, so this one stays queued with its input in storage.
-    const accepted = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]), headers: { Prefer: 'respond-async' } });
+    const accepted = await server.api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm([{ data: await roomJpeg(400, 300) }]),
+      headers: { Prefer: 'respond-async' },
+    });
     expect(accepted.status).toBe(202);
-    const inputs = (await db.selectFrom('job_inputs').select('storage_name').where('job_id', '=', accepted.body.job_id).execute()).map((row) => row.storage_name);
+    const inputs = (
+      await db.selectFrom('job_inputs').select('storage_name').where('job_id', '=', accepted.body.job_id).execute()
+    ).map((row) => row.storage_name);
     expect(inputs).toHaveLength(1);
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
-    for (const name of inputs) utimesSync(path.join(server.services.config.dataDir, 'images', name), twoHoursAgo, twoHoursAgo);
+    for (const name of inputs)
+      utimesSync(path.join(server.services.config.dataDir, 'images', name), twoHoursAgo, twoHoursAgo);
 
     const now = server.clock.now();
     const finishedJob = (id: string, status: 'succeeded' | 'failed', ageMs: number) => ({
@@ -135,11 +209,16 @@ describeEachDatabase('Retention', (dialect) => {
     });
     const old = newId('job');
     const young = newId('job');
-    await db.insertInto('jobs').values([finishedJob(old, 'succeeded', 31 * DAY), finishedJob(young, 'failed', DAY)]).execute();
+    await db
+      .insertInto('jobs')
+      .values([finishedJob(old, 'succeeded', 31 * DAY), finishedJob(young, 'failed', DAY)])
+      .execute();
 
     const report = await purge();
     expect(report.jobs).toBe(1);
-    const left = (await db.selectFrom('jobs').select('id').where('account_id', '=', userId).execute()).map((row) => row.id).sort();
+    const left = (await db.selectFrom('jobs').select('id').where('account_id', '=', userId).execute())
+      .map((row) => row.id)
+      .sort();
     expect(left).toEqual([accepted.body.job_id, young].sort());
     expect(storedFiles(server)).toEqual(expect.arrayContaining(inputs));
   });
@@ -147,25 +226,44 @@ describeEachDatabase('Retention', (dialect) => {
   it('purges hour-old impression views and finished rate-limit windows', async () => {
     const { db } = server.services;
     const now = server.clock.now();
-    await db.insertInto('impression_views').values({ image_id: 'img_gone', viewer: 'v'.repeat(32), counted_at: now - 3_600_001 }).execute();
-    await db.insertInto('rate_limit_windows').values({ bucket: 'claim:203.0.113.9', window_start: now - 2 * 3_600_000, hits: 3 }).execute();
+    await db
+      .insertInto('impression_views')
+      .values({ image_id: 'img_gone', viewer: 'v'.repeat(32), counted_at: now - 3_600_001 })
+      .execute();
+    await db
+      .insertInto('rate_limit_windows')
+      .values({ bucket: 'claim:203.0.113.9', window_start: now - 2 * 3_600_000, hits: 3 })
+      .execute();
     const report = await purge();
     expect(report.impressionViews).toBeGreaterThanOrEqual(1);
     expect(report.rateLimitWindows).toBeGreaterThanOrEqual(1);
-    expect(await db.selectFrom('impression_views').select('image_id').where('image_id', '=', 'img_gone').executeTakeFirst()).toBeUndefined();
+    expect(
+      await db.selectFrom('impression_views').select('image_id').where('image_id', '=', 'img_gone').executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('runs by itself every RETENTION_INTERVAL, and two processes purging at once do not trip over each other', async () => {
     const { db, storage } = server.services;
     const stale = await signUp(server.api);
-    await db.updateTable('sessions').set({ expires_at: server.clock.now() - 1 }).where('id', '=', sessionIdHash(stale.token)).execute();
-    const jobs = [1, 2].map(() => startRetentionJob({ db, storage, clock: server.clock, policy: POLICY, intervalMs: 100 }));
+    await db
+      .updateTable('sessions')
+      .set({ expires_at: server.clock.now() - 1 })
+      .where('id', '=', sessionIdHash(stale.token))
+      .execute();
+    const jobs = [1, 2].map(() =>
+      startRetentionJob({ db, storage, clock: server.clock, policy: POLICY, intervalMs: 100 }),
+    );
     try {
       const deadline = Date.now() + 5_000;
-      while (Date.now() < deadline && (await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst())) {
+      while (
+        Date.now() < deadline &&
+        (await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst())
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst()).toBeUndefined();
+      expect(
+        await db.selectFrom('sessions').select('id').where('id', '=', sessionIdHash(stale.token)).executeTakeFirst(),
+      ).toBeUndefined();
     } finally {
       await Promise.all(jobs.map((job) => job.stop()));
     }

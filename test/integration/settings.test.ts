@@ -18,19 +18,33 @@ describeEachDatabase('Settings: notifications and the low-balance event', (diale
     await server?.dropDatabase();
   });
 
-  const stage = async (key: string) => expect((await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }]) })).status).toBe(200);
-  const lowBalanceEvents = async (accountId: string) =>
-    (await server.services.db.selectFrom('webhook_events').select('payload').where('account_id', '=', accountId).where('event', '=', 'credits.low').orderBy('created_at').execute()).map(
-      (row) => JSON.parse(row.payload).data,
+  const stage = async (key: string) =>
+    expect((await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }]) })).status).toBe(
+      200,
     );
+  const lowBalanceEvents = async (accountId: string) =>
+    (
+      await server.services.db
+        .selectFrom('webhook_events')
+        .select('payload')
+        .where('account_id', '=', accountId)
+        .where('event', '=', 'credits.low')
+        .orderBy('created_at')
+        .execute()
+    ).map((row) => JSON.parse(row.payload).data);
   const buy = (accountId: string, credits: number) =>
-    inTransaction(server.services.db, (trx) => changeCredits(trx, { accountId, delta: credits, reason: 'purchase', now: server.clock.now() }));
+    inTransaction(server.services.db, (trx) =>
+      changeCredits(trx, { accountId, delta: credits, reason: 'purchase', now: server.clock.now() }),
+    );
 
   it('shows the defaults of a new account: auto top-up off and a low-balance threshold of 5', async () => {
     const { token } = await signUp(server.api);
     const settings = await server.api.get('/api/v1/settings', { token });
     expect(settings.status).toBe(200);
-    expect(settings.body).toEqual({ auto_topup: { enabled: false, amount: 50, threshold: 10 }, notifications: { low_balance_threshold: 5 } });
+    expect(settings.body).toEqual({
+      auto_topup: { enabled: false, amount: 50, threshold: 10 },
+      notifications: { low_balance_threshold: 5 },
+    });
     const notifications = await server.api.get('/api/v1/settings/notifications', { token });
     expect(notifications.status).toBe(200);
     expect(notifications.body).toEqual({ low_balance_threshold: 5 });
@@ -38,11 +52,18 @@ describeEachDatabase('Settings: notifications and the low-balance event', (diale
 
   it('saves a new low-balance threshold and shows it in both settings views', async () => {
     const { token } = await signUp(server.api);
-    const put = await server.api.put('/api/v1/settings/notifications', { token, json: { low_balance_threshold: 100_000 } });
+    const put = await server.api.put('/api/v1/settings/notifications', {
+      token,
+      json: { low_balance_threshold: 100_000 },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ low_balance_threshold: 100_000 });
-    expect((await server.api.get('/api/v1/settings/notifications', { token })).body).toEqual({ low_balance_threshold: 100_000 });
-    expect((await server.api.get('/api/v1/settings', { token })).body.notifications).toEqual({ low_balance_threshold: 100_000 });
+    expect((await server.api.get('/api/v1/settings/notifications', { token })).body).toEqual({
+      low_balance_threshold: 100_000,
+    });
+    expect((await server.api.get('/api/v1/settings', { token })).body.notifications).toEqual({
+      low_balance_threshold: 100_000,
+    });
     const zero = await server.api.put('/api/v1/settings/notifications', { token, json: { low_balance_threshold: 0 } });
     expect(zero.body).toEqual({ low_balance_threshold: 0 });
   });
@@ -50,20 +71,35 @@ describeEachDatabase('Settings: notifications and the low-balance event', (diale
   it('refuses thresholds outside 0–100 000 with invalid_request and keeps the old one', async () => {
     const { token } = await signUp(server.api);
     await server.api.put('/api/v1/settings/notifications', { token, json: { low_balance_threshold: 7 } });
-    for (const body of [{ low_balance_threshold: -1 }, { low_balance_threshold: 100_001 }, { low_balance_threshold: 2.5 }, { low_balance_threshold: 'many' }, {}]) {
+    for (const body of [
+      { low_balance_threshold: -1 },
+      { low_balance_threshold: 100_001 },
+      { low_balance_threshold: 2.5 },
+      { low_balance_threshold: 'many' },
+      {},
+    ]) {
       const response = await server.api.put('/api/v1/settings/notifications', { token, json: body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body).toMatchObject({ error: 'invalid request', code: 'invalid_request' });
       expect(response.body.details[0].path).toBe('low_balance_threshold');
     }
-    expect((await server.api.get('/api/v1/settings/notifications', { token })).body).toEqual({ low_balance_threshold: 7 });
+    expect((await server.api.get('/api/v1/settings/notifications', { token })).body).toEqual({
+      low_balance_threshold: 7,
+    });
   });
 
   it('asks for a sign-in: no token and an API key are both 401', async () => {
     const { key } = await signUpWithKey(server.api);
     for (const token of [undefined, key]) {
-      for (const [method, path] of [['GET', '/api/v1/settings'], ['GET', '/api/v1/settings/notifications'], ['PUT', '/api/v1/settings/notifications']] as const) {
-        const response = await server.api.request(method, path, { token, json: method === 'PUT' ? { low_balance_threshold: 1 } : undefined });
+      for (const [method, path] of [
+        ['GET', '/api/v1/settings'],
+        ['GET', '/api/v1/settings/notifications'],
+        ['PUT', '/api/v1/settings/notifications'],
+      ] as const) {
+        const response = await server.api.request(method, path, {
+          token,
+          json: method === 'PUT' ? { low_balance_threshold: 1 } : undefined,
+        });
         expect(response.status).toBe(401);
         expect(response.body.code).toBe('authentication_required');
       }

@@ -11,7 +11,9 @@ const WRITER = fileURLToPath(new URL('../helpers/sqlite-writer.ts', import.meta.
 
 function runWriter(url: string, count: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, url, String(count)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, url, String(count)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('exit', (code) => resolve({ code, stderr }));
@@ -29,14 +31,25 @@ describe('SQLite shared by several processes (server and worker)', () => {
       await migrateToLatest(handle.db);
       await handle.db
         .insertInto('accounts')
-        .values({ id: 'acc_shared', email: 'shared@example.test', password_hash: 'x', key_bonus_granted_at: null, payment_method_id: null, created_at: Date.now() })
+        .values({
+          id: 'acc_shared',
+          email: 'shared@example.test',
+          password_hash: 'x',
+          key_bonus_granted_at: null,
+          payment_method_id: null,
+          created_at: Date.now(),
+        })
         .execute();
       const runs = await Promise.all([runWriter(url, 150), runWriter(url, 150)]);
       expect(runs).toEqual([
         { code: 0, stderr: '' },
         { code: 0, stderr: '' },
       ]);
-      const { credits } = await handle.db.selectFrom('accounts').select('credits').where('id', '=', 'acc_shared').executeTakeFirstOrThrow();
+      const { credits } = await handle.db
+        .selectFrom('accounts')
+        .select('credits')
+        .where('id', '=', 'acc_shared')
+        .executeTakeFirstOrThrow();
       expect(credits).toBe(300);
     } finally {
       await handle.close();

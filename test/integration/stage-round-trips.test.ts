@@ -11,7 +11,10 @@ describeEachDatabase('Database round trips of one stage request', (dialect) => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     // No inline worker: its polls would land in the log between the request's statements.
-    server = await startTestServer(dialect, { env: { BACKGROUND_WORK: 'off' }, onQuery: (sql) => recording && statements.push(sql) });
+    server = await startTestServer(dialect, {
+      env: { BACKGROUND_WORK: 'off' },
+      onQuery: (sql) => recording && statements.push(sql),
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -22,7 +25,9 @@ describeEachDatabase('Database round trips of one stage request', (dialect) => {
     const { key } = await signUpWithKey(server.api);
     const photo = await roomJpeg(400, 300);
     // The first request of a key warms the process's key-id cache; the second is the steady state measured.
-    expect((await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }]) })).status).toBe(200);
+    expect((await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }]) })).status).toBe(
+      200,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     recording = true;
     const response = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }]) });
@@ -30,8 +35,10 @@ describeEachDatabase('Database round trips of one stage request', (dialect) => {
     recording = false;
     expect(response.status).toBe(200);
     const keyLookups = statements.filter((sql) => /from [`"]?api_keys[`"]? .*key_hash/i.test(sql));
-    console.log(`[round trips] ${dialect}: ${statements.length} statements for one stage request, ${keyLookups.length} key lookup(s)`);
-    if (process.env.SHOW_STATEMENTS) console.log(statements.map((s) => s.slice(0, 90)).join("\n"));
+    console.log(
+      `[round trips] ${dialect}: ${statements.length} statements for one stage request, ${keyLookups.length} key lookup(s)`,
+    );
+    if (process.env.SHOW_STATEMENTS) console.log(statements.map((s) => s.slice(0, 90)).join('\n'));
     expect(keyLookups).toHaveLength(1);
     expect(statements.length).toBeLessThanOrEqual(30);
   });

@@ -30,10 +30,25 @@ describeEachDatabase('Credits for image operations: charged before processing, r
 
   const db = () => server.services.db;
   const ledgerOf = async (accountId: string) =>
-    (await db().selectFrom('credit_ledger').select(['delta', 'reason', 'balance_after']).where('account_id', '=', accountId).orderBy('id').execute()).map((r) => ({ ...r }));
-  const imageRows = (accountId: string) => db().selectFrom('images').selectAll().where('account_id', '=', accountId).execute();
+    (
+      await db()
+        .selectFrom('credit_ledger')
+        .select(['delta', 'reason', 'balance_after'])
+        .where('account_id', '=', accountId)
+        .orderBy('id')
+        .execute()
+    ).map((r) => ({ ...r }));
+  const imageRows = (accountId: string) =>
+    db().selectFrom('images').selectAll().where('account_id', '=', accountId).execute();
   const stagingEvents = async (accountId: string) =>
-    (await db().selectFrom('webhook_events').select(['event', 'payload', 'key_id']).where('account_id', '=', accountId).where('event', '=', 'staging.complete').execute()).map((row) => ({
+    (
+      await db()
+        .selectFrom('webhook_events')
+        .select(['event', 'payload', 'key_id'])
+        .where('account_id', '=', accountId)
+        .where('event', '=', 'staging.complete')
+        .execute()
+    ).map((row) => ({
       ...row,
       envelope: JSON.parse(row.payload),
     }));
@@ -79,16 +94,31 @@ describeEachDatabase('Credits for image operations: charged before processing, r
 
   it('answers a zero balance without auto top-up with insufficient_credits, and charges a multi-image stage all or nothing', async () => {
     const { key, userId } = await signUpWithKey(server.api);
-    const eight = await server.api.post('/api/v1/stage', { token: key, json: { images: Array.from({ length: 8 }, () => photo.toString('base64')) } });
+    const eight = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: Array.from({ length: 8 }, () => photo.toString('base64')) },
+    });
     expect(eight.body).toMatchObject({ credits_used: 8, credits_remaining: 2 });
-    const three = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }, { data: photo }, { data: photo }]) });
+    const three = await server.api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm([{ data: photo }, { data: photo }, { data: photo }]),
+    });
     expect(three.status).toBe(402);
     expect(three.body).toMatchObject({ code: 'insufficient_credits', credits_required: 3, credits_available: 2 });
     expect(await creditsOf(server.api, key)).toBe(2);
-    await server.api.post('/api/v1/stage', { token: key, json: { images: [photo.toString('base64'), photo.toString('base64')] } });
+    await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: [photo.toString('base64'), photo.toString('base64')] },
+    });
     const empty = await server.api.post('/api/v1/enhance', { token: key, body: imageForm([{ data: photo }]) });
     expect(empty.status).toBe(402);
-    expect(empty.body).toEqual({ error: 'insufficient credits', code: 'insufficient_credits', message: expect.any(String), credits_required: 1, credits_available: 0 });
+    expect(empty.body).toEqual({
+      error: 'insufficient credits',
+      code: 'insufficient_credits',
+      message: expect.any(String),
+      credits_required: 1,
+      credits_available: 0,
+    });
     // Placing products stays free at a zero balance.
     const placed = await server.api.post('/api/v1/place-products', { token: key, body: imageForm([{ data: photo }]) });
     expect(placed.status).toBe(200);
@@ -99,14 +129,25 @@ describeEachDatabase('Credits for image operations: charged before processing, r
   it('answers no_credits only at a zero balance that an enabled auto top-up could not rescue', async () => {
     const { key, userId } = await signUpWithKey(server.api);
     await db().updateTable('accounts').set({ auto_topup_enabled: 1 }).where('id', '=', userId).execute();
-    await server.api.post('/api/v1/stage', { token: key, json: { images: Array.from({ length: 9 }, () => photo.toString('base64')) } });
-    const short = await server.api.post('/api/v1/stage', { token: key, json: { images: [photo.toString('base64'), photo.toString('base64')] } });
+    await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: Array.from({ length: 9 }, () => photo.toString('base64')) },
+    });
+    const short = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: [photo.toString('base64'), photo.toString('base64')] },
+    });
     expect(short.status).toBe(402);
     expect(short.body).toMatchObject({ code: 'insufficient_credits', credits_required: 2, credits_available: 1 });
     await stage(key);
     const zero = await stage(key);
     expect(zero.status).toBe(402);
-    expect(zero.body).toEqual({ error: 'no credits remaining', code: 'no_credits', message: expect.stringMatching(/payment method/), credits_remaining: 0 });
+    expect(zero.body).toEqual({
+      error: 'no credits remaining',
+      code: 'no_credits',
+      message: expect.stringMatching(/payment method/),
+      credits_remaining: 0,
+    });
   });
 
   it('refunds in the same request when the engine fails after the charge; the ledger shows both entries', async () => {
@@ -134,7 +175,9 @@ describeEachDatabase('Credits for image operations: charged before processing, r
 
   it('refunds an image the engine finds undecodable only while processing, with 422', async () => {
     const { key, userId } = await signUpWithKey(server.api);
-    server.services.engine = engineWith({ enhance: async () => Promise.reject(new AppError('invalid_image', 'The image data is damaged.')) });
+    server.services.engine = engineWith({
+      enhance: async () => Promise.reject(new AppError('invalid_image', 'The image data is damaged.')),
+    });
     const response = await server.api.post('/api/v1/enhance', { token: key, body: imageForm([{ data: photo }]) });
     expect(response.status).toBe(422);
     expect(await creditsOf(server.api, key)).toBe(10);
@@ -152,7 +195,10 @@ describeEachDatabase('Credits for image operations: charged before processing, r
         return realStorage.put(name, data, type);
       },
     };
-    const response = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }, { data: photo }, { data: photo }]) });
+    const response = await server.api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm([{ data: photo }, { data: photo }, { data: photo }]),
+    });
     expect(response.status).toBe(500);
     expect(puts).toBe(3);
     expect(await creditsOf(server.api, key)).toBe(10);
@@ -167,7 +213,10 @@ describeEachDatabase('Credits for image operations: charged before processing, r
 
   it('emits staging.complete per staged image with the balance as of that charge', async () => {
     const { key, keyId, userId } = await signUpWithKey(server.api);
-    const response = await server.api.post('/api/v1/stage', { token: key, json: { images: [photo.toString('base64'), photo.toString('base64')], style: 'coastal', room_type: 'office' } });
+    const response = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { images: [photo.toString('base64'), photo.toString('base64')], style: 'coastal', room_type: 'office' },
+    });
     expect(response.status).toBe(200);
     const events = await stagingEvents(userId);
     expect(events).toHaveLength(2);
@@ -179,7 +228,15 @@ describeEachDatabase('Credits for image operations: charged before processing, r
         id: expect.stringMatching(/^evt_/),
         event: 'staging.complete',
         timestamp: expect.stringMatching(/Z$/),
-        data: { image_url: image.image_url, claim_code: response.body.claim_code, style: 'coastal', room_type: 'office', credits_used: 1, credits_remaining: 8, image_id: image.id },
+        data: {
+          image_url: image.image_url,
+          claim_code: response.body.claim_code,
+          style: 'coastal',
+          room_type: 'office',
+          credits_used: 1,
+          credits_remaining: 8,
+          image_id: image.id,
+        },
       });
     }
   });

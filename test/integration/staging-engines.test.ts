@@ -58,7 +58,7 @@ describeEachDatabase('Staging engines', (dialect) => {
               job = (await server.api.get(`/api/v1/jobs/${jobId}`, { token: key })).body;
               return job.status;
             },
-            { timeout: 15_000, interval: 100 }
+            { timeout: 15_000, interval: 100 },
           )
           .toMatch(/^(succeeded|failed)$/);
         return job;
@@ -119,7 +119,7 @@ describeEachDatabase('Staging engines', (dialect) => {
         const claimCode = job.result.claim_code as string;
         const imageId = job.result.images[0].id as string;
         await receiver.waitFor((requests) =>
-          requests.some((request) => request.rawBody.toString('utf8').includes(imageId))
+          requests.some((request) => request.rawBody.toString('utf8').includes(imageId)),
         );
 
         const enhanced = await server.api.post('/api/v1/enhance', {

@@ -43,7 +43,11 @@ describeEachDatabase('Idempotent retries and image operations in flight over HTT
     expect((await stage(key, 'k1')).status).toBe(200);
     const otherFile = await stage(key, 'k1', otherRoom);
     expect(otherFile.status).toBe(409);
-    expect(otherFile.body).toMatchObject({ error: 'conflict', code: 'conflict', message: expect.stringMatching(/different request/) });
+    expect(otherFile.body).toMatchObject({
+      error: 'conflict',
+      code: 'conflict',
+      message: expect.stringMatching(/different request/),
+    });
     expect((await stage(key, 'k1', room, 'industrial')).status).toBe(409);
     expect(await creditsOf(server.api, key)).toBe(9);
   });
@@ -56,7 +60,10 @@ describeEachDatabase('Idempotent retries and image operations in flight over HTT
     for (const response of responses.filter((r) => r !== ran[0])) {
       if (response.status === 200) expect(response.body.claim_code).toBe(ran[0]!.body.claim_code);
       else {
-        expect(response.body).toMatchObject({ code: 'conflict', message: expect.stringMatching(/still being processed|in use/) });
+        expect(response.body).toMatchObject({
+          code: 'conflict',
+          message: expect.stringMatching(/still being processed|in use/),
+        });
         expect(response.headers.get('retry-after')).toBe('2');
       }
     }
@@ -65,9 +72,17 @@ describeEachDatabase('Idempotent retries and image operations in flight over HTT
 
   it('frees the key after a failed request, so the retry runs and charges once', async () => {
     const { key } = await signUpWithKey(server.api);
-    const failed = await server.api.post('/api/v1/stage', { token: key, json: { image: 'not base64!' }, headers: { 'Idempotency-Key': 'retry-after-fix' } });
+    const failed = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { image: 'not base64!' },
+      headers: { 'Idempotency-Key': 'retry-after-fix' },
+    });
     expect(failed.status).toBe(400);
-    const retried = await server.api.post('/api/v1/stage', { token: key, json: { image: room.toString('base64') }, headers: { 'Idempotency-Key': 'retry-after-fix' } });
+    const retried = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { image: room.toString('base64') },
+      headers: { 'Idempotency-Key': 'retry-after-fix' },
+    });
     expect(retried.status).toBe(200);
     expect(await creditsOf(server.api, key)).toBe(9);
   });
@@ -86,7 +101,10 @@ describeEachDatabase('Idempotent retries and image operations in flight over HTT
 
   it('refuses a JSON body that names an uploaded file it did not upload', async () => {
     const { key } = await signUpWithKey(server.api);
-    const response = await server.api.post('/api/v1/stage', { token: key, json: { image: `upload:sha256:${'0'.repeat(64)}` } });
+    const response = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { image: `upload:sha256:${'0'.repeat(64)}` },
+    });
     expect(response.status).toBe(400);
     expect(response.body.details[0].path).toBe('image');
     expect(await creditsOf(server.api, key)).toBe(10);

@@ -20,13 +20,23 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
   describe('stage', () => {
     it('stages a multipart upload (curl -F) and keeps the input size', async () => {
       const { key } = await signUpWithKey(server.api);
-      const response = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }], { style: 'scandinavian', room_type: 'bedroom' }) });
+      const response = await server.api.post('/api/v1/stage', {
+        token: key,
+        body: imageForm([{ data: photo }], { style: 'scandinavian', room_type: 'bedroom' }),
+      });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         success: true,
         claim_code: expect.stringMatching(/^RS-[0-9A-HJKMNP-TV-Z]{8}$/),
         image_url: response.body.images[0].image_url,
-        images: [{ id: expect.stringMatching(/^img_/), image_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:1\/images\/img_\w+\.jpg$/), width: 1000, height: 700 }],
+        images: [
+          {
+            id: expect.stringMatching(/^img_/),
+            image_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:1\/images\/img_\w+\.jpg$/),
+            width: 1000,
+            height: 700,
+          },
+        ],
         style: 'scandinavian',
         room_type: 'bedroom',
         credits_used: 1,
@@ -45,9 +55,17 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
       const { key } = await signUpWithKey(server.api);
       const plain = await server.api.post('/api/v1/stage', { token: key, json: { image: photo.toString('base64') } });
       expect(plain.status).toBe(200);
-      expect(plain.body).toMatchObject({ style: 'modern', room_type: 'living_room', credits_used: 1, credits_remaining: 9 });
+      expect(plain.body).toMatchObject({
+        style: 'modern',
+        room_type: 'living_room',
+        credits_used: 1,
+        credits_remaining: 9,
+      });
       const png = await roomPng(640, 480);
-      const fromDataUrl = await server.api.post('/api/v1/stage', { token: key, json: { image: dataUrl(png, 'image/png'), style: 'industrial' } });
+      const fromDataUrl = await server.api.post('/api/v1/stage', {
+        token: key,
+        json: { image: dataUrl(png, 'image/png'), style: 'industrial' },
+      });
       expect(fromDataUrl.status).toBe(200);
       expect(fromDataUrl.body.images[0]).toMatchObject({ width: 640, height: 480 });
       expect(fromDataUrl.body.claim_code).not.toBe(plain.body.claim_code);
@@ -56,14 +74,20 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
     it('stages several images in one request: one claim, one credit each', async () => {
       const { key } = await signUpWithKey(server.api);
       const second = await roomJpeg(600, 900);
-      const multipart = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }, { data: second }]) });
+      const multipart = await server.api.post('/api/v1/stage', {
+        token: key,
+        body: imageForm([{ data: photo }, { data: second }]),
+      });
       expect(multipart.status).toBe(200);
       expect(multipart.body.images.map((i: { width: number; height: number }) => [i.width, i.height])).toEqual([
         [1000, 700],
         [600, 900],
       ]);
       expect(multipart.body).toMatchObject({ credits_used: 2, credits_remaining: 8 });
-      const json = await server.api.post('/api/v1/stage', { token: key, json: { images: [photo.toString('base64'), dataUrl(second), photo.toString('base64')] } });
+      const json = await server.api.post('/api/v1/stage', {
+        token: key,
+        json: { images: [photo.toString('base64'), dataUrl(second), photo.toString('base64')] },
+      });
       expect(json.status).toBe(200);
       expect(json.body).toMatchObject({ credits_used: 3, credits_remaining: 5 });
       expect(json.body.image_url).toBe(json.body.images[0].image_url);
@@ -88,21 +112,53 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
     it('lists the styles and room types without credentials', async () => {
       const response = await server.api.get('/api/v1/styles');
       expect(response.status).toBe(200);
-      expect(response.body.styles).toEqual(['modern', 'scandinavian', 'industrial', 'minimalist', 'mid_century', 'coastal', 'farmhouse', 'luxury', 'bohemian', 'traditional']);
-      expect(response.body.room_types).toEqual(['living_room', 'bedroom', 'dining_room', 'kitchen', 'office', 'bathroom', 'kids_room', 'outdoor']);
+      expect(response.body.styles).toEqual([
+        'modern',
+        'scandinavian',
+        'industrial',
+        'minimalist',
+        'mid_century',
+        'coastal',
+        'farmhouse',
+        'luxury',
+        'bohemian',
+        'traditional',
+      ]);
+      expect(response.body.room_types).toEqual([
+        'living_room',
+        'bedroom',
+        'dining_room',
+        'kitchen',
+        'office',
+        'bathroom',
+        'kids_room',
+        'outdoor',
+      ]);
     });
 
     it('rejects an unknown style or room type with 400 and charges nothing', async () => {
       const { key } = await signUpWithKey(server.api);
-      const badStyle = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: photo }], { style: 'baroque' }) });
+      const badStyle = await server.api.post('/api/v1/stage', {
+        token: key,
+        body: imageForm([{ data: photo }], { style: 'baroque' }),
+      });
       expect(badStyle.status).toBe(400);
-      expect(badStyle.body).toMatchObject({ code: 'invalid_request', details: [expect.objectContaining({ path: 'style' })] });
-      const badRoom = await server.api.post('/api/v1/stage', { token: key, json: { image: photo.toString('base64'), room_type: 'garage' } });
+      expect(badStyle.body).toMatchObject({
+        code: 'invalid_request',
+        details: [expect.objectContaining({ path: 'style' })],
+      });
+      const badRoom = await server.api.post('/api/v1/stage', {
+        token: key,
+        json: { image: photo.toString('base64'), room_type: 'garage' },
+      });
       expect(badRoom.status).toBe(400);
       const none = await server.api.post('/api/v1/stage', { token: key, json: { style: 'modern' } });
       expect(none.status).toBe(400);
       expect(none.body.details[0].path).toBe('image');
-      const both = await server.api.post('/api/v1/stage', { token: key, json: { image: photo.toString('base64'), image_url: 'https://example.com/a.jpg' } });
+      const both = await server.api.post('/api/v1/stage', {
+        token: key,
+        json: { image: photo.toString('base64'), image_url: 'https://example.com/a.jpg' },
+      });
       expect(both.status).toBe(400);
       expect(await creditsOf(server.api, key)).toBe(10);
     });
@@ -112,12 +168,19 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
       const anonymous = await server.api.post('/api/v1/stage', { body: imageForm([{ data: photo }]) });
       expect(anonymous.status).toBe(401);
       expect(anonymous.body).toMatchObject({ code: 'authentication_required', error: 'authentication required' });
-      expect((await server.api.post('/api/v1/stage', { token: account.token, json: { image: photo.toString('base64') } })).status).toBe(401);
+      expect(
+        (await server.api.post('/api/v1/stage', { token: account.token, json: { image: photo.toString('base64') } }))
+          .status,
+      ).toBe(401);
       // A big upload without a key is answered 401 without being read into memory.
-      const big = await server.api.post('/api/v1/stage', { body: imageForm(Array.from({ length: 10 }, () => ({ data: photo }))) });
+      const big = await server.api.post('/api/v1/stage', {
+        body: imageForm(Array.from({ length: 10 }, () => ({ data: photo }))),
+      });
       expect(big.status).toBe(401);
       await server.api.delete(`/api/v1/keys/${account.keyId}`, { token: account.token });
-      expect((await server.api.post('/api/v1/enhance', { token: account.key, body: imageForm([{ data: photo }]) })).status).toBe(401);
+      expect(
+        (await server.api.post('/api/v1/enhance', { token: account.key, body: imageForm([{ data: photo }]) })).status,
+      ).toBe(401);
     });
   });
 
@@ -126,11 +189,21 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
       const { key } = await signUpWithKey(server.api);
       const landscape = await server.api.post('/api/v1/enhance', { token: key, body: imageForm([{ data: photo }]) });
       expect(landscape.status).toBe(200);
-      expect(landscape.body).toEqual({ success: true, image_url: expect.any(String), width: 3840, height: 2688, credits_used: 1, credits_remaining: 9 });
+      expect(landscape.body).toEqual({
+        success: true,
+        image_url: expect.any(String),
+        width: 3840,
+        height: 2688,
+        credits_used: 1,
+        credits_remaining: 9,
+      });
       const served = await fetchImage(server, landscape.body.image_url);
       expect(served.metadata).toMatchObject({ width: 3840, height: 2688 });
 
-      const portrait = await server.api.post('/api/v1/enhance', { token: key, json: { image: dataUrl(await roomJpeg(600, 900)) } });
+      const portrait = await server.api.post('/api/v1/enhance', {
+        token: key,
+        json: { image: dataUrl(await roomJpeg(600, 900)) },
+      });
       expect(portrait.status).toBe(200);
       expect(portrait.body).toMatchObject({ width: 2560, height: 3840, credits_remaining: 8 });
       const decoded = await sharp((await fetchImage(server, portrait.body.image_url)).bytes).metadata();
@@ -139,9 +212,15 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
 
     it('takes one image only', async () => {
       const { key } = await signUpWithKey(server.api);
-      const two = await server.api.post('/api/v1/enhance', { token: key, body: imageForm([{ data: photo }, { data: photo }]) });
+      const two = await server.api.post('/api/v1/enhance', {
+        token: key,
+        body: imageForm([{ data: photo }, { data: photo }]),
+      });
       expect(two.status).toBe(400);
-      const images = await server.api.post('/api/v1/enhance', { token: key, json: { images: [photo.toString('base64')] } });
+      const images = await server.api.post('/api/v1/enhance', {
+        token: key,
+        json: { images: [photo.toString('base64')] },
+      });
       expect(images.status).toBe(400);
       expect(await creditsOf(server.api, key)).toBe(10);
     });
@@ -150,7 +229,10 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
   describe('place-products', () => {
     it('places sponsored products for free in an uploaded image, up to max_products (a text field)', async () => {
       const { key } = await signUpWithKey(server.api);
-      const response = await server.api.post('/api/v1/place-products', { token: key, body: imageForm([{ data: photo }], { max_products: '2', room_type: 'living_room' }) });
+      const response = await server.api.post('/api/v1/place-products', {
+        token: key,
+        body: imageForm([{ data: photo }], { max_products: '2', room_type: 'living_room' }),
+      });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ success: true, credits_used: 0, credits_remaining: 10 });
       expect(response.body.placements.length).toBeGreaterThan(0);
@@ -175,26 +257,45 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
 
     it('places products in an image this account staged, by image_id, picking products that suit the room', async () => {
       const { key } = await signUpWithKey(server.api);
-      const staged = await server.api.post('/api/v1/stage', { token: key, json: { image: photo.toString('base64'), room_type: 'kitchen' } });
-      const placed = await server.api.post('/api/v1/place-products', { token: key, json: { image_id: staged.body.images[0].id, max_products: 5 } });
+      const staged = await server.api.post('/api/v1/stage', {
+        token: key,
+        json: { image: photo.toString('base64'), room_type: 'kitchen' },
+      });
+      const placed = await server.api.post('/api/v1/place-products', {
+        token: key,
+        json: { image_id: staged.body.images[0].id, max_products: 5 },
+      });
       expect(placed.status).toBe(200);
       const rows = await server.services.db.selectFrom('products').selectAll().execute();
       const kitchen = new Set(rows.filter((p) => p.room_types.split(',').includes('kitchen')).map((p) => p.id));
       for (const placement of placed.body.placements) expect(kitchen.has(placement.product_id)).toBe(true);
       expect(placed.body.credits_remaining).toBe(9);
-      const image = await server.services.db.selectFrom('images').selectAll().where('storage_name', '=', new URL(placed.body.image_url).pathname.split('/').pop()!).executeTakeFirstOrThrow();
+      const image = await server.services.db
+        .selectFrom('images')
+        .selectAll()
+        .where('storage_name', '=', new URL(placed.body.image_url).pathname.split('/').pop()!)
+        .executeTakeFirstOrThrow();
       expect(image).toMatchObject({ kind: 'placed', source_image_id: staged.body.images[0].id, room_type: 'kitchen' });
     });
 
-    it("answers 404 for an image_id of another account and 400 for max_products out of 1–5", async () => {
+    it('answers 404 for an image_id of another account and 400 for max_products out of 1–5', async () => {
       const owner = await signUpWithKey(server.api);
       const stranger = await signUpWithKey(server.api);
-      const staged = await server.api.post('/api/v1/stage', { token: owner.key, json: { image: photo.toString('base64') } });
-      const foreign = await server.api.post('/api/v1/place-products', { token: stranger.key, json: { image_id: staged.body.images[0].id } });
+      const staged = await server.api.post('/api/v1/stage', {
+        token: owner.key,
+        json: { image: photo.toString('base64') },
+      });
+      const foreign = await server.api.post('/api/v1/place-products', {
+        token: stranger.key,
+        json: { image_id: staged.body.images[0].id },
+      });
       expect(foreign.status).toBe(404);
       expect(foreign.body.code).toBe('not_found');
       for (const max of [0, 6, 'many']) {
-        const response = await server.api.post('/api/v1/place-products', { token: owner.key, json: { image: photo.toString('base64'), max_products: max } });
+        const response = await server.api.post('/api/v1/place-products', {
+          token: owner.key,
+          json: { image: photo.toString('base64'), max_products: max },
+        });
         expect(response.status).toBe(400);
       }
     });

@@ -30,7 +30,10 @@ const backends: Backend[] = [
     title: 'local disk (file:)',
     async open() {
       const dir = mkdtempSync(join(tmpdir(), 'roomstage-storage-'));
-      return { storage: openImageStorage(`file:${dir}/images`, BASE), close: async () => rmSync(dir, { recursive: true, force: true }) };
+      return {
+        storage: openImageStorage(`file:${dir}/images`, BASE),
+        close: async () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   },
   {
@@ -134,7 +137,10 @@ describe('A server storing images in S3', () => {
 
   it('stages an image into the bucket and serves it at the same /images URL with the same headers', async () => {
     const { key } = await signUpWithKey(server.api);
-    const response = await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(320, 240) }]) });
+    const response = await server.api.post('/api/v1/stage', {
+      token: key,
+      body: imageForm([{ data: await roomJpeg(320, 240) }]),
+    });
     expect(response.status).toBe(200);
     const imageUrl = response.body.images[0].image_url as string;
     const storageName = imageUrl.split('/').pop()!;

@@ -11,12 +11,18 @@ const NOT_INTEGERS: unknown[] = ['0x10', '1e3', '16', true, [[7]], [20], '', nul
 describeEachDatabase('Money fields take JSON integers only', (dialect) => {
   const server = useTestServer(dialect);
 
-  it.each(NOT_INTEGERS.map((value) => [JSON.stringify(value), value]))('POST /billing/checkout refuses credits %s', async (_, credits) => {
-    const { token } = await signUp(server.api);
-    const response = await server.api.post('/api/v1/billing/checkout', { token, json: { credits } });
-    expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: 'invalid_request', details: [{ path: 'credits', message: expect.any(String) }] });
-  });
+  it.each(NOT_INTEGERS.map((value) => [JSON.stringify(value), value]))(
+    'POST /billing/checkout refuses credits %s',
+    async (_, credits) => {
+      const { token } = await signUp(server.api);
+      const response = await server.api.post('/api/v1/billing/checkout', { token, json: { credits } });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        code: 'invalid_request',
+        details: [{ path: 'credits', message: expect.any(String) }],
+      });
+    },
+  );
 
   it('PUT /settings/auto-topup refuses amount [20], threshold "5" and monthly_limit true, and saves nothing', async () => {
     const { token } = await signUp(server.api);

@@ -22,7 +22,9 @@ describeEachDatabase('Billing transactions: the credit ledger in pages', (dialec
     const user = await signUpWithKey(server.api);
     const now = server.clock.now();
     for (let i = 1; i <= purchases; i++) {
-      await inTransaction(server.services.db, (trx) => changeCredits(trx, { accountId: user.userId, delta: i, reason: 'purchase', reference: `order-${i}`, now }));
+      await inTransaction(server.services.db, (trx) =>
+        changeCredits(trx, { accountId: user.userId, delta: i, reason: 'purchase', reference: `order-${i}`, now }),
+      );
     }
     return user;
   }
@@ -41,7 +43,9 @@ describeEachDatabase('Billing transactions: the credit ledger in pages', (dialec
       reference: 'order-30',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
-    expect(response.body.transactions.map((t: { delta: number }) => t.delta)).toEqual(Array.from({ length: 25 }, (_, i) => 30 - i));
+    expect(response.body.transactions.map((t: { delta: number }) => t.delta)).toEqual(
+      Array.from({ length: 25 }, (_, i) => 30 - i),
+    );
   });
 
   it('pages through every transaction exactly once with starting_after, the last page saying has_more: false', async () => {
@@ -88,13 +92,17 @@ describeEachDatabase('Billing transactions: the credit ledger in pages', (dialec
     for (const limit of ['0', '101', '-3', 'ten', '2.5']) {
       const response = await transactions(token, `?limit=${limit}`);
       expect(response.status, limit).toBe(400);
-      expect(response.body).toMatchObject({ code: 'invalid_request', details: [expect.objectContaining({ path: 'limit' })] });
+      expect(response.body).toMatchObject({
+        code: 'invalid_request',
+        details: [expect.objectContaining({ path: 'limit' })],
+      });
     }
     expect((await transactions(token, '?limit=100')).status).toBe(200);
   });
 
   it('asks for a sign-in: no token and an API key are both 401', async () => {
     const { key } = await signUpWithKey(server.api);
-    for (const token of [undefined, key]) expect((await server.api.get('/api/v1/billing/transactions', { token })).status).toBe(401);
+    for (const token of [undefined, key])
+      expect((await server.api.get('/api/v1/billing/transactions', { token })).status).toBe(401);
   });
 });

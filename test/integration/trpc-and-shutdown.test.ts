@@ -10,7 +10,9 @@ describeEachDatabase('The /trpc endpoint and graceful shutdown', (dialect) => {
 
   function client(token?: string) {
     return createTRPCClient<AppRouter>({
-      links: [httpLink({ url: `${server.url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+      links: [
+        httpLink({ url: `${server.url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) }),
+      ],
     });
   }
 
@@ -25,9 +27,14 @@ describeEachDatabase('The /trpc endpoint and graceful shutdown', (dialect) => {
   });
 
   it('gives tRPC clients the contract error body under data.contract', async () => {
-    const error = await client().auth.me.query().catch((e: unknown) => e);
+    const error = await client()
+      .auth.me.query()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCClientError);
-    const data = (error as TRPCClientError<AppRouter>).data as { httpStatus: number; contract: { body: { code: string } } };
+    const data = (error as TRPCClientError<AppRouter>).data as {
+      httpStatus: number;
+      contract: { body: { code: string } };
+    };
     expect(data.httpStatus).toBe(401);
     expect(data.contract.body.code).toBe('authentication_required');
   });

@@ -33,24 +33,41 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
   async function busyAccount() {
     const user = await signUpWithKey(server.api);
     const second = await createKey(server.api, user.token, { name: 'Second' });
-    const staged = await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }, { data: photo }]) });
+    const staged = await server.api.post('/api/v1/stage', {
+      token: user.key,
+      body: imageForm([{ data: photo }, { data: photo }]),
+    });
     expect(staged.status).toBe(200);
-    const placed = await server.api.post('/api/v1/place-products', { token: user.key, json: { image_id: staged.body.images[0].id, claim_code: staged.body.claim_code } });
+    const placed = await server.api.post('/api/v1/place-products', {
+      token: user.key,
+      json: { image_id: staged.body.images[0].id, claim_code: staged.body.claim_code },
+    });
     expect(placed.status).toBe(200);
-    const enhanced = await server.api.post('/api/v1/enhance', { token: second.key, body: imageForm([{ data: photo }]) });
+    const enhanced = await server.api.post('/api/v1/enhance', {
+      token: second.key,
+      body: imageForm([{ data: photo }]),
+    });
     expect(enhanced.status).toBe(200);
 
     const realEngine = server.services.engine;
-    server.services.engine = { ...realEngine, inspect: (input) => realEngine.inspect(input), stage: () => Promise.reject(new AppError('invalid_image', 'The engine could not read it.')) };
+    server.services.engine = {
+      ...realEngine,
+      inspect: (input) => realEngine.inspect(input),
+      stage: () => Promise.reject(new AppError('invalid_image', 'The engine could not read it.')),
+    };
     try {
-      expect((await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status).toBe(422);
+      expect(
+        (await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status,
+      ).toBe(422);
     } finally {
       server.services.engine = realEngine;
     }
     expect(await creditsOf(server.api, user.key)).toBe(7);
 
     const agent = await signUp(server.api);
-    expect((await server.api.post('/api/v1/claim', { token: agent.token, json: { code: staged.body.claim_code } })).status).toBe(200);
+    expect(
+      (await server.api.post('/api/v1/claim', { token: agent.token, json: { code: staged.body.claim_code } })).status,
+    ).toBe(200);
     expect((await fetchImage(server, placed.body.image_url)).response.status).toBe(200);
     return { user, second, agent, placements: placed.body.placements.length as number };
   }
@@ -72,8 +89,16 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
       claims_redeemed: 1,
     });
     expect(report.daily).toHaveLength(30);
-    expect(report.daily.map((d: { date: string }) => d.date)).toEqual(Array.from({ length: 30 }, (_, i) => dateOf(server.clock.now() - (29 - i) * DAY_MS)));
-    expect(report.daily.at(-1)).toEqual({ date: today(), images_staged: 2, images_enhanced: 1, product_placements: 1, credits_used: 3 });
+    expect(report.daily.map((d: { date: string }) => d.date)).toEqual(
+      Array.from({ length: 30 }, (_, i) => dateOf(server.clock.now() - (29 - i) * DAY_MS)),
+    );
+    expect(report.daily.at(-1)).toEqual({
+      date: today(),
+      images_staged: 2,
+      images_enhanced: 1,
+      product_placements: 1,
+      credits_used: 3,
+    });
     for (const day of report.daily.slice(0, -1)) expect(day).toEqual({ date: day.date, ...NO_USAGE });
     expect(report.keys).toEqual([
       { key_id: second.id, name: 'Second', credits_used: 1, last_used_at: expect.any(String) },
@@ -85,7 +110,15 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
   it("shows the agent's ad revenue of the redeemed images and no API usage of its own", async () => {
     const { agent, placements } = await busyAccount();
     const report = (await usage(agent.token)).body;
-    expect(report.totals).toEqual({ images_staged: 0, images_enhanced: 0, product_placements: 0, credits_used: 0, credits_purchased: 0, claims_issued: 0, claims_redeemed: 0 });
+    expect(report.totals).toEqual({
+      images_staged: 0,
+      images_enhanced: 0,
+      product_placements: 0,
+      credits_used: 0,
+      credits_purchased: 0,
+      claims_issued: 0,
+      claims_redeemed: 0,
+    });
     expect(report.keys).toEqual([]);
     expect(report.ad_revenue.impressions).toBe(placements);
   });
@@ -93,12 +126,34 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
   it('narrows the report to one key of the account', async () => {
     const { user, second } = await busyAccount();
     const report = (await usage(user.token, `?key_id=${second.id}`)).body;
-    expect(report.totals).toEqual({ images_staged: 0, images_enhanced: 1, product_placements: 0, credits_used: 1, credits_purchased: 0, claims_issued: 0, claims_redeemed: 0 });
-    expect(report.daily.at(-1)).toEqual({ date: today(), images_staged: 0, images_enhanced: 1, product_placements: 0, credits_used: 1 });
-    expect(report.keys).toEqual([{ key_id: second.id, name: 'Second', credits_used: 1, last_used_at: expect.any(String) }]);
+    expect(report.totals).toEqual({
+      images_staged: 0,
+      images_enhanced: 1,
+      product_placements: 0,
+      credits_used: 1,
+      credits_purchased: 0,
+      claims_issued: 0,
+      claims_redeemed: 0,
+    });
+    expect(report.daily.at(-1)).toEqual({
+      date: today(),
+      images_staged: 0,
+      images_enhanced: 1,
+      product_placements: 0,
+      credits_used: 1,
+    });
+    expect(report.keys).toEqual([
+      { key_id: second.id, name: 'Second', credits_used: 1, last_used_at: expect.any(String) },
+    ]);
 
     const first = (await usage(user.token, `?key_id=${user.keyId}`)).body;
-    expect(first.totals).toMatchObject({ images_staged: 2, product_placements: 1, credits_used: 2, claims_issued: 1, claims_redeemed: 1 });
+    expect(first.totals).toMatchObject({
+      images_staged: 2,
+      product_placements: 1,
+      credits_used: 2,
+      claims_issued: 1,
+      claims_redeemed: 1,
+    });
   });
 
   it("answers 404 for a key of another account or no key at all, never revealing others' keys", async () => {
@@ -138,7 +193,11 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     ]) {
       const response = await usage(token, query);
       expect(response.status, query).toBe(400);
-      expect(response.body).toMatchObject({ error: 'invalid request', code: 'invalid_request', details: [expect.objectContaining({ path: expect.any(String) })] });
+      expect(response.body).toMatchObject({
+        error: 'invalid request',
+        code: 'invalid_request',
+        details: [expect.objectContaining({ path: expect.any(String) })],
+      });
     }
   });
 
@@ -152,11 +211,17 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
 
   it('counts each of 12 simultaneous stages on 10 credits once, and none of the refused ones', async () => {
     const user = await signUpWithKey(server.api);
-    const responses = await Promise.all(Array.from({ length: 12 }, () => server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) }),
+      ),
+    );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
     const report = (await usage(user.token)).body;
     expect(report.totals).toMatchObject({ images_staged: 10, credits_used: 10, claims_issued: 10 });
-    expect(report.keys).toEqual([{ key_id: user.keyId, name: 'Default', credits_used: 10, last_used_at: expect.any(String) }]);
+    expect(report.keys).toEqual([
+      { key_id: user.keyId, name: 'Default', credits_used: 10, last_used_at: expect.any(String) },
+    ]);
   });
 
   it('counts credits bought through checkout once as purchased, on no key, and never as used', async () => {
@@ -168,15 +233,22 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     expect(await creditsOf(server.api, user.key)).toBe(35);
     const report = (await usage(user.token)).body;
     expect(report.totals).toMatchObject({ credits_purchased: 25, credits_used: 0 });
-    expect(report.keys).toEqual([{ key_id: user.keyId, name: 'Default', credits_used: 0, last_used_at: expect.any(String) }]);
+    expect(report.keys).toEqual([
+      { key_id: user.keyId, name: 'Default', credits_used: 0, last_used_at: expect.any(String) },
+    ]);
   });
 
   it('puts work done on a later day into that day', async () => {
     const user = await signUpWithKey(server.api);
-    expect((await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status).toBe(200);
+    expect(
+      (await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }]) })).status,
+    ).toBe(200);
     const firstDay = today();
     server.clock.advance(DAY_MS);
-    expect((await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }, { data: photo }]) })).status).toBe(200);
+    expect(
+      (await server.api.post('/api/v1/stage', { token: user.key, body: imageForm([{ data: photo }, { data: photo }]) }))
+        .status,
+    ).toBe(200);
     const report = (await usage(user.token, `?from=${firstDay}`)).body;
     expect(report.daily).toEqual([
       { date: firstDay, images_staged: 1, images_enhanced: 0, product_placements: 0, credits_used: 1 },
@@ -188,8 +260,12 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
   it("rolls up existing rows in its migration exactly as the transactions kept them (run after every other test's work)", async () => {
     const db = server.services.db;
     const snapshot = async () =>
-      (await db.selectFrom('usage_daily').selectAll().orderBy('account_id').orderBy('day').orderBy('key_id').execute()).map((row) =>
-        Object.fromEntries(Object.entries(row).map(([column, value]) => [column, column === 'account_id' ? value : Number(value)])),
+      (
+        await db.selectFrom('usage_daily').selectAll().orderBy('account_id').orderBy('day').orderBy('key_id').execute()
+      ).map((row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [column, column === 'account_id' ? value : Number(value)]),
+        ),
       );
     const kept = await snapshot();
     expect(kept.length).toBeGreaterThan(5);

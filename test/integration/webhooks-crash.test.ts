@@ -45,7 +45,7 @@ async function spawnServer(databaseUrl: string, port: number): Promise<ChildProc
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
     const healthy = await fetch(`http://127.0.0.1:${port}/api/health`).then(
       (r) => r.ok,
-      () => false
+      () => false,
     );
     if (healthy) return child;
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -75,7 +75,9 @@ describeEachDatabase('Webhooks survive kill -9', (dialect) => {
     await database?.drop();
   });
 
-  it(`delivers all ${EVENTS} pending events, each signed, after the server is killed with SIGKILL and restarted`, { timeout: 120_000 }, async () => {
+  it(`delivers all ${EVENTS} pending events, each signed, after the server is killed with SIGKILL and restarted`, {
+    timeout: 120_000,
+  }, async () => {
     const port = await freePort();
     child = await spawnServer(database.url, port);
     const api = new ApiClient(`http://127.0.0.1:${port}`);
@@ -94,7 +96,11 @@ describeEachDatabase('Webhooks survive kill -9', (dialect) => {
       await receiver.waitFor((requests) => requests.length > 0, 5_000);
       await kill9(child);
       child = null;
-      const counts = await handle.db.selectFrom('webhook_deliveries').select(['status']).where('key_id', '=', keyId).execute();
+      const counts = await handle.db
+        .selectFrom('webhook_deliveries')
+        .select(['status'])
+        .where('key_id', '=', keyId)
+        .execute();
       expect(counts).toHaveLength(EVENTS);
       expect(counts.every((row) => row.status === 'pending')).toBe(true);
     } finally {
@@ -108,7 +114,10 @@ describeEachDatabase('Webhooks survive kill -9', (dialect) => {
     child = await spawnServer(database.url, port);
     // Rows leased by the dead process come back when their lease ends (10 s timeout + 5 s).
     const wanted = new Set(eventIds);
-    await receiver.waitFor(() => new Set(receiver.accepted().map((r) => String(r.headers['x-webhook-id']))).size >= EVENTS, 60_000);
+    await receiver.waitFor(
+      () => new Set(receiver.accepted().map((r) => String(r.headers['x-webhook-id']))).size >= EVENTS,
+      60_000,
+    );
     const accepted = receiver.accepted();
     const ids = new Set(accepted.map((r) => String(r.headers['x-webhook-id'])));
     expect([...ids].filter((id) => wanted.has(id))).toHaveLength(EVENTS);
@@ -116,9 +125,9 @@ describeEachDatabase('Webhooks survive kill -9', (dialect) => {
     expect(accepted.every((r) => receiver.bodyOf(r).id === r.headers['x-webhook-id'])).toBe(true);
     await expect
       .poll(async () =>
-        (
-          await api.get(`/api/v1/keys/${keyId}/webhook/deliveries?limit=200`, { token })
-        ).body.deliveries.every((d: { status: string }) => d.status === 'delivered')
+        (await api.get(`/api/v1/keys/${keyId}/webhook/deliveries?limit=200`, { token })).body.deliveries.every(
+          (d: { status: string }) => d.status === 'delivered',
+        ),
       )
       .toBe(true);
   });

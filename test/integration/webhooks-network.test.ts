@@ -39,25 +39,39 @@ describeEachDatabase('Webhook urls and private networks (ALLOW_PRIVATE_NETWORK=f
     ]) {
       const response = await server.api.put(`/api/v1/keys/${keyId}/webhook`, { token, json: { url, enabled: true } });
       expect(response.status, url).toBe(400);
-      expect(response.body).toMatchObject({ error: 'invalid request', code: 'invalid_request', details: [{ path: 'url', message: expect.any(String) }] });
+      expect(response.body).toMatchObject({
+        error: 'invalid request',
+        code: 'invalid_request',
+        details: [{ path: 'url', message: expect.any(String) }],
+      });
     }
     expect((await server.api.get(`/api/v1/keys/${keyId}/webhook`, { token })).body.url).toBeNull();
   });
 
   it('accepts a public address', async () => {
     const { token, keyId } = await signUpWithKey(server.api);
-    const response = await server.api.put(`/api/v1/keys/${keyId}/webhook`, { token, json: { url: 'https://93.184.215.14/hooks', enabled: true } });
+    const response = await server.api.put(`/api/v1/keys/${keyId}/webhook`, {
+      token,
+      json: { url: 'https://93.184.215.14/hooks', enabled: true },
+    });
     expect(response.status).toBe(200);
   });
 
   it('checks the target again when sending: a url that became private is not contacted', async () => {
     const { token, keyId } = await signUpWithKey(server.api);
-    await server.api.put(`/api/v1/keys/${keyId}/webhook`, { token, json: { url: 'https://93.184.215.14/hooks', enabled: true } });
+    await server.api.put(`/api/v1/keys/${keyId}/webhook`, {
+      token,
+      json: { url: 'https://93.184.215.14/hooks', enabled: true },
+    });
     // As if DNS or the stored row changed after the check.
     await server.services.db.updateTable('webhooks').set({ url: receiver.url }).where('key_id', '=', keyId).execute();
     const ping = await server.api.post(`/api/v1/keys/${keyId}/webhook/test`, { token });
     expect(ping.status).toBe(200);
-    expect(ping.body).toMatchObject({ delivered: false, status_code: null, error: expect.stringMatching(/private|loopback/) });
+    expect(ping.body).toMatchObject({
+      delivered: false,
+      status_code: null,
+      error: expect.stringMatching(/private|loopback/),
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 });

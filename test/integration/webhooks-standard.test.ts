@@ -45,17 +45,28 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
   const path = (keyId: number, rest = '') => `/api/v1/keys/${keyId}/webhook${rest}`;
   const requestsFor = (eventId: string) => receiver.requests.filter((r) => r.headers['webhook-id'] === eventId);
   const deliveryOf = (eventId: string) =>
-    server.services.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
+    server.services.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .executeTakeFirstOrThrow();
 
   async function configured() {
     const account = await signUpWithKey(server.api);
-    const put = await server.api.put(path(account.keyId), { token: account.token, json: { url: receiver.url, enabled: true } });
+    const put = await server.api.put(path(account.keyId), {
+      token: account.token,
+      json: { url: receiver.url, enabled: true },
+    });
     expect(put.status).toBe(200);
     return { ...account, secret: put.body.secret as string };
   }
 
   async function emitOne(account: { userId: string; keyId: number }) {
-    const [eventId] = await emitStagingEvents(server.services.db, { accountId: account.userId, keyId: account.keyId, count: 1 });
+    const [eventId] = await emitStagingEvents(server.services.db, {
+      accountId: account.userId,
+      keyId: account.keyId,
+      count: 1,
+    });
     return eventId!;
   }
 
@@ -75,7 +86,12 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
       expect(request.headers['webhook-signature']).toBe(expectedStandardSignature(account.secret, request));
       expect(independentlyVerified(account.secret, request)).toBe(true);
       // Another secret, or a body changed by one byte, does not verify.
-      expect(() => new Webhook(`whsec_${Buffer.from('another secret entirely!').toString('base64')}`).verify(body, standardHeaders(request))).toThrow();
+      expect(() =>
+        new Webhook(`whsec_${Buffer.from('another secret entirely!').toString('base64')}`).verify(
+          body,
+          standardHeaders(request),
+        ),
+      ).toThrow();
       expect(() => new Webhook(account.secret).verify(body.replace('"', ' "'), standardHeaders(request))).toThrow();
     }
   });
@@ -92,7 +108,10 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
     for (const request of [...requestsFor(ping.body.event_id), ...requestsFor(eventId)]) {
       const body = request.rawBody.toString('utf8');
       const signatures = String(request.headers['webhook-signature']).split(' ');
-      expect(signatures).toEqual([expectedStandardSignature(newSecret, request), expectedStandardSignature(account.secret, request)]);
+      expect(signatures).toEqual([
+        expectedStandardSignature(newSecret, request),
+        expectedStandardSignature(account.secret, request),
+      ]);
       // A receiver still holding the old secret and one that already switched both accept the delivery.
       expect(new Webhook(newSecret).verify(body, standardHeaders(request))).toEqual(JSON.parse(body));
       expect(new Webhook(account.secret).verify(body, standardHeaders(request))).toEqual(JSON.parse(body));
@@ -125,7 +144,9 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
     const delivered = retries.find((r) => r.answeredWith === 200)!;
     // The stored bytes are the same; the signatures are new.
     expect(delivered.rawBody.equals(first!.rawBody)).toBe(true);
-    expect(new Webhook(rotated.body.secret).verify(delivered.rawBody.toString('utf8'), standardHeaders(delivered))).toBeTruthy();
+    expect(
+      new Webhook(rotated.body.secret).verify(delivered.rawBody.toString('utf8'), standardHeaders(delivered)),
+    ).toBeTruthy();
     expect(independentlyVerified(rotated.body.secret, delivered)).toBe(true);
   });
 
@@ -137,11 +158,21 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
     // Without the 410 rule the 100/200/300 ms retries would all have come by now.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(requestsFor(eventId)).toHaveLength(1);
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410, next_attempt_at: null });
+    expect(await deliveryOf(eventId)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      last_status_code: 410,
+      next_attempt_at: null,
+    });
 
     const webhook = await server.api.get(path(account.keyId), { token: account.token });
-    expect(webhook.body).toMatchObject({ enabled: false, url: receiver.url, disabled_reason: expect.stringMatching(/410 Gone/) });
-    const webhookPage = async () => (await dashboardPage(server.url, `/keys/${account.keyId}/webhook`, account.token)).html;
+    expect(webhook.body).toMatchObject({
+      enabled: false,
+      url: receiver.url,
+      disabled_reason: expect.stringMatching(/410 Gone/),
+    });
+    const webhookPage = async () =>
+      (await dashboardPage(server.url, `/keys/${account.keyId}/webhook`, account.token)).html;
     expect(await webhookPage()).toContain('Switched off by Roomstage');
     expect(await webhookPage()).toContain(webhook.body.disabled_reason);
     const later = await emitOne(account);
@@ -149,7 +180,10 @@ describeEachDatabase('Standard Webhooks signatures and receiver signals', (diale
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(requestsFor(later)).toHaveLength(0);
 
-    const saved = await server.api.put(path(account.keyId), { token: account.token, json: { url: receiver.url, enabled: true } });
+    const saved = await server.api.put(path(account.keyId), {
+      token: account.token,
+      json: { url: receiver.url, enabled: true },
+    });
     expect(saved.body).toMatchObject({ enabled: true, disabled_reason: null });
     expect(await webhookPage()).not.toContain('Switched off by Roomstage');
   });

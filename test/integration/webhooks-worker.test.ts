@@ -31,7 +31,13 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
   });
 
   function startWorker(options: Partial<WorkerOptions> = {}): WebhookWorker {
-    const worker = createWebhookWorker({ db: server.services.db, retryDelaysMs: [100, 200, 300], allowPrivateNetwork: true, pollIntervalMs: 100, ...options });
+    const worker = createWebhookWorker({
+      db: server.services.db,
+      retryDelaysMs: [100, 200, 300],
+      allowPrivateNetwork: true,
+      pollIntervalMs: 100,
+      ...options,
+    });
     worker.start();
     running.push(worker);
     return worker;
@@ -46,12 +52,19 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
 
   async function hooked() {
     const account = await signUpWithKey(server.api);
-    const put = await server.api.put(`/api/v1/keys/${account.keyId}/webhook`, { token: account.token, json: { url: receiver.url, enabled: true } });
+    const put = await server.api.put(`/api/v1/keys/${account.keyId}/webhook`, {
+      token: account.token,
+      json: { url: receiver.url, enabled: true },
+    });
     return { ...account, secret: put.body.secret as string };
   }
 
   const statusOf = async (eventId: string) =>
-    server.services.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
+    server.services.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .executeTakeFirstOrThrow();
   const requestsFor = (eventId: string) => receiver.requests.filter((r) => r.headers['x-webhook-id'] === eventId);
 
   it('gives up on a receiver that does not answer within the timeout and retries it', async () => {
@@ -115,7 +128,12 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
     const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
     await receiver.waitFor(() => requestsFor(eventId!).length === 1, 2_000);
     await worker.stop();
-    expect(await statusOf(eventId!)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'Timed out after 400 ms', locked_until: null });
+    expect(await statusOf(eventId!)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_error: 'Timed out after 400 ms',
+      locked_until: null,
+    });
   });
 
   it.skipIf(dialect === 'sqlite')('never delivers one attempt twice when two workers share the database', async () => {
@@ -126,13 +144,23 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
     const before = receiver.requests.length;
     const [a, b] = await Promise.all([
       emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 300, perTransaction: 10 }),
-      emitStagingEvents(server.services.db, { accountId: second.userId, keyId: second.keyId, count: 300, perTransaction: 10 }),
+      emitStagingEvents(server.services.db, {
+        accountId: second.userId,
+        keyId: second.keyId,
+        count: 300,
+        perTransaction: 10,
+      }),
     ]);
     const all = [...a, ...b];
     await receiver.waitFor(() => all.every((id) => requestsFor(id).length > 0), 20_000);
     // Results are written after the receipt, in batches that may wait out a deadlock retry: wait for the rows too.
     const notDelivered = () =>
-      server.services.db.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', all).where('status', '!=', 'delivered').execute();
+      server.services.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('event_id', 'in', all)
+        .where('status', '!=', 'delivered')
+        .execute();
     await expect.poll(async () => (await notDelivered()).length, { timeout: 10_000, interval: 100 }).toBe(0);
     // Only this test's events: a delivery left pending by an earlier test may legitimately arrive meanwhile.
     const ours = new Set(all);

@@ -26,7 +26,10 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
 
   async function configured(enabled = true) {
     const account = await signUpWithKey(server.api);
-    const put = await server.api.put(path(account.keyId), { token: account.token, json: { url: receiver.url, enabled } });
+    const put = await server.api.put(path(account.keyId), {
+      token: account.token,
+      json: { url: receiver.url, enabled },
+    });
     expect(put.status).toBe(200);
     return { ...account, secret: put.body.secret as string };
   }
@@ -38,7 +41,15 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       const { token, keyId } = await signUpWithKey(server.api);
       const response = await server.api.get(path(keyId), { token });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ key_id: keyId, url: null, enabled: false, secret: null, created_at: null, updated_at: null, disabled_reason: null });
+      expect(response.body).toEqual({
+        key_id: keyId,
+        url: null,
+        enabled: false,
+        secret: null,
+        created_at: null,
+        updated_at: null,
+        disabled_reason: null,
+      });
     });
 
     it('creates a whsec_ secret at the first PUT and keeps it across updates', async () => {
@@ -56,7 +67,12 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       });
       server.clock.advance(1_000);
       const second = await server.api.put(path(keyId), { token, json: { url: `${receiver.url}?v=2`, enabled: false } });
-      expect(second.body).toMatchObject({ url: `${receiver.url}?v=2`, enabled: false, secret: first.body.secret, created_at: first.body.created_at });
+      expect(second.body).toMatchObject({
+        url: `${receiver.url}?v=2`,
+        enabled: false,
+        secret: first.body.secret,
+        created_at: first.body.created_at,
+      });
       expect(Date.parse(second.body.updated_at)).toBeGreaterThan(Date.parse(first.body.updated_at));
       expect((await server.api.get(path(keyId), { token })).body).toEqual(second.body);
     });
@@ -75,7 +91,11 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       ]) {
         const response = await server.api.put(path(keyId), { token, json });
         expect(response.status, JSON.stringify(json)).toBe(400);
-        expect(response.body).toMatchObject({ error: 'invalid request', code: 'invalid_request', details: expect.any(Array) });
+        expect(response.body).toMatchObject({
+          error: 'invalid request',
+          code: 'invalid_request',
+          details: expect.any(Array),
+        });
       }
       expect((await server.api.get(path(keyId), { token })).body.url).toBeNull();
     });
@@ -115,7 +135,10 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
 
     it('refuses to rotate or test a webhook that has no url: 409 webhook_not_configured', async () => {
       const { token, keyId } = await signUpWithKey(server.api);
-      for (const response of [await server.api.post(path(keyId, '/test'), { token }), await server.api.post(path(keyId, '/rotate-secret'), { token })]) {
+      for (const response of [
+        await server.api.post(path(keyId, '/test'), { token }),
+        await server.api.post(path(keyId, '/rotate-secret'), { token }),
+      ]) {
         expect(response.status).toBe(409);
         expect(response.body).toMatchObject({ error: 'webhook not configured', code: 'webhook_not_configured' });
       }
@@ -127,7 +150,12 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       const { token, keyId, secret } = await configured(false);
       const response = await server.api.post(path(keyId, '/test'), { token });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ delivered: true, status_code: 200, duration_ms: expect.any(Number), event_id: expect.stringMatching(/^evt_/) });
+      expect(response.body).toEqual({
+        delivered: true,
+        status_code: 200,
+        duration_ms: expect.any(Number),
+        event_id: expect.stringMatching(/^evt_/),
+      });
       const requests = requestsFor(response.body.event_id);
       expect(requests).toHaveLength(1);
       const request = requests[0]!;
@@ -191,12 +219,18 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       const { token, keyId, userId, secret } = await configured();
       const committedAt = Date.now();
       const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
-      const [request] = await receiver.waitFor(() => requestsFor(eventId!).length > 0, 1_000).then(() => requestsFor(eventId!));
+      const [request] = await receiver
+        .waitFor(() => requestsFor(eventId!).length > 0, 1_000)
+        .then(() => requestsFor(eventId!));
       expect(request!.receivedAt - committedAt).toBeLessThan(1_000);
       expect(independentlyVerified(secret, request!)).toBe(true);
       expect(request!.headers['x-webhook-id']).toBe(eventId);
       expect(request!.headers['x-webhook-event']).toBe('staging.complete');
-      expect(receiver.bodyOf(request!)).toMatchObject({ id: eventId, event: 'staging.complete', data: { claim_code: 'RS-ABCD2345', style: 'modern' } });
+      expect(receiver.bodyOf(request!)).toMatchObject({
+        id: eventId,
+        event: 'staging.complete',
+        data: { claim_code: 'RS-ABCD2345', style: 'modern' },
+      });
       await expect
         .poll(async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries[0])
         .toMatchObject({
@@ -244,19 +278,33 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
       const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
       await receiver.waitFor(() => requestsFor(eventId!).length >= 1, 2_000);
       const deliveries = async () => (await server.api.get(path(keyId, '/deliveries'), { token })).body.deliveries;
-      await expect.poll(async () => (await deliveries())[0]).toMatchObject({ status: 'pending', last_status_code: 500, next_attempt_at: expect.any(String) });
+      await expect
+        .poll(async () => (await deliveries())[0])
+        .toMatchObject({ status: 'pending', last_status_code: 500, next_attempt_at: expect.any(String) });
       // 1 attempt + 3 retries (WEBHOOK_RETRY_DELAYS=100ms,200ms,300ms).
       await expect
         .poll(async () => (await deliveries())[0], { timeout: 5_000 })
-        .toMatchObject({ status: 'failed', attempts: 4, last_status_code: 500, last_error: 'HTTP 500', next_attempt_at: null });
+        .toMatchObject({
+          status: 'failed',
+          attempts: 4,
+          last_status_code: 500,
+          last_error: 'HTTP 500',
+          next_attempt_at: null,
+        });
       expect(requestsFor(eventId!)).toHaveLength(4);
 
       receiver.mode = { kind: 'ok' };
       const [failed] = await deliveries();
       const retried = await server.api.post(path(keyId, `/deliveries/${failed.id}/retry`), { token });
       expect(retried.status).toBe(200);
-      expect(retried.body).toMatchObject({ id: failed.id, event_id: eventId, status: expect.stringMatching(/pending|delivered/) });
-      await expect.poll(async () => (await deliveries())[0]).toMatchObject({ status: 'delivered', attempts: 5, last_status_code: 200 });
+      expect(retried.body).toMatchObject({
+        id: failed.id,
+        event_id: eventId,
+        status: expect.stringMatching(/pending|delivered/),
+      });
+      await expect
+        .poll(async () => (await deliveries())[0])
+        .toMatchObject({ status: 'delivered', attempts: 5, last_status_code: 200 });
       expect(requestsFor(eventId!).at(-1)!.answeredWith).toBe(200);
     });
 

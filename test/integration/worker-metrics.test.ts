@@ -52,9 +52,15 @@ describeEachDatabase('The separate webhook worker (npm run worker) serves GET /m
 
   it('counts the deliveries this worker made and reports the shared queue, deliveries and holds from the database', async () => {
     const { token, keyId, userId } = await signUpWithKey(server.api);
-    expect((await server.api.put(`/api/v1/keys/${keyId}/webhook`, { token, json: { url: receiver.url, enabled: true } })).status).toBe(200);
+    expect(
+      (await server.api.put(`/api/v1/keys/${keyId}/webhook`, { token, json: { url: receiver.url, enabled: true } }))
+        .status,
+    ).toBe(200);
     const ids = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: EVENTS });
-    await receiver.waitFor(() => new Set(receiver.accepted().map((r) => String(r.headers['webhook-id']))).size >= EVENTS, 30_000);
+    await receiver.waitFor(
+      () => new Set(receiver.accepted().map((r) => String(r.headers['webhook-id']))).size >= EVENTS,
+      30_000,
+    );
     expect(new Set(receiver.accepted().map((r) => String(r.headers['webhook-id'])))).toEqual(new Set(ids));
 
     const scrape = async () => {
@@ -64,7 +70,9 @@ describeEachDatabase('The separate webhook worker (npm run worker) serves GET /m
       return response.text();
     };
     // The delivered rows are written a few milliseconds after the receiver answers.
-    await expect.poll(async () => sample(await scrape(), 'webhook_deliveries{status="delivered"}'), { timeout: 10_000 }).toBe(EVENTS);
+    await expect
+      .poll(async () => sample(await scrape(), 'webhook_deliveries{status="delivered"}'), { timeout: 10_000 })
+      .toBe(EVENTS);
     const text = await scrape();
     expect(sample(text, 'webhook_attempts_total{outcome="delivered"}')).toBe(receiver.accepted().length);
     expect(sample(text, 'webhook_queue_depth')).toBe(0);

@@ -19,7 +19,12 @@ describe('API key material', () => {
 
   it('recognises only key-shaped credentials', () => {
     expect(isApiKeyShaped(generateApiKey('test').plaintext)).toBe(true);
-    for (const other of ['sk_live_short', `sk_prod_${'a'.repeat(32)}`, `Bearer sk_live_${'a'.repeat(32)}`, 'a'.repeat(40)]) {
+    for (const other of [
+      'sk_live_short',
+      `sk_prod_${'a'.repeat(32)}`,
+      `Bearer sk_live_${'a'.repeat(32)}`,
+      'a'.repeat(40),
+    ]) {
       expect(isApiKeyShaped(other), other).toBe(false);
     }
   });

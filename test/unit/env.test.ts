@@ -21,7 +21,9 @@ describe('configuration', () => {
       rateLimitConcurrent: 10,
       backgroundWork: 'inline',
     });
-    expect(config.webhookRetryDelaysMs).toEqual([10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]);
+    expect(config.webhookRetryDelaysMs).toEqual([
+      10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
+    ]);
     expect(config.stripe.secretKey).toBeUndefined();
     expect(config.chargeHoldTimeoutMs).toBe(120_000);
   });
@@ -42,22 +44,39 @@ describe('configuration', () => {
 
   it('derives the public base URL from PORT and drops a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
-    expect(loadConfig({ PUBLIC_BASE_URL: 'https://stage.example.com/' }).publicBaseUrl).toBe('https://stage.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://stage.example.com/' }).publicBaseUrl).toBe(
+      'https://stage.example.com',
+    );
   });
 
   it('names every bad variable in one error', () => {
     try {
-      loadConfig({ PORT: 'abc', DATABASE_URL: 'postgres://x', RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_RETRY_DELAYS: '10s,soon', ALLOW_PRIVATE_NETWORK: 'maybe' });
+      loadConfig({
+        PORT: 'abc',
+        DATABASE_URL: 'postgres://x',
+        RATE_LIMIT_PER_MINUTE: '0',
+        WEBHOOK_RETRY_DELAYS: '10s,soon',
+        ALLOW_PRIVATE_NETWORK: 'maybe',
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const message = (error as Error).message;
-      for (const name of ['PORT', 'DATABASE_URL', 'RATE_LIMIT_PER_MINUTE', 'WEBHOOK_RETRY_DELAYS', 'ALLOW_PRIVATE_NETWORK']) expect(message).toContain(name);
+      for (const name of [
+        'PORT',
+        'DATABASE_URL',
+        'RATE_LIMIT_PER_MINUTE',
+        'WEBHOOK_RETRY_DELAYS',
+        'ALLOW_PRIVATE_NETWORK',
+      ])
+        expect(message).toContain(name);
     }
   });
 
   it('reads durations in ms, s, m, h and d', () => {
-    expect(['250ms', '10s', '5m', '2h', '1d', '1.5s'].map(parseDuration)).toEqual([250, 10_000, 300_000, 7_200_000, 86_400_000, 1_500]);
+    expect(['250ms', '10s', '5m', '2h', '1d', '1.5s'].map(parseDuration)).toEqual([
+      250, 10_000, 300_000, 7_200_000, 86_400_000, 1_500,
+    ]);
     expect(parseDuration('10')).toBeNull();
     expect(parseDuration('-1s')).toBeNull();
   });

@@ -64,7 +64,8 @@ async function serve(...handlers: RequestHandler[]): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const bridge = () => createOpenApiExpressMiddleware({ router: tinyRouter, createContext: () => ({}) }) as unknown as RequestHandler;
+const bridge = () =>
+  createOpenApiExpressMiddleware({ router: tinyRouter, createContext: () => ({}) }) as unknown as RequestHandler;
 
 describe('tRPC internals', () => {
   it("lists every procedure of a router with its meta, by dotted path, from the router's _def", () => {
@@ -94,9 +95,16 @@ describe('trpc-to-openapi internals', () => {
           .mutation(({ input }) => input),
       });
     const serveCounter = (router: ReturnType<typeof counter>) =>
-      serve(express.json(), createOpenApiExpressMiddleware({ router, createContext: () => ({}) }) as unknown as RequestHandler);
+      serve(
+        express.json(),
+        createOpenApiExpressMiddleware({ router, createContext: () => ({}) }) as unknown as RequestHandler,
+      );
     const post = (url: string, count: unknown) =>
-      fetch(`${url}/count/7`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
+      fetch(`${url}/count/7`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ count }),
+      });
     // The library's own behaviour: "0x10" in a JSON body becomes 16.
     expect(await (await post(await serveCounter(counter()), '0x10')).json()).toEqual({ id: 7, count: 16 });
     const strict = counter();
@@ -122,7 +130,11 @@ describe('trpc-to-openapi internals', () => {
 
   it('leaves successful responses alone', async () => {
     const base = await serve(express.json(), rewriteBridgeErrors, bridge());
-    const response = await fetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'sofa', count: 2 }) });
+    const response = await fetch(`${base}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'sofa', count: 2 }),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'sofa', count: 2 });
   });
@@ -136,7 +148,11 @@ describe('trpc-to-openapi internals', () => {
     };
     const stringify = vi.spyOn(JSON, 'stringify');
     const base = await serve(express.json(), hideBody, bridge());
-    const response = await fetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'lamp', count: 3 }) });
+    const response = await fetch(`${base}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'lamp', count: 3 }),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'lamp', count: 3 });
     // The bridge's copy is what the hidden toJSON makes tiny; if it is gone, the workaround can go too.
@@ -159,7 +175,11 @@ describe('Express body-parser internals', () => {
         res.json({ body: req.body });
       },
     );
-    const response = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    const response = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ body: { from: 'upload' } });
   });

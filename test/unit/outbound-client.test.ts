@@ -18,7 +18,11 @@ describe('The outbound HTTP client', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const get = (host: string, allowPrivateNetwork: boolean) =>
-    sendOutbound(new URL(`http://${host}:${port}/`), { allowPrivateNetwork }, { method: 'GET', headers: {}, signal: AbortSignal.timeout(5_000) });
+    sendOutbound(
+      new URL(`http://${host}:${port}/`),
+      { allowPrivateNetwork },
+      { method: 'GET', headers: {}, signal: AbortSignal.timeout(5_000) },
+    );
 
   it('refuses a loopback IP literal at connect time, without any request reaching it', async () => {
     const before = hits;

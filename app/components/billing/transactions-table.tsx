@@ -32,7 +32,11 @@ interface Props {
 export function TransactionsTable({ transactions, hasMore, basePath, paged }: Props) {
   const oldest = transactions.at(-1);
   if (!oldest) {
-    return <p className="empty-state">{paged ? 'No older transactions.' : 'No transactions yet. Your first API key brings 10 free credits.'}</p>;
+    return (
+      <p className="empty-state">
+        {paged ? 'No older transactions.' : 'No transactions yet. Your first API key brings 10 free credits.'}
+      </p>
+    );
   }
   const older = `${basePath}?${new URLSearchParams({ starting_after: oldest.id })}`;
   return (
@@ -61,9 +65,14 @@ export function TransactionsTable({ transactions, hasMore, basePath, paged }: Pr
                 </td>
                 <td data-label="What">
                   {REASON_TEXT[transaction.reason]}
-                  {transaction.reference ? <span className="data-table__reference">{transaction.reference}</span> : null}
+                  {transaction.reference ? (
+                    <span className="data-table__reference">{transaction.reference}</span>
+                  ) : null}
                 </td>
-                <td data-label="Credits" className={`data-table__number ${transaction.delta < 0 ? 'is-negative' : 'is-positive'}`}>
+                <td
+                  data-label="Credits"
+                  className={`data-table__number ${transaction.delta < 0 ? 'is-negative' : 'is-positive'}`}
+                >
                   {transaction.delta > 0 ? `+${transaction.delta}` : `−${Math.abs(transaction.delta)}`}
                 </td>
                 <td data-label="Balance after" className="data-table__number">

@@ -45,13 +45,27 @@ export function DailyBarChart({ title, points, unit }: Props) {
           {total.toLocaleString('en-GB')} {unit}
         </span>
       </figcaption>
-      <svg className="chart__svg" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-label={summary} focusable="false">
+      <svg
+        className="chart__svg"
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={summary}
+        focusable="false"
+      >
         <line className="chart__grid" x1={0} x2={WIDTH} y1={TOP} y2={TOP} />
         <line className="chart__axis" x1={0} x2={WIDTH} y1={TOP + plotHeight} y2={TOP + plotHeight} />
         {points.map((point, index) => {
           const height = (point.value / ceiling) * plotHeight;
           return (
-            <rect key={point.date} className="chart__bar" x={index * slot + (slot - barWidth) / 2} y={TOP + plotHeight - height} width={barWidth} height={height}>
+            <rect
+              key={point.date}
+              className="chart__bar"
+              x={index * slot + (slot - barWidth) / 2}
+              y={TOP + plotHeight - height}
+              width={barWidth}
+              height={height}
+            >
               <title>{`${point.date}: ${point.value} ${unit}`}</title>
             </rect>
           );

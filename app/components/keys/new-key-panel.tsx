@@ -21,7 +21,8 @@ export function NewKeyPanel({ created, origin }: Props) {
         Your new {created.mode} key “{created.name}”
       </h2>
       <p className="new-key__warning">
-        <strong>Copy this key now.</strong> For your security it will not be shown again. If you lose it, revoke it and create a new one.
+        <strong>Copy this key now.</strong> For your security it will not be shown again. If you lose it, revoke it and
+        create a new one.
       </p>
       <label htmlFor="new-key-value" className="field__label">
         Secret key
@@ -40,14 +41,22 @@ export function NewKeyPanel({ created, origin }: Props) {
       </div>
       {created.bonus_credits_granted > 0 ? (
         <p className="new-key__bonus">
-          {created.bonus_credits_granted} free credits added to your account, enough to stage {created.bonus_credits_granted} images.
+          {created.bonus_credits_granted} free credits added to your account, enough to stage{' '}
+          {created.bonus_credits_granted} images.
         </p>
       ) : null}
       <h3 className="new-key__try">Try it now</h3>
       <p>
         Stage a photo with this key (1 credit), or try it without code in the <a href="/playground">playground</a>.
       </p>
-      <ApiSnippets idPrefix="new-key" partialKey={false} origin={origin} apiKey={created.key} style="modern" roomType="living_room" />
+      <ApiSnippets
+        idPrefix="new-key"
+        partialKey={false}
+        origin={origin}
+        apiKey={created.key}
+        style="modern"
+        roomType="living_room"
+      />
     </section>
   );
 }

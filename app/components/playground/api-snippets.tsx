@@ -18,8 +18,8 @@ export function ApiSnippets({ idPrefix, partialKey, ...request }: Props) {
     <div className="snippets">
       {partialKey ? (
         <p className="field__hint">
-          Only the start of your key is shown (<code>{request.apiKey}</code>): paste your full key in its place. Lost it? Create a new key on the{' '}
-          <a href="/keys">API keys</a> page.
+          Only the start of your key is shown (<code>{request.apiKey}</code>): paste your full key in its place. Lost
+          it? Create a new key on the <a href="/keys">API keys</a> page.
         </p>
       ) : null}
       {blocks.map((block) => (

@@ -9,7 +9,8 @@ export interface KeyUsageRow {
 
 /** Credits each API key spent in the report's range. */
 export function KeyUsageTable({ keys }: { keys: KeyUsageRow[] }) {
-  if (keys.length === 0) return <p className="empty-state">No API keys yet. Create one under API keys to start staging photos.</p>;
+  if (keys.length === 0)
+    return <p className="empty-state">No API keys yet. Create one under API keys to start staging photos.</p>;
   return (
     <div className="table-wrap">
       <table className="data-table">
@@ -34,7 +35,11 @@ export function KeyUsageTable({ keys }: { keys: KeyUsageRow[] }) {
                 {key.credits_used.toLocaleString('en-GB')}
               </td>
               <td data-label="Last used (UTC)">
-                {key.last_used_at ? <time dateTime={key.last_used_at}>{formatTimestamp(key.last_used_at)}</time> : <span className="muted">never</span>}
+                {key.last_used_at ? (
+                  <time dateTime={key.last_used_at}>{formatTimestamp(key.last_used_at)}</time>
+                ) : (
+                  <span className="muted">never</span>
+                )}
               </td>
             </tr>
           ))}

@@ -9,7 +9,6 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-
 export async function createAccount(db: Db, input: { email: string; password: string; now: number }): Promise<Account> {
   const email = normalizeEmail(input.email);
   const account = {
@@ -23,7 +22,8 @@ export async function createAccount(db: Db, input: { email: string; password: st
   try {
     await db.insertInto('accounts').values(account).execute();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('conflict', 'An account with this e-mail already exists. Sign in instead.');
+    if (isUniqueViolation(error))
+      throw new AppError('conflict', 'An account with this e-mail already exists. Sign in instead.');
     throw error;
   }
   return db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();
@@ -31,7 +31,11 @@ export async function createAccount(db: Db, input: { email: string; password: st
 
 /** Unknown e-mail and wrong password fail the same way and take the same time. */
 export async function findAccountByCredentials(db: Db, email: string, password: string): Promise<Account | null> {
-  const account = await db.selectFrom('accounts').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+  const account = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('email', '=', normalizeEmail(email))
+    .executeTakeFirst();
   const valid = await verifyPassword(account?.password_hash ?? DUMMY_PASSWORD_HASH, password);
   return account && valid ? account : null;
 }

@@ -24,7 +24,10 @@ export async function syncProductCatalog(db: Executor, catalog: readonly Sponsor
     };
     const { id: _id, ...changes } = row;
     const insert = db.insertInto('products').values(row);
-    await (isMysql(db) ? insert.onDuplicateKeyUpdate(changes) : insert.onConflict((oc) => oc.column('id').doUpdateSet(changes))).execute();
+    await (isMysql(db)
+      ? insert.onDuplicateKeyUpdate(changes)
+      : insert.onConflict((oc) => oc.column('id').doUpdateSet(changes))
+    ).execute();
   }
   const known = catalog.map((product) => product.id);
   if (known.length > 0) await db.updateTable('products').set({ active: 0 }).where('id', 'not in', known).execute();
@@ -36,6 +39,12 @@ export function productRoomTypes(product: Pick<Product, 'room_types'>): string[]
 
 /** Active products that suit the room, the best-paying first (the engine places them in that order of preference). */
 export async function productsForRoom(db: Executor, roomType: RoomType): Promise<Product[]> {
-  const products = await db.selectFrom('products').selectAll().where('active', '=', 1).orderBy('revenue_per_mille_cents', 'desc').orderBy('id').execute();
+  const products = await db
+    .selectFrom('products')
+    .selectAll()
+    .where('active', '=', 1)
+    .orderBy('revenue_per_mille_cents', 'desc')
+    .orderBy('id')
+    .execute();
   return products.filter((product) => productRoomTypes(product).includes(roomType));
 }

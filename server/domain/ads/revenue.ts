@@ -39,7 +39,10 @@ export const IMPRESSION_WINDOW_MS = 3_600_000;
  */
 async function claimView(db: Executor, view: { imageId: string; viewer: string; now: number }): Promise<boolean> {
   try {
-    await db.insertInto('impression_views').values({ image_id: view.imageId, viewer: view.viewer, counted_at: view.now }).execute();
+    await db
+      .insertInto('impression_views')
+      .values({ image_id: view.imageId, viewer: view.viewer, counted_at: view.now })
+      .execute();
     return true;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -58,7 +61,10 @@ async function claimView(db: Executor, view: { imageId: string; viewer: string; 
  * One serve of a placed image: one impression for each of its placements, as a single counter update, unless this
  * viewer's impression of it was already counted within the hour. Returns whether it counted.
  */
-export async function countImpression(db: Executor, view: { imageId: string; viewer: string; now: number }): Promise<boolean> {
+export async function countImpression(
+  db: Executor,
+  view: { imageId: string; viewer: string; now: number },
+): Promise<boolean> {
   if (!(await claimView(db, view))) return false;
   await db
     .updateTable('placements')

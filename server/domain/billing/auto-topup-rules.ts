@@ -5,7 +5,11 @@
  * threshold leaves it below, so every following charge would buy again; a monthly limit under one top-up pauses it
  * for the rest of every month. The dashboard runs the same rules before saving.
  */
-export function autoTopUpProblems(settings: { amount: number; threshold: number; monthly_limit: number | null }): Array<{ path: string; message: string }> {
+export function autoTopUpProblems(settings: {
+  amount: number;
+  threshold: number;
+  monthly_limit: number | null;
+}): Array<{ path: string; message: string }> {
   const problems: Array<{ path: string; message: string }> = [];
   if (settings.threshold >= settings.amount) {
     problems.push({

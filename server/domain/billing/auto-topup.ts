@@ -10,7 +10,12 @@ import { changeCredits } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
 import type { OffSessionCharge, PaymentGateway } from './gateway.js';
 
-export type TopUpFailureReason = 'card_declined' | 'authentication_required' | 'payment_method_missing' | 'monthly_limit_reached' | 'processing_error';
+export type TopUpFailureReason =
+  | 'card_declined'
+  | 'authentication_required'
+  | 'payment_method_missing'
+  | 'monthly_limit_reached'
+  | 'processing_error';
 
 export type TopUpOutcome =
   | { kind: 'succeeded'; balance: number }
@@ -69,7 +74,11 @@ type AccountState = NonNullable<Awaited<ReturnType<typeof readAccount>>>;
 export type Trigger = { kind: 'threshold' } | { kind: 'shortfall'; seenBalance: number };
 
 /** Why no top-up is needed now, or null when one is. */
-function notNeeded(account: AccountState | undefined, trigger: Trigger, now: number): Extract<TopUpOutcome, { kind: 'skipped' }>['why'] | null {
+function notNeeded(
+  account: AccountState | undefined,
+  trigger: Trigger,
+  now: number,
+): Extract<TopUpOutcome, { kind: 'skipped' }>['why'] | null {
   if (account?.auto_topup_enabled !== 1) return 'disabled';
   if (account.auto_topup_paused_until !== null && account.auto_topup_paused_until > now) return 'paused';
   if (trigger.kind === 'threshold' && account.credits >= account.auto_topup_threshold) return 'above_threshold';
@@ -82,18 +91,39 @@ function notNeeded(account: AccountState | undefined, trigger: Trigger, now: num
  * one per account across every process), or a pending attempt whose process died (lease passed), resumed with its
  * own id so Stripe's idempotency key makes the retry charge at most once. null: another top-up is running.
  */
-async function claimAttempt(db: Db, accountId: string, amount: number, now: number, leaseMs: number): Promise<{ attempt: Pick<TopUpAttempt, 'id' | 'amount'>; fresh: boolean } | null> {
+async function claimAttempt(
+  db: Db,
+  accountId: string,
+  amount: number,
+  now: number,
+  leaseMs: number,
+): Promise<{ attempt: Pick<TopUpAttempt, 'id' | 'amount'>; fresh: boolean } | null> {
   const id = newId('topUp');
   try {
     await db
       .insertInto('topup_attempts')
-      .values({ id, account_id: accountId, in_flight_account_id: accountId, amount, status: 'pending', reason: null, payment_id: null, created_at: now, lease_expires_at: now + leaseMs, finished_at: null })
+      .values({
+        id,
+        account_id: accountId,
+        in_flight_account_id: accountId,
+        amount,
+        status: 'pending',
+        reason: null,
+        payment_id: null,
+        created_at: now,
+        lease_expires_at: now + leaseMs,
+        finished_at: null,
+      })
       .execute();
     return { attempt: { id, amount }, fresh: true };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
   }
-  const running = await db.selectFrom('topup_attempts').select(['id', 'amount', 'lease_expires_at']).where('in_flight_account_id', '=', accountId).executeTakeFirst();
+  const running = await db
+    .selectFrom('topup_attempts')
+    .select(['id', 'amount', 'lease_expires_at'])
+    .where('in_flight_account_id', '=', accountId)
+    .executeTakeFirst();
   if (!running || running.lease_expires_at >= now) return null;
   const taken = await db
     .updateTable('topup_attempts')
@@ -101,7 +131,9 @@ async function claimAttempt(db: Db, accountId: string, amount: number, now: numb
     .where('id', '=', running.id)
     .where('lease_expires_at', '=', running.lease_expires_at)
     .executeTakeFirst();
-  return Number(taken.numUpdatedRows) === 1 ? { attempt: { id: running.id, amount: running.amount }, fresh: false } : null;
+  return Number(taken.numUpdatedRows) === 1
+    ? { attempt: { id: running.id, amount: running.amount }, fresh: false }
+    : null;
 }
 
 async function creditsBoughtThisMonth(db: Db, accountId: string, now: number): Promise<number> {
@@ -116,34 +148,85 @@ async function creditsBoughtThisMonth(db: Db, accountId: string, now: number): P
 }
 
 /** Settles the attempt, the balance, the pause and the event in one transaction; false if it was settled already. */
-async function settle(db: Db, input: { accountId: string; attemptId: string; amount: number; result: OffSessionCharge | { ok: false; reason: TopUpFailureReason }; now: number }): Promise<TopUpOutcome | null> {
+async function settle(
+  db: Db,
+  input: {
+    accountId: string;
+    attemptId: string;
+    amount: number;
+    result: OffSessionCharge | { ok: false; reason: TopUpFailureReason };
+    now: number;
+  },
+): Promise<TopUpOutcome | null> {
   const { accountId, attemptId, amount, result, now } = input;
   return inTransaction(db, async (trx) => {
     const finished = await trx
       .updateTable('topup_attempts')
-      .set({ status: result.ok ? 'succeeded' : 'failed', reason: result.ok ? null : result.reason, payment_id: result.ok ? result.paymentId : null, in_flight_account_id: null, finished_at: now })
+      .set({
+        status: result.ok ? 'succeeded' : 'failed',
+        reason: result.ok ? null : result.reason,
+        payment_id: result.ok ? result.paymentId : null,
+        in_flight_account_id: null,
+        finished_at: now,
+      })
       .where('id', '=', attemptId)
       .where('status', '=', 'pending')
       .executeTakeFirst();
     if (Number(finished.numUpdatedRows) !== 1) return null;
     if (result.ok) {
-      const change = await changeCredits(trx, { accountId, delta: amount, reason: 'auto_topup', reference: result.paymentId, now });
+      const change = await changeCredits(trx, {
+        accountId,
+        delta: amount,
+        reason: 'auto_topup',
+        reference: result.paymentId,
+        now,
+      });
       const balance = change.ok ? change.balanceAfter : 0;
-      await trx.updateTable('accounts').set({ auto_topup_paused_until: null, auto_topup_consecutive_failures: 0, auto_topup_last_failure_reason: null }).where('id', '=', accountId).execute();
-      await emitEvent(trx, { accountId, keyId: null, event: 'auto_topup.success', data: { amount, new_balance: balance, payment_id: result.paymentId }, now });
+      await trx
+        .updateTable('accounts')
+        .set({
+          auto_topup_paused_until: null,
+          auto_topup_consecutive_failures: 0,
+          auto_topup_last_failure_reason: null,
+        })
+        .where('id', '=', accountId)
+        .execute();
+      await emitEvent(trx, {
+        accountId,
+        keyId: null,
+        event: 'auto_topup.success',
+        data: { amount, new_balance: balance, payment_id: result.paymentId },
+        now,
+      });
       return { kind: 'succeeded', balance };
     }
-    const account = await trx.selectFrom('accounts').select(['credits', 'auto_topup_consecutive_failures']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const account = await trx
+      .selectFrom('accounts')
+      .select(['credits', 'auto_topup_consecutive_failures'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     // The monthly cap pauses until the month turns; a failed charge pauses longer after each consecutive failure.
     const capped = result.reason === 'monthly_limit_reached';
     const failures = capped ? account.auto_topup_consecutive_failures : account.auto_topup_consecutive_failures + 1;
-    const pausedUntil = capped ? startOfNextMonthUtc(now) : now + (PAUSES_MS[Math.min(failures, PAUSES_MS.length) - 1] ?? PAUSES_MS[0]);
+    const pausedUntil = capped
+      ? startOfNextMonthUtc(now)
+      : now + (PAUSES_MS[Math.min(failures, PAUSES_MS.length) - 1] ?? PAUSES_MS[0]);
     await trx
       .updateTable('accounts')
-      .set({ auto_topup_paused_until: pausedUntil, auto_topup_consecutive_failures: failures, auto_topup_last_failure_reason: result.reason })
+      .set({
+        auto_topup_paused_until: pausedUntil,
+        auto_topup_consecutive_failures: failures,
+        auto_topup_last_failure_reason: result.reason,
+      })
       .where('id', '=', accountId)
       .execute();
-    await emitEvent(trx, { accountId, keyId: null, event: 'auto_topup.failed', data: { amount, current_balance: account.credits, reason: result.reason }, now });
+    await emitEvent(trx, {
+      accountId,
+      keyId: null,
+      event: 'auto_topup.failed',
+      data: { amount, current_balance: account.credits, reason: result.reason },
+      now,
+    });
     return { kind: 'failed', reason: result.reason };
   });
 }
@@ -153,9 +236,18 @@ async function awaitRunning(deps: AutoTopUpDeps, accountId: string): Promise<Top
   const deadline = Date.now() + (deps.waitMs ?? 15_000);
   while (Date.now() < deadline) {
     await sleep(50);
-    const running = await deps.db.selectFrom('topup_attempts').select('id').where('in_flight_account_id', '=', accountId).executeTakeFirst();
+    const running = await deps.db
+      .selectFrom('topup_attempts')
+      .select('id')
+      .where('in_flight_account_id', '=', accountId)
+      .executeTakeFirst();
     if (running) continue;
-    const last = await deps.db.selectFrom('topup_attempts').select(['status', 'reason']).where('account_id', '=', accountId).orderBy('created_at', 'desc').executeTakeFirst();
+    const last = await deps.db
+      .selectFrom('topup_attempts')
+      .select(['status', 'reason'])
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
     if (last?.status === 'succeeded') {
       const account = await readAccount(deps.db, accountId);
       return { kind: 'succeeded', balance: account?.credits ?? 0 };
@@ -171,8 +263,15 @@ export async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigg
   const before = await readAccount(db, accountId);
   const skip = notNeeded(before, trigger, clock.now());
   if (skip || !before) return { kind: 'skipped', why: skip ?? 'disabled' };
-  const claimed = await claimAttempt(db, accountId, before.auto_topup_amount, clock.now(), deps.leaseMs ?? DEFAULT_LEASE_MS);
-  if (!claimed) return trigger.kind === 'shortfall' ? awaitRunning(deps, accountId) : { kind: 'skipped', why: 'in_progress' };
+  const claimed = await claimAttempt(
+    db,
+    accountId,
+    before.auto_topup_amount,
+    clock.now(),
+    deps.leaseMs ?? DEFAULT_LEASE_MS,
+  );
+  if (!claimed)
+    return trigger.kind === 'shortfall' ? awaitRunning(deps, accountId) : { kind: 'skipped', why: 'in_progress' };
   const { attempt } = claimed;
   // Read again now that this process holds the account's one attempt: a top-up that just ended may have made room.
   const account = await readAccount(db, accountId);
@@ -189,12 +288,24 @@ export async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigg
     result = { ok: false, reason: 'payment_method_missing' };
   } else {
     const charge = await gateway
-      .chargeOffSession({ customerId: account.stripe_customer_id, paymentMethodId: account.payment_method_id, credits: attempt.amount, accountId, idempotencyKey: `roomstage-topup-${attempt.id}` })
+      .chargeOffSession({
+        customerId: account.stripe_customer_id,
+        paymentMethodId: account.payment_method_id,
+        credits: attempt.amount,
+        accountId,
+        idempotencyKey: `roomstage-topup-${attempt.id}`,
+      })
       .catch((error: unknown): OffSessionCharge => ({ ok: false, reason: 'processing_error', message: String(error) }));
-    if (!charge.ok) log.warn({ accountId, attemptId: attempt.id, reason: charge.reason, detail: charge.message }, 'auto top-up charge failed');
+    if (!charge.ok)
+      log.warn(
+        { accountId, attemptId: attempt.id, reason: charge.reason, detail: charge.message },
+        'auto top-up charge failed',
+      );
     result = charge;
   }
-  const outcome = (await settle(db, { accountId, attemptId: attempt.id, amount: attempt.amount, result, now: clock.now() })) ?? (await awaitRunning(deps, accountId));
+  const outcome =
+    (await settle(db, { accountId, attemptId: attempt.id, amount: attempt.amount, result, now: clock.now() })) ??
+    (await awaitRunning(deps, accountId));
   deps.onOutcome?.(outcome);
   return outcome;
 }
@@ -213,7 +324,12 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUp {
   return {
     afterCharge(accountId) {
       const work = runAutoTopUp(deps, accountId, { kind: 'threshold' })
-        .catch((error: unknown) => log.error({ err: error, accountId }, 'auto top-up could not run; the next charge below the threshold tries again'))
+        .catch((error: unknown) =>
+          log.error(
+            { err: error, accountId },
+            'auto top-up could not run; the next charge below the threshold tries again',
+          ),
+        )
         .finally(() => running.delete(work));
       running.add(work);
     },

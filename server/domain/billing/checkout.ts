@@ -26,9 +26,16 @@ function present(row: Pick<CheckoutSession, 'id' | 'status' | 'credits'>): Check
 }
 
 /** POST /billing/checkout: a Checkout Session for `credits` at $1 each, saving the card for off-session use. */
-export async function startCheckout(deps: BillingDeps, input: { accountId: string; credits: number }): Promise<{ checkout_url: string; session_id: string }> {
+export async function startCheckout(
+  deps: BillingDeps,
+  input: { accountId: string; credits: number },
+): Promise<{ checkout_url: string; session_id: string }> {
   const { db, gateway } = deps;
-  const account = await db.selectFrom('accounts').select(['email', 'stripe_customer_id']).where('id', '=', input.accountId).executeTakeFirstOrThrow();
+  const account = await db
+    .selectFrom('accounts')
+    .select(['email', 'stripe_customer_id'])
+    .where('id', '=', input.accountId)
+    .executeTakeFirstOrThrow();
   const created = await gateway.createCheckout({
     accountId: input.accountId,
     email: account.email,
@@ -38,11 +45,25 @@ export async function startCheckout(deps: BillingDeps, input: { accountId: strin
     cancelUrl: `${deps.publicBaseUrl}/billing`,
   });
   if (created.customerId && created.customerId !== account.stripe_customer_id) {
-    await db.updateTable('accounts').set({ stripe_customer_id: created.customerId }).where('id', '=', input.accountId).where('stripe_customer_id', 'is', null).execute();
+    await db
+      .updateTable('accounts')
+      .set({ stripe_customer_id: created.customerId })
+      .where('id', '=', input.accountId)
+      .where('stripe_customer_id', 'is', null)
+      .execute();
   }
   await db
     .insertInto('checkout_sessions')
-    .values({ id: created.sessionId, account_id: input.accountId, credits: input.credits, gateway: gateway.name, checkout_url: created.url, status: 'open', credited_at: null, created_at: deps.now() })
+    .values({
+      id: created.sessionId,
+      account_id: input.accountId,
+      credits: input.credits,
+      gateway: gateway.name,
+      checkout_url: created.url,
+      status: 'open',
+      credited_at: null,
+      created_at: deps.now(),
+    })
     .execute();
   return { checkout_url: created.url, session_id: created.sessionId };
 }
@@ -52,7 +73,10 @@ export async function startCheckout(deps: BillingDeps, input: { accountId: strin
  * one conditional update claims `credited_at`, in the transaction that adds the credits and saves the card.
  * Returns false when the session is unknown or was credited already.
  */
-export async function completeCheckout(trx: Kysely<Database>, input: { sessionId: string; card: SavedCard | null; now: number }): Promise<boolean> {
+export async function completeCheckout(
+  trx: Kysely<Database>,
+  input: { sessionId: string; card: SavedCard | null; now: number },
+): Promise<boolean> {
   const claimed = await trx
     .updateTable('checkout_sessions')
     .set({ status: 'complete', credited_at: input.now })
@@ -60,28 +84,53 @@ export async function completeCheckout(trx: Kysely<Database>, input: { sessionId
     .where('credited_at', 'is', null)
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return false;
-  const session = await trx.selectFrom('checkout_sessions').select(['account_id', 'credits']).where('id', '=', input.sessionId).executeTakeFirstOrThrow();
-  await changeCredits(trx, { accountId: session.account_id, delta: session.credits, reason: 'purchase', reference: input.sessionId, now: input.now });
+  const session = await trx
+    .selectFrom('checkout_sessions')
+    .select(['account_id', 'credits'])
+    .where('id', '=', input.sessionId)
+    .executeTakeFirstOrThrow();
+  await changeCredits(trx, {
+    accountId: session.account_id,
+    delta: session.credits,
+    reason: 'purchase',
+    reference: input.sessionId,
+    now: input.now,
+  });
   if (input.card) await saveCard(trx, session.account_id, input.card);
   return true;
 }
 
 async function findSession(db: Db, accountId: string, sessionId: string) {
-  const row = await db.selectFrom('checkout_sessions').selectAll().where('id', '=', sessionId).where('account_id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!row) throw new AppError('not_found', 'No checkout session with this id belongs to your account.');
   return row;
 }
 
 /** GET /billing/checkout/{id}: the return page asks Stripe about the session and credits it if paid (once). */
-export async function checkoutStatus(deps: BillingDeps, input: { accountId: string; sessionId: string }): Promise<CheckoutView> {
+export async function checkoutStatus(
+  deps: BillingDeps,
+  input: { accountId: string; sessionId: string },
+): Promise<CheckoutView> {
   const row = await findSession(deps.db, input.accountId, input.sessionId);
   if (row.status !== 'open' || row.gateway !== deps.gateway.name) return present(row);
   const state = await deps.gateway.fetchCheckout(row.id);
   if (!state) return present(row);
   if (state.paid) {
-    await inTransaction(deps.db, (trx) => completeCheckout(trx, { sessionId: row.id, card: state.card, now: deps.now() }));
+    await inTransaction(deps.db, (trx) =>
+      completeCheckout(trx, { sessionId: row.id, card: state.card, now: deps.now() }),
+    );
   } else if (state.status === 'expired') {
-    await deps.db.updateTable('checkout_sessions').set({ status: 'expired' }).where('id', '=', row.id).where('status', '=', 'open').execute();
+    await deps.db
+      .updateTable('checkout_sessions')
+      .set({ status: 'expired' })
+      .where('id', '=', row.id)
+      .where('status', '=', 'open')
+      .execute();
   }
   return present(await findSession(deps.db, input.accountId, input.sessionId));
 }
@@ -90,9 +139,19 @@ export async function checkoutStatus(deps: BillingDeps, input: { accountId: stri
  * The simulated gateway's checkout page: opening it completes the purchase and saves a simulated card (once; opening
  * it again adds nothing). The session id is the credential, as Stripe's checkout URL is.
  */
-export async function completeSimulatedCheckout(db: Db, input: { sessionId: string; card: SimulatedCardKind; now: number }): Promise<CheckoutSession | null> {
-  const row = await db.selectFrom('checkout_sessions').selectAll().where('id', '=', input.sessionId).where('gateway', '=', 'simulated').executeTakeFirst();
+export async function completeSimulatedCheckout(
+  db: Db,
+  input: { sessionId: string; card: SimulatedCardKind; now: number },
+): Promise<CheckoutSession | null> {
+  const row = await db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('id', '=', input.sessionId)
+    .where('gateway', '=', 'simulated')
+    .executeTakeFirst();
   if (!row) return null;
-  await inTransaction(db, (trx) => completeCheckout(trx, { sessionId: row.id, card: simulatedCard(input.card), now: input.now }));
+  await inTransaction(db, (trx) =>
+    completeCheckout(trx, { sessionId: row.id, card: simulatedCard(input.card), now: input.now }),
+  );
   return (await db.selectFrom('checkout_sessions').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? null;
 }

@@ -40,7 +40,9 @@ export interface CheckoutState {
 
 export type OffSessionFailureReason = 'card_declined' | 'authentication_required' | 'processing_error';
 
-export type OffSessionCharge = { ok: true; paymentId: string } | { ok: false; reason: OffSessionFailureReason; message: string };
+export type OffSessionCharge =
+  | { ok: true; paymentId: string }
+  | { ok: false; reason: OffSessionFailureReason; message: string };
 
 export interface OffSessionRequest {
   customerId: string | null;

@@ -73,7 +73,11 @@ export async function readBillingRow(db: Kysely<Database>, accountId: string): P
 }
 
 /** The dashboard's balance and billing state (CONTRACT §8 GET /billing). */
-export async function getBillingOverview(db: Kysely<Database>, accountId: string, now: number): Promise<BillingOverview> {
+export async function getBillingOverview(
+  db: Kysely<Database>,
+  accountId: string,
+  now: number,
+): Promise<BillingOverview> {
   const row = await readBillingRow(db, accountId);
   const { auto_topup: _, ...balance } = presentBalance(row);
   return { ...balance, auto_topup: presentAutoTopUp(row, now), payment_method: presentPaymentMethod(row) };

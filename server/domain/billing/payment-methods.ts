@@ -37,15 +37,26 @@ export async function saveCard(trx: Kysely<Database>, accountId: string, card: S
 export async function refreshCard(trx: Kysely<Database>, card: SavedCard): Promise<void> {
   await trx
     .updateTable('accounts')
-    .set({ payment_method_brand: card.brand, payment_method_last4: card.last4, payment_method_exp_month: card.expMonth, payment_method_exp_year: card.expYear })
+    .set({
+      payment_method_brand: card.brand,
+      payment_method_last4: card.last4,
+      payment_method_exp_month: card.expMonth,
+      payment_method_exp_year: card.expYear,
+    })
     .where('payment_method_id', '=', card.paymentMethodId)
     .execute();
 }
 
 /** Forgets the card wherever it is on file; auto top-up goes off with it (it could charge nothing). */
-export async function forgetCard(trx: Kysely<Database>, where: { accountId: string } | { paymentMethodId: string }): Promise<void> {
+export async function forgetCard(
+  trx: Kysely<Database>,
+  where: { accountId: string } | { paymentMethodId: string },
+): Promise<void> {
   let update = trx.updateTable('accounts').set({ ...NO_CARD, auto_topup_enabled: 0 });
-  update = 'accountId' in where ? update.where('id', '=', where.accountId) : update.where('payment_method_id', '=', where.paymentMethodId);
+  update =
+    'accountId' in where
+      ? update.where('id', '=', where.accountId)
+      : update.where('payment_method_id', '=', where.paymentMethodId);
   await update.execute();
 }
 
@@ -54,10 +65,18 @@ export async function forgetCard(trx: Kysely<Database>, where: { accountId: stri
  * here. A detach that fails at Stripe is logged; the card is forgotten anyway, so Roomstage never charges it.
  */
 export async function removePaymentMethod(db: Db, gateway: PaymentGateway, accountId: string): Promise<void> {
-  const account = await db.selectFrom('accounts').select(['payment_method_id', 'payment_method_simulated']).where('id', '=', accountId).executeTakeFirst();
+  const account = await db
+    .selectFrom('accounts')
+    .select(['payment_method_id', 'payment_method_simulated'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   await forgetCard(db, { accountId });
   const methodId = account?.payment_method_id;
   if (methodId && account.payment_method_simulated !== 1) {
-    await gateway.detachPaymentMethod(methodId).catch((error: unknown) => log.warn({ err: error, accountId }, 'the card could not be detached at Stripe; it is forgotten here'));
+    await gateway
+      .detachPaymentMethod(methodId)
+      .catch((error: unknown) =>
+        log.warn({ err: error, accountId }, 'the card could not be detached at Stripe; it is forgotten here'),
+      );
   }
 }

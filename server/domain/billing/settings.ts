@@ -22,10 +22,19 @@ export interface AutoTopUpInput {
  * PUT /settings/auto-topup. Enabling needs a card on file (409 `payment_method_required`); saving ends a pause,
  * so the next charge below the threshold tries again (CONTRACT §8).
  */
-export async function putAutoTopUp(db: Db, accountId: string, input: AutoTopUpInput, now: number): Promise<AutoTopUpView> {
-  const monthlyLimit = input.monthly_limit !== undefined ? input.monthly_limit : (await readBillingRow(db, accountId)).auto_topup_monthly_limit;
+export async function putAutoTopUp(
+  db: Db,
+  accountId: string,
+  input: AutoTopUpInput,
+  now: number,
+): Promise<AutoTopUpView> {
+  const monthlyLimit =
+    input.monthly_limit !== undefined
+      ? input.monthly_limit
+      : (await readBillingRow(db, accountId)).auto_topup_monthly_limit;
   const problems = autoTopUpProblems({ ...input, monthly_limit: monthlyLimit });
-  if (problems.length > 0) throw new AppError('invalid_request', problems.map((p) => p.message).join(' '), { details: problems });
+  if (problems.length > 0)
+    throw new AppError('invalid_request', problems.map((p) => p.message).join(' '), { details: problems });
   const update = db
     .updateTable('accounts')
     .set({
@@ -42,7 +51,10 @@ export async function putAutoTopUp(db: Db, accountId: string, input: AutoTopUpIn
   const result = await (input.enabled ? update.where('payment_method_id', 'is not', null) : update).executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) {
     await readBillingRow(db, accountId);
-    throw new AppError('payment_method_required', 'Auto top-up needs a card on file. Buy credits once (the card is saved for later) and enable it again.');
+    throw new AppError(
+      'payment_method_required',
+      'Auto top-up needs a card on file. Buy credits once (the card is saved for later) and enable it again.',
+    );
   }
   return getAutoTopUp(db, accountId, now);
 }

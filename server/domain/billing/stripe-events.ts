@@ -26,14 +26,24 @@ async function recordOnce(trx: Kysely<Database>, event: Stripe.Event, now: numbe
 
 function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
   if (!method.card) return null;
-  return { paymentMethodId: method.id, brand: method.card.brand, last4: method.card.last4, expMonth: method.card.exp_month, expYear: method.card.exp_year, simulated: false };
+  return {
+    paymentMethodId: method.id,
+    brand: method.card.brand,
+    last4: method.card.last4,
+    expMonth: method.card.exp_month,
+    expYear: method.card.exp_year,
+    simulated: false,
+  };
 }
 
 /**
  * Applies one verified Stripe event at most once (CONTRACT §8): a paid Checkout Session credits its purchase (once,
  * shared with the return page) and saves the card; a detached card is forgotten; an updated card is refreshed.
  */
-export async function applyStripeEvent(deps: { db: Db; gateway: PaymentGateway; now: () => number }, event: Stripe.Event): Promise<StripeEventOutcome> {
+export async function applyStripeEvent(
+  deps: { db: Db; gateway: PaymentGateway; now: () => number },
+  event: Stripe.Event,
+): Promise<StripeEventOutcome> {
   const { db } = deps;
   const seen = await db.selectFrom('stripe_events').select('id').where('id', '=', event.id).executeTakeFirst();
   if (seen) return 'duplicate';

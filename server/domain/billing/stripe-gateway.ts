@@ -1,5 +1,12 @@
 import Stripe from 'stripe';
-import { CENTS_PER_CREDIT, type CheckoutState, type OffSessionCharge, type OffSessionFailureReason, type PaymentGateway, type SavedCard } from './gateway.js';
+import {
+  CENTS_PER_CREDIT,
+  type CheckoutState,
+  type OffSessionCharge,
+  type OffSessionFailureReason,
+  type PaymentGateway,
+  type SavedCard,
+} from './gateway.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -8,11 +15,19 @@ export interface StripeSettings {
 }
 
 export function createStripeClient(settings: StripeSettings): Stripe {
-  const options: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 0, timeout: 30_000, appInfo: { name: 'Roomstage' } };
+  const options: ConstructorParameters<typeof Stripe>[1] = {
+    maxNetworkRetries: 0,
+    timeout: 30_000,
+    appInfo: { name: 'Roomstage' },
+  };
   if (settings.apiUrl) {
     const url = new URL(settings.apiUrl);
     const protocol = url.protocol === 'http:' ? 'http' : 'https';
-    Object.assign(options, { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol });
+    Object.assign(options, {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443,
+      protocol,
+    });
   }
   return new Stripe(settings.secretKey, options);
 }
@@ -29,14 +44,16 @@ function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
   };
 }
 
-const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
+const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  value == null ? null : typeof value === 'string' ? value : value.id;
 
 /** Stripe's card error codes → the reasons of CONTRACT §8; anything else is a processing error. */
 function failureReason(error: unknown): OffSessionFailureReason {
   if (error instanceof Stripe.errors.StripeCardError) {
     return error.code === 'authentication_required' ? 'authentication_required' : 'card_declined';
   }
-  if (error instanceof Stripe.errors.StripeError && error.code === 'authentication_required') return 'authentication_required';
+  if (error instanceof Stripe.errors.StripeError && error.code === 'authentication_required')
+    return 'authentication_required';
   return 'processing_error';
 }
 
@@ -52,7 +69,12 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
       // The idempotency key makes two first checkouts at once share one Customer.
       const customerId =
         request.customerId ??
-        (await stripe.customers.create({ email: request.email, metadata: { account_id: request.accountId } }, { idempotencyKey: `customer-${request.accountId}` })).id;
+        (
+          await stripe.customers.create(
+            { email: request.email, metadata: { account_id: request.accountId } },
+            { idempotencyKey: `customer-${request.accountId}` },
+          )
+        ).id;
       const session = await stripe.checkout.sessions.create({
         mode: 'payment',
         customer: customerId,
@@ -63,7 +85,10 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
             price_data: { currency: 'usd', unit_amount: CENTS_PER_CREDIT, product_data: { name: 'Roomstage credit' } },
           },
         ],
-        payment_intent_data: { setup_future_usage: 'off_session', metadata: { account_id: request.accountId, credits: String(request.credits) } },
+        payment_intent_data: {
+          setup_future_usage: 'off_session',
+          metadata: { account_id: request.accountId, credits: String(request.credits) },
+        },
         metadata: { account_id: request.accountId, credits: String(request.credits) },
         success_url: request.successUrl,
         cancel_url: request.cancelUrl,
@@ -82,7 +107,8 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
         const methodId = idOf(intent.payment_method);
         if (methodId) card = await fetchCard(methodId);
       }
-      const status: CheckoutState['status'] = session.status === 'complete' ? 'complete' : session.status === 'expired' ? 'expired' : 'open';
+      const status: CheckoutState['status'] =
+        session.status === 'complete' ? 'complete' : session.status === 'expired' ? 'expired' : 'open';
       return { status, paid, customerId: idOf(session.customer), card };
     },
 
@@ -103,10 +129,19 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
           { idempotencyKey: request.idempotencyKey },
         );
         if (intent.status === 'succeeded') return { ok: true, paymentId: intent.id };
-        if (intent.status === 'requires_action') return { ok: false, reason: 'authentication_required', message: 'The card needs the customer to authenticate.' };
+        if (intent.status === 'requires_action')
+          return {
+            ok: false,
+            reason: 'authentication_required',
+            message: 'The card needs the customer to authenticate.',
+          };
         return { ok: false, reason: 'card_declined', message: `The payment ended as ${intent.status}.` };
       } catch (error) {
-        return { ok: false, reason: failureReason(error), message: error instanceof Error ? error.message : String(error) };
+        return {
+          ok: false,
+          reason: failureReason(error),
+          message: error instanceof Error ? error.message : String(error),
+        };
       }
     },
 

@@ -20,7 +20,10 @@ export function claimStatus(claim: Pick<Claim, 'redeemed_at' | 'expires_at'>, no
 }
 
 function unknownClaim(): AppError {
-  return new AppError('not_found', 'No claim with this code. Check the code (it looks like RS-7K3M9QXD) and try again.');
+  return new AppError(
+    'not_found',
+    'No claim with this code. Check the code (it looks like RS-7K3M9QXD) and try again.',
+  );
 }
 
 function refusalFor(claim: Claim, now: number): AppError | null {
@@ -28,7 +31,10 @@ function refusalFor(claim: Claim, now: number): AppError | null {
     case 'redeemed':
       return new AppError('claim_already_redeemed', `Claim ${claim.code} has already been redeemed.`);
     case 'expired':
-      return new AppError('claim_expired', `Claim ${claim.code} expired on ${iso(claim.expires_at)}; claims are valid for 30 days.`);
+      return new AppError(
+        'claim_expired',
+        `Claim ${claim.code} expired on ${iso(claim.expires_at)}; claims are valid for 30 days.`,
+      );
     default:
       return null;
   }
@@ -37,7 +43,9 @@ function refusalFor(claim: Claim, now: number): AppError | null {
 /** The claim a typed code names, or 404 (also for codes that cannot be claim codes at all). */
 export async function findClaim(db: Executor, typed: string): Promise<Claim> {
   const code = normalizeClaimCode(typed);
-  const claim = code ? await db.selectFrom('claims').selectAll().where('code', '=', code).executeTakeFirst() : undefined;
+  const claim = code
+    ? await db.selectFrom('claims').selectAll().where('code', '=', code).executeTakeFirst()
+    : undefined;
   if (!claim) throw unknownClaim();
   return claim;
 }
@@ -46,7 +54,10 @@ export async function findClaim(db: Executor, typed: string): Promise<Claim> {
  * For `claim_code` on stage/enhance/place-products: the claim must be one this account issued (404 otherwise, never
  * revealing others' codes) and still open (409 redeemed, 410 expired). Returns the canonical code.
  */
-export async function assertClaimOpenForIssuer(db: Executor, input: { typed: string; accountId: string; now: number }): Promise<string> {
+export async function assertClaimOpenForIssuer(
+  db: Executor,
+  input: { typed: string; accountId: string; now: number },
+): Promise<string> {
   const claim = await findClaim(db, input.typed);
   if (claim.account_id !== input.accountId) throw unknownClaim();
   const refusal = refusalFor(claim, input.now);
@@ -55,7 +66,10 @@ export async function assertClaimOpenForIssuer(db: Executor, input: { typed: str
 }
 
 /** A new claim for freshly staged images; a code collision (1 in 2^40 per pair) just draws another code. */
-export async function issueClaim(trx: Executor, input: { accountId: string; keyId: number | null; imageCount: number; now: number }): Promise<Claim> {
+export async function issueClaim(
+  trx: Executor,
+  input: { accountId: string; keyId: number | null; imageCount: number; now: number },
+): Promise<Claim> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const code = generateClaimCode();
     const taken = await trx.selectFrom('claims').select('code').where('code', '=', code).executeTakeFirst();
@@ -71,7 +85,12 @@ export async function issueClaim(trx: Executor, input: { accountId: string; keyI
       redeemed_at: null,
     };
     await trx.insertInto('claims').values(claim).execute();
-    await recordUsage(trx, { accountId: input.accountId, keyId: input.keyId, at: input.now, counts: { claims_issued: 1 } });
+    await recordUsage(trx, {
+      accountId: input.accountId,
+      keyId: input.keyId,
+      at: input.now,
+      counts: { claims_issued: 1 },
+    });
     return claim;
   }
   throw new Error('Could not draw an unused claim code');
@@ -81,7 +100,10 @@ export async function issueClaim(trx: Executor, input: { accountId: string; keyI
  * Adds images to an open claim of this account. The conditional update is the check, so an image never lands in
  * a claim that was redeemed (or expired) after the request began; then the same 404/409/410 as before charging.
  */
-export async function addImagesToClaim(trx: Executor, input: { code: string; accountId: string; count: number; now: number }): Promise<Claim> {
+export async function addImagesToClaim(
+  trx: Executor,
+  input: { code: string; accountId: string; count: number; now: number },
+): Promise<Claim> {
   const updated = await trx
     .updateTable('claims')
     .set((eb) => ({ image_count: eb('image_count', '+', input.count) }))
@@ -131,13 +153,20 @@ export interface Redemption {
  * race (the loser sees 409); `claim.redeemed` goes to the issuing key's webhook in the same transaction, which this
  * function runs (retried when InnoDB picks it as a deadlock victim).
  */
-export async function redeemClaim(db: Executor, input: { typed: string; accountId: string; email: string; now: number }): Promise<Redemption> {
+export async function redeemClaim(
+  db: Executor,
+  input: { typed: string; accountId: string; email: string; now: number },
+): Promise<Redemption> {
   const code = normalizeClaimCode(input.typed);
   if (!code) throw unknownClaim();
   return inTransaction(db, (trx) => redeemInTransaction(trx, code, input));
 }
 
-async function redeemInTransaction(trx: Executor, code: string, input: { accountId: string; email: string; now: number }): Promise<Redemption> {
+async function redeemInTransaction(
+  trx: Executor,
+  code: string,
+  input: { accountId: string; email: string; now: number },
+): Promise<Redemption> {
   const won = await trx
     .updateTable('claims')
     .set({ redeemed_by: input.accountId, redeemed_at: input.now })
@@ -149,16 +178,32 @@ async function redeemInTransaction(trx: Executor, code: string, input: { account
   if (!claim) throw unknownClaim();
   if (Number(won.numUpdatedRows) !== 1) throw refusalFor(claim, input.now) ?? unknownClaim();
   // The issuer's usage: its claims redeemed that day, on the key that issued them.
-  await recordUsage(trx, { accountId: claim.account_id, keyId: claim.key_id, at: input.now, counts: { claims_redeemed: 1 } });
+  await recordUsage(trx, {
+    accountId: claim.account_id,
+    keyId: claim.key_id,
+    at: input.now,
+    counts: { claims_redeemed: 1 },
+  });
 
   await emitEvent(trx, {
     accountId: claim.account_id,
     keyId: claim.key_id,
     event: 'claim.redeemed',
-    data: { claim_code: claim.code, claimed_by_email: input.email, image_count: claim.image_count, redeemed_at: iso(input.now) },
+    data: {
+      claim_code: claim.code,
+      claimed_by_email: input.email,
+      image_count: claim.image_count,
+      redeemed_at: iso(input.now),
+    },
     now: input.now,
   });
-  const images = await trx.selectFrom('images').selectAll().where('claim_code', '=', claim.code).orderBy('created_at').orderBy('id').execute();
+  const images = await trx
+    .selectFrom('images')
+    .selectAll()
+    .where('claim_code', '=', claim.code)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return { claim, images };
 }
 
@@ -169,7 +214,10 @@ export interface ClaimListing {
 }
 
 /** `redeemed`: the claims this agent redeemed; `issued`: the claims this account's keys issued, with who redeemed them. */
-export async function listClaims(db: Executor, input: { accountId: string; role: 'redeemed' | 'issued'; now: number; limit?: number }): Promise<ClaimListing[]> {
+export async function listClaims(
+  db: Executor,
+  input: { accountId: string; role: 'redeemed' | 'issued'; now: number; limit?: number },
+): Promise<ClaimListing[]> {
   const rows = await db
     .selectFrom('claims')
     .leftJoin('accounts as redeemer', 'redeemer.id', 'claims.redeemed_by')
@@ -180,5 +228,9 @@ export async function listClaims(db: Executor, input: { accountId: string; role:
     .orderBy('claims.code')
     .limit(input.limit ?? 500)
     .execute();
-  return rows.map(({ redeemer_email, ...claim }) => ({ claim, status: claimStatus(claim, input.now), claimedByEmail: redeemer_email ?? null }));
+  return rows.map(({ redeemer_email, ...claim }) => ({
+    claim,
+    status: claimStatus(claim, input.now),
+    claimedByEmail: redeemer_email ?? null,
+  }));
 }

@@ -14,7 +14,13 @@ export interface HoldSweeper {
  * CHARGE_HOLD_TIMEOUT apart (at most 30 s). Many sweepers can share one database; each hold is refunded once.
  * A sweep that fails (database away) is logged and simply runs again next time: nothing is lost, the holds stay.
  */
-export function createHoldSweeper(options: { db: Db; timeoutMs: number; clock?: Clock; intervalMs?: number; log?: (message: string, error: unknown) => void }): HoldSweeper {
+export function createHoldSweeper(options: {
+  db: Db;
+  timeoutMs: number;
+  clock?: Clock;
+  intervalMs?: number;
+  log?: (message: string, error: unknown) => void;
+}): HoldSweeper {
   const clock = options.clock ?? systemClock;
   const intervalMs = options.intervalMs ?? Math.max(50, Math.min(30_000, Math.floor(options.timeoutMs / 4)));
   const log = options.log ?? ((message, error) => logger.error({ err: error }, `holds: ${message}`));

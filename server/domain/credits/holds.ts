@@ -72,7 +72,10 @@ export async function placeHold(trx: Executor, request: HoldRequest): Promise<Pl
 export async function finalizeHold(trx: Executor, holdId: string): Promise<void> {
   const deleted = await trx.deleteFrom('charge_holds').where('id', '=', holdId).executeTakeFirst();
   if (Number(deleted.numDeletedRows) !== 1) {
-    throw new AppError('service_unavailable', 'The request took too long to finish and its credits were refunded; nothing was stored. Retry it.');
+    throw new AppError(
+      'service_unavailable',
+      'The request took too long to finish and its credits were refunded; nothing was stored. Retry it.',
+    );
   }
 }
 
@@ -81,7 +84,11 @@ export async function finalizeHold(trx: Executor, holdId: string): Promise<void>
  * together, and only if the hold is still there (and, for the sweeper, `leaseEndedBy` has passed its lease).
  * Returns false when another path (the result's transaction, another process's sweeper) got there first.
  */
-export async function releaseHold(db: Db, holdId: string, options: { now: number; leaseEndedBy?: number }): Promise<boolean> {
+export async function releaseHold(
+  db: Db,
+  holdId: string,
+  options: { now: number; leaseEndedBy?: number },
+): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     let lookup = trx.selectFrom('charge_holds').selectAll().where('id', '=', holdId);
     if (options.leaseEndedBy !== undefined) lookup = lookup.where('lease_expires_at', '<=', options.leaseEndedBy);
@@ -100,7 +107,11 @@ export async function releaseHold(db: Db, holdId: string, options: { now: number
       now: options.now,
     });
     if (hold.idempotency_key !== null && hold.idempotency_started_at !== null && hold.key_id !== null) {
-      await abandonIdempotentRequest(trx, { keyId: hold.key_id, idempotencyKey: hold.idempotency_key, startedAt: hold.idempotency_started_at });
+      await abandonIdempotentRequest(trx, {
+        keyId: hold.key_id,
+        idempotencyKey: hold.idempotency_key,
+        startedAt: hold.idempotency_started_at,
+      });
     }
     return true;
   });
@@ -115,19 +126,30 @@ export interface HoldLease {
  * Renews the hold's lease every third of the timeout while the request works, so a long request is never taken
  * for a dead one. A renewal that fails is tried again at the next tick; if the process dies, the lease runs out.
  */
-export function keepHoldAlive(db: Db, holdId: string, options: { clock: Clock; timeoutMs: number; log?: (message: string, error: unknown) => void }): HoldLease {
+export function keepHoldAlive(
+  db: Db,
+  holdId: string,
+  options: { clock: Clock; timeoutMs: number; log?: (message: string, error: unknown) => void },
+): HoldLease {
   const log = options.log ?? ((message, error) => logger.error({ err: error }, `holds: ${message}`));
   let renewing: Promise<void> | null = null;
   const renew = async () => {
     try {
-      await db.updateTable('charge_holds').set({ lease_expires_at: options.clock.now() + options.timeoutMs }).where('id', '=', holdId).execute();
+      await db
+        .updateTable('charge_holds')
+        .set({ lease_expires_at: options.clock.now() + options.timeoutMs })
+        .where('id', '=', holdId)
+        .execute();
     } catch (error) {
       log(`could not renew the lease of hold ${holdId}; trying again`, error);
     }
   };
-  const timer = setInterval(() => {
-    if (!renewing) renewing = renew().finally(() => (renewing = null));
-  }, Math.max(1, Math.floor(options.timeoutMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (!renewing) renewing = renew().finally(() => (renewing = null));
+    },
+    Math.max(1, Math.floor(options.timeoutMs / 3)),
+  );
   timer.unref();
   return {
     async stop() {

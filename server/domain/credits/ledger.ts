@@ -40,7 +40,11 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
     .where('id', '=', accountId);
   if (delta < 0) update = update.where('credits', '>=', -delta);
   const result = await update.executeTakeFirst();
-  const account = await trx.selectFrom('accounts').select(['credits', 'low_balance_threshold']).where('id', '=', accountId).executeTakeFirst();
+  const account = await trx
+    .selectFrom('accounts')
+    .select(['credits', 'low_balance_threshold'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   if (!account || Number(result.numUpdatedRows) === 0) return { ok: false, available: account?.credits ?? 0 };
   const balanceAfter = account.credits;
   const inserted = await trx
@@ -59,9 +63,20 @@ export async function changeCredits(trx: Executor, change: CreditChange): Promis
   const threshold = account.low_balance_threshold;
   if (balanceAfter - delta >= threshold && balanceAfter < threshold) {
     // Once each time the balance falls below the threshold, not on every charge below it.
-    await emitEvent(trx, { accountId, keyId: null, event: 'credits.low', data: { current_balance: balanceAfter, threshold }, now: change.now });
+    await emitEvent(trx, {
+      accountId,
+      keyId: null,
+      event: 'credits.low',
+      data: { current_balance: balanceAfter, threshold },
+      now: change.now,
+    });
   }
-  await recordUsage(trx, { accountId, keyId: change.apiKeyId ?? null, at: change.now, counts: ledgerUsage(reason, delta) });
+  await recordUsage(trx, {
+    accountId,
+    keyId: change.apiKeyId ?? null,
+    at: change.now,
+    counts: ledgerUsage(reason, delta),
+  });
   return { ok: true, balanceAfter, entryId: Number(inserted.insertId) };
 }
 
@@ -87,7 +102,15 @@ export interface BalanceSummary {
 }
 
 /** The account columns a balance is made of; API-key authentication reads them in the same query as the key. */
-export const BALANCE_COLUMNS = ['credits', 'total_purchased', 'total_used', 'payment_method_id', 'auto_topup_enabled', 'auto_topup_amount', 'auto_topup_threshold'] as const;
+export const BALANCE_COLUMNS = [
+  'credits',
+  'total_purchased',
+  'total_used',
+  'payment_method_id',
+  'auto_topup_enabled',
+  'auto_topup_amount',
+  'auto_topup_threshold',
+] as const;
 
 export type BalanceRow = Pick<Account, (typeof BALANCE_COLUMNS)[number]>;
 
@@ -97,16 +120,28 @@ export function presentBalance(row: BalanceRow): BalanceSummary {
     total_purchased: row.total_purchased,
     total_used: row.total_used,
     has_payment_method: row.payment_method_id !== null,
-    auto_topup: { enabled: row.auto_topup_enabled === 1, amount: row.auto_topup_amount, threshold: row.auto_topup_threshold },
+    auto_topup: {
+      enabled: row.auto_topup_enabled === 1,
+      amount: row.auto_topup_amount,
+      threshold: row.auto_topup_threshold,
+    },
   };
 }
 
 export async function getBalance(db: Executor, accountId: string): Promise<BalanceSummary> {
-  return presentBalance(await db.selectFrom('accounts').select(BALANCE_COLUMNS).where('id', '=', accountId).executeTakeFirstOrThrow());
+  return presentBalance(
+    await db.selectFrom('accounts').select(BALANCE_COLUMNS).where('id', '=', accountId).executeTakeFirstOrThrow(),
+  );
 }
 
 export async function listLedger(db: Executor, accountId: string, limit: number): Promise<LedgerEntry[]> {
-  return db.selectFrom('credit_ledger').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('credit_ledger')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** Σ delta over the ledger; tests and the health of the books compare it with the cached balance. */

@@ -10,11 +10,18 @@ export interface Shortfall {
 }
 
 /** The CONTRACT §1 402 for a balance that cannot cover a request. */
-export function shortfallError(shortfall: Pick<Shortfall, 'required' | 'available'>, autoTopUpFailed: boolean): AppError {
+export function shortfallError(
+  shortfall: Pick<Shortfall, 'required' | 'available'>,
+  autoTopUpFailed: boolean,
+): AppError {
   if (autoTopUpFailed && shortfall.available === 0) {
-    return new AppError('no_credits', 'You have no credits left and the automatic top-up could not add any. Buy credits or add a working payment method in the dashboard.', {
-      credits_remaining: 0,
-    });
+    return new AppError(
+      'no_credits',
+      'You have no credits left and the automatic top-up could not add any. Buy credits or add a working payment method in the dashboard.',
+      {
+        credits_remaining: 0,
+      },
+    );
   }
   return new AppError(
     'insufficient_credits',
@@ -25,7 +32,10 @@ export function shortfallError(shortfall: Pick<Shortfall, 'required' | 'availabl
 
 /** What resolveShortfall needs of auto top-up (server/domain/billing/auto-topup.ts). */
 export interface ShortfallTopUp {
-  forShortfall(accountId: string, seenBalance: number): Promise<{ kind: 'succeeded' | 'failed' | 'skipped'; why?: string }>;
+  forShortfall(
+    accountId: string,
+    seenBalance: number,
+  ): Promise<{ kind: 'succeeded' | 'failed' | 'skipped'; why?: string }>;
 }
 
 /**

@@ -73,13 +73,28 @@ export async function emitEvent<E extends EventName>(
  */
 export async function writeEvent<E extends EventName>(
   trx: Kysely<Database>,
-  input: { accountId: string; keyId: number | null; event: E; data: EventData[E]; now: number; targetKeyIds: number[]; leasedUntil?: number },
+  input: {
+    accountId: string;
+    keyId: number | null;
+    event: E;
+    data: EventData[E];
+    now: number;
+    targetKeyIds: number[];
+    leasedUntil?: number;
+  },
 ): Promise<EmittedEvent> {
   const envelope: Envelope<E> = { id: newId('event'), event: input.event, timestamp: iso(input.now), data: input.data };
   const payload = JSON.stringify(envelope);
   await trx
     .insertInto('webhook_events')
-    .values({ id: envelope.id, account_id: input.accountId, key_id: input.keyId, event: input.event, payload, created_at: input.now })
+    .values({
+      id: envelope.id,
+      account_id: input.accountId,
+      key_id: input.keyId,
+      event: input.event,
+      payload,
+      created_at: input.now,
+    })
     .execute();
   const deliveries = input.targetKeyIds.map((keyId) => ({
     id: newId('delivery'),

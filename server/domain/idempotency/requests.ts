@@ -24,7 +24,9 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -33,7 +35,6 @@ function canonicalJson(value: unknown): string {
 export function requestFingerprint(operation: string, input: unknown): string {
   return createHash('sha256').update(operation).update('\n').update(canonicalJson(input)).digest('hex');
 }
-
 
 export type IdempotencyStart = { kind: 'first' } | { kind: 'replay'; body: unknown };
 
@@ -52,12 +53,22 @@ export interface IdempotencyClaim {
  * Claims the key for this request, or finds the earlier one: its stored response (replay), or a conflict when the
  * earlier request differs or is still running. The primary key makes two simultaneous first attempts impossible.
  */
-export async function beginIdempotentRequest(db: Db, scope: Scope & { fingerprint: string; now: number }): Promise<IdempotencyStart> {
+export async function beginIdempotentRequest(
+  db: Db,
+  scope: Scope & { fingerprint: string; now: number },
+): Promise<IdempotencyStart> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await db
         .insertInto('idempotency_keys')
-        .values({ key_id: scope.keyId, idempotency_key: scope.idempotencyKey, fingerprint: scope.fingerprint, status: 'in_progress', response_body: null, created_at: scope.now })
+        .values({
+          key_id: scope.keyId,
+          idempotency_key: scope.idempotencyKey,
+          fingerprint: scope.fingerprint,
+          status: 'in_progress',
+          response_body: null,
+          created_at: scope.now,
+        })
         .execute();
       return { kind: 'first' };
     } catch (error) {
@@ -71,14 +82,27 @@ export async function beginIdempotentRequest(db: Db, scope: Scope & { fingerprin
       .executeTakeFirst();
     if (!earlier) continue; // it was abandoned in between: try to claim it again
     if (earlier.created_at + IDEMPOTENCY_TTL_MS <= scope.now) {
-      await db.deleteFrom('idempotency_keys').where('key_id', '=', scope.keyId).where('idempotency_key', '=', scope.idempotencyKey).where('created_at', '=', earlier.created_at).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('key_id', '=', scope.keyId)
+        .where('idempotency_key', '=', scope.idempotencyKey)
+        .where('created_at', '=', earlier.created_at)
+        .execute();
       continue;
     }
     if (earlier.fingerprint !== scope.fingerprint) {
-      throw new AppError('conflict', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
+      throw new AppError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+      );
     }
     if (earlier.status !== 'completed' || earlier.response_body === null) {
-      throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {}, RETRY_SOON);
+      throw new AppError(
+        'conflict',
+        'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+        {},
+        RETRY_SOON,
+      );
     }
     return { kind: 'replay', body: JSON.parse(earlier.response_body) };
   }
@@ -99,7 +123,11 @@ export async function completeIdempotentRequest(db: Db, scope: Scope, body: unkn
  * `startedAt`, only the record that request started is freed, never a retry's that claimed the key since.
  */
 export async function abandonIdempotentRequest(db: Db, scope: Scope & { startedAt?: number }): Promise<void> {
-  let query = db.deleteFrom('idempotency_keys').where('key_id', '=', scope.keyId).where('idempotency_key', '=', scope.idempotencyKey).where('status', '=', 'in_progress');
+  let query = db
+    .deleteFrom('idempotency_keys')
+    .where('key_id', '=', scope.keyId)
+    .where('idempotency_key', '=', scope.idempotencyKey)
+    .where('status', '=', 'in_progress');
   if (scope.startedAt !== undefined) query = query.where('created_at', '=', scope.startedAt);
   await query.execute();
 }

@@ -29,7 +29,13 @@ type WithoutInputs<T> = T extends unknown ? Omit<T, 'inputs'> : never;
 /** What the job row keeps of the prepared request: everything but the images (they are in `job_inputs`). */
 export type JobInput = WithoutInputs<PreparedOperation> & { held: HeldCharge | null };
 
-const EXTENSION_BY_FORMAT: Record<string, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', avif: 'avif', tiff: 'tiff' };
+const EXTENSION_BY_FORMAT: Record<string, string> = {
+  jpeg: 'jpg',
+  png: 'png',
+  webp: 'webp',
+  avif: 'avif',
+  tiff: 'tiff',
+};
 
 /**
  * Stores the inputs, then charges and inserts the job in one transaction, so a job exists exactly when its
@@ -87,8 +93,16 @@ export async function enqueueJob(deps: ImagingDeps, caller: ApiCaller, prepared:
 }
 
 /** The images a job was accepted with, in request order; null when one is missing from storage. */
-export async function readJobInputs(deps: Pick<ImagingDeps, 'db' | 'storage'>, jobId: string): Promise<Buffer[] | null> {
-  const rows = await deps.db.selectFrom('job_inputs').select('storage_name').where('job_id', '=', jobId).orderBy('position').execute();
+export async function readJobInputs(
+  deps: Pick<ImagingDeps, 'db' | 'storage'>,
+  jobId: string,
+): Promise<Buffer[] | null> {
+  const rows = await deps.db
+    .selectFrom('job_inputs')
+    .select('storage_name')
+    .where('job_id', '=', jobId)
+    .orderBy('position')
+    .execute();
   const inputs: Buffer[] = [];
   for (const row of rows) {
     const stored = await deps.storage.get(row.storage_name);
@@ -121,7 +135,12 @@ export interface JobView {
 
 /** A job of this account, or undefined: other accounts' jobs read as unknown. */
 export async function findOwnJob(db: Db, accountId: string, jobId: string): Promise<JobView | undefined> {
-  const job: Job | undefined = await db.selectFrom('jobs').selectAll().where('id', '=', jobId).where('account_id', '=', accountId).executeTakeFirst();
+  const job: Job | undefined = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', jobId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!job) return undefined;
   return {
     id: job.id,

@@ -72,12 +72,22 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     return inClaimTransaction(db, async (trx) => {
       const job = await lockedForClaim(
         trx,
-        trx.selectFrom('jobs').selectAll().where('status', 'in', ['queued', 'running']).where('lease_expires_at', '<=', now).orderBy('lease_expires_at').limit(1),
+        trx
+          .selectFrom('jobs')
+          .selectAll()
+          .where('status', 'in', ['queued', 'running'])
+          .where('lease_expires_at', '<=', now)
+          .orderBy('lease_expires_at')
+          .limit(1),
       ).executeTakeFirst();
       if (!job) return null;
       const owner = newId('jobLease');
       const attempts = job.attempts + 1;
-      await trx.updateTable('jobs').set({ status: 'running', lease_owner: owner, lease_expires_at: now + options.leaseMs, attempts }).where('id', '=', job.id).execute();
+      await trx
+        .updateTable('jobs')
+        .set({ status: 'running', lease_owner: owner, lease_expires_at: now + options.leaseMs, attempts })
+        .where('id', '=', job.id)
+        .execute();
       return { ...job, status: 'running' as const, lease_owner: owner, attempts };
     });
   }
@@ -86,16 +96,19 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   function keepLease(job: ClaimedJob) {
     const { db, clock } = options.deps();
     let renewing: Promise<unknown> | null = null;
-    const timer = setInterval(() => {
-      renewing ??= db
-        .updateTable('jobs')
-        .set({ lease_expires_at: clock.now() + options.leaseMs })
-        .where('id', '=', job.id)
-        .where('lease_owner', '=', job.lease_owner)
-        .execute()
-        .catch((error: unknown) => log(`could not renew the lease of job ${job.id}; trying again`, error))
-        .finally(() => (renewing = null));
-    }, Math.max(1, Math.floor(options.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        renewing ??= db
+          .updateTable('jobs')
+          .set({ lease_expires_at: clock.now() + options.leaseMs })
+          .where('id', '=', job.id)
+          .where('lease_owner', '=', job.lease_owner)
+          .execute()
+          .catch((error: unknown) => log(`could not renew the lease of job ${job.id}; trying again`, error))
+          .finally(() => (renewing = null));
+      },
+      Math.max(1, Math.floor(options.leaseMs / 3)),
+    );
     timer.unref();
     return async () => {
       clearInterval(timer);
@@ -106,7 +119,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   async function perform(deps: ImagingDeps, job: ClaimedJob): Promise<void> {
     const input = JSON.parse(job.input) as JobInput;
     const inputs = await readJobInputs(deps, job.id);
-    if (!inputs) throw new AppError('internal_error', 'The images of this job are no longer available; its credits were refunded. Send the request again.');
+    if (!inputs)
+      throw new AppError(
+        'internal_error',
+        'The images of this job are no longer available; its credits were refunded. Send the request again.',
+      );
     const prepared = { ...input, inputs } as PreparedOperation & { held: HeldCharge | null };
     const caller: ApiCaller = { accountId: job.account_id, keyId: job.key_id, idempotency: null };
     // The hold was taken for as long as the job may wait; running it renews it on that scale, not CHARGE_HOLD_TIMEOUT.
@@ -114,7 +131,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     const succeed = (body: unknown) => async (trx: ImagingDeps['db']) => {
       const updated = await trx
         .updateTable('jobs')
-        .set({ status: 'succeeded', result: JSON.stringify(body), finished_at: deps.clock.now(), lease_owner: null, lease_expires_at: null })
+        .set({
+          status: 'succeeded',
+          result: JSON.stringify(body),
+          finished_at: deps.clock.now(),
+          lease_owner: null,
+          lease_expires_at: null,
+        })
         .where('id', '=', job.id)
         .where('lease_owner', '=', job.lease_owner)
         .executeTakeFirst();
@@ -133,12 +156,24 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const now = deps.clock.now();
       const updated = await trx
         .updateTable('jobs')
-        .set({ status: 'failed', error: JSON.stringify(error), finished_at: now, lease_owner: null, lease_expires_at: null })
+        .set({
+          status: 'failed',
+          error: JSON.stringify(error),
+          finished_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
         .where('id', '=', job.id)
         .where('lease_owner', '=', job.lease_owner)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) return false;
-      await emitEvent(trx, { accountId: job.account_id, keyId: job.key_id, event: 'job.failed', data: { job_id: job.id, operation: job.operation, error }, now });
+      await emitEvent(trx, {
+        accountId: job.account_id,
+        keyId: job.key_id,
+        event: 'job.failed',
+        data: { job_id: job.id, operation: job.operation, error },
+        now,
+      });
       return true;
     });
   }
@@ -149,7 +184,12 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     let outcome: 'succeeded' | 'failed' | null = null;
     try {
       if (job.attempts > maxAttempts) {
-        const body = toErrorResponse(new AppError('internal_error', `The job was interrupted ${maxAttempts} times and was given up; its credits were refunded. Send the request again.`)).body;
+        const body = toErrorResponse(
+          new AppError(
+            'internal_error',
+            `The job was interrupted ${maxAttempts} times and was given up; its credits were refunded. Send the request again.`,
+          ),
+        ).body;
         if (await fail(deps, job, body)) outcome = 'failed';
         return;
       }

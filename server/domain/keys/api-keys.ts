@@ -48,12 +48,19 @@ export interface CreatedKey {
 /** Active (unrevoked) keys an account may hold: enough for every server and environment, not a key per request. */
 export const MAX_ACTIVE_KEYS = 100;
 
-export async function createApiKey(db: Db, input: { accountId: string; name: string; mode: KeyMode; now: number }): Promise<CreatedKey> {
+export async function createApiKey(
+  db: Db,
+  input: { accountId: string; name: string; mode: KeyMode; now: number },
+): Promise<CreatedKey> {
   const generated = generateApiKey(input.mode);
   return inTransaction(db, async (trx) => {
     // Writing the account row first queues concurrent creates of one account behind each other, so the count
     // below is never two requests' stale view of 99.
-    await trx.updateTable('accounts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', input.accountId).execute();
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({ id: eb.ref('id') }))
+      .where('id', '=', input.accountId)
+      .execute();
     const { active } = await trx
       .selectFrom('api_keys')
       .select((eb) => eb.fn.countAll<number>().as('active'))
@@ -61,7 +68,10 @@ export async function createApiKey(db: Db, input: { accountId: string; name: str
       .where('revoked_at', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(active) >= MAX_ACTIVE_KEYS) {
-      throw new AppError('conflict', `This account already has ${MAX_ACTIVE_KEYS} active API keys, the most it may hold. Revoke one to create another.`);
+      throw new AppError(
+        'conflict',
+        `This account already has ${MAX_ACTIVE_KEYS} active API keys, the most it may hold. Revoke one to create another.`,
+      );
     }
     const bonusCreditsGranted = await grantFirstKeyBonus(trx, input.accountId, input.now);
     const inserted = await trx
@@ -77,7 +87,11 @@ export async function createApiKey(db: Db, input: { accountId: string; name: str
         revoked_at: null,
       })
       .executeTakeFirstOrThrow();
-    const key = await trx.selectFrom('api_keys').selectAll().where('id', '=', Number(inserted.insertId)).executeTakeFirstOrThrow();
+    const key = await trx
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', Number(inserted.insertId))
+      .executeTakeFirstOrThrow();
     return { key, plaintext: generated.plaintext, bonusCreditsGranted };
   });
 }
@@ -88,7 +102,12 @@ export async function listApiKeys(db: Db, accountId: string): Promise<ApiKey[]> 
 
 /** Another account's key is reported as missing, never as forbidden. */
 export async function getOwnApiKey(db: Db, accountId: string, keyId: number): Promise<ApiKey> {
-  const key = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+  const key = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', keyId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!key) throw new AppError('not_found', `No API key ${keyId} in this account.`);
   return key;
 }
@@ -162,7 +181,12 @@ function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
   return db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select(['api_keys.id', 'api_keys.account_id', 'api_keys.mode', ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const)])
+    .select([
+      'api_keys.id',
+      'api_keys.account_id',
+      'api_keys.mode',
+      ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const),
+    ])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null);
 }
@@ -178,7 +202,8 @@ function keyCheckFor(db: Db, keyHash: ApiKeyHash): KeyCheck {
   let compiled = keyChecks.get(db);
   if (!compiled) {
     compiled = keyCheckQuery(db, keyHash).compile();
-    if (compiled.parameters.length !== 1) throw new Error('the API key check must have the key hash as its only parameter');
+    if (compiled.parameters.length !== 1)
+      throw new Error('the API key check must have the key hash as its only parameter');
     keyChecks.set(db, compiled);
   }
   return { ...compiled, parameters: [keyHash] };

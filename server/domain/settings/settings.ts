@@ -24,7 +24,11 @@ export async function getSettings(db: Executor, accountId: string): Promise<Acco
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
   return {
-    auto_topup: { enabled: row.auto_topup_enabled === 1, amount: row.auto_topup_amount, threshold: row.auto_topup_threshold },
+    auto_topup: {
+      enabled: row.auto_topup_enabled === 1,
+      amount: row.auto_topup_amount,
+      threshold: row.auto_topup_threshold,
+    },
     notifications: { low_balance_threshold: row.low_balance_threshold },
   };
 }
@@ -37,7 +41,15 @@ export async function getNotificationSettings(db: Executor, accountId: string): 
  * A new threshold takes effect from the next balance change: `credits.low` is emitted when a change crosses it, so
  * moving the threshold above the current balance does not emit one by itself.
  */
-export async function setNotificationSettings(db: Executor, accountId: string, settings: NotificationSettings): Promise<NotificationSettings> {
-  await db.updateTable('accounts').set({ low_balance_threshold: settings.low_balance_threshold }).where('id', '=', accountId).execute();
+export async function setNotificationSettings(
+  db: Executor,
+  accountId: string,
+  settings: NotificationSettings,
+): Promise<NotificationSettings> {
+  await db
+    .updateTable('accounts')
+    .set({ low_balance_threshold: settings.low_balance_threshold })
+    .where('id', '=', accountId)
+    .execute();
   return getNotificationSettings(db, accountId);
 }

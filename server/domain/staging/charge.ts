@@ -50,7 +50,8 @@ export async function chargeCredits(
         now: hold.now(),
         timeoutMs: hold.timeoutMs,
       });
-      if (placed.ok && hold.onHeld) await hold.onHeld(trx, { holdId: placed.holdId, balanceAfter: placed.balanceAfter });
+      if (placed.ok && hold.onHeld)
+        await hold.onHeld(trx, { holdId: placed.holdId, balanceAfter: placed.balanceAfter });
       return placed;
     });
     if (result.ok) {
@@ -58,7 +59,12 @@ export async function chargeCredits(
       hold.topUp.afterCharge(charge.caller.accountId);
       return { holdId: result.holdId, balanceAfter: result.balanceAfter };
     }
-    const shortfall = { accountId: charge.caller.accountId, required: charge.credits, available: result.available, now: hold.now() };
+    const shortfall = {
+      accountId: charge.caller.accountId,
+      required: charge.credits,
+      available: result.available,
+      now: hold.now(),
+    };
     // A second refusal right after a top-up made room answers plainly instead of trying again.
     if (attempt > 0) throw shortfallError(shortfall, false);
     await resolveShortfall(hold.topUp, shortfall);

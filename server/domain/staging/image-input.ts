@@ -41,16 +41,24 @@ export function decodeInlineImage(text: string, path: string, uploads?: Readonly
   const dataUrl = DATA_URL.exec(body);
   if (dataUrl) {
     const mediaType = (dataUrl[1] ?? '').toLowerCase();
-    if (!/;base64$/i.test(dataUrl[2] ?? '')) throw invalidField(path, `${path} is a data URL without ;base64; send the image base64-encoded.`);
+    if (!/;base64$/i.test(dataUrl[2] ?? ''))
+      throw invalidField(path, `${path} is a data URL without ;base64; send the image base64-encoded.`);
     if (mediaType && !mediaType.startsWith('image/')) {
-      throw new AppError('unsupported_media_type', `${path} is a data URL of ${mediaType}, not an image; send JPEG, PNG, WebP, AVIF or TIFF.`);
+      throw new AppError(
+        'unsupported_media_type',
+        `${path} is a data URL of ${mediaType}, not an image; send JPEG, PNG, WebP, AVIF or TIFF.`,
+      );
     }
     body = body.slice(dataUrl[0].length);
   }
   if (body.length === 0) throw invalidField(path, `${path} is empty.`);
   if (Math.floor((body.length * 3) / 4) - 2 > MAX_IMAGE_BYTES) throw tooLarge();
   const bytes = decodeBase64Strictly(body);
-  if (!bytes) throw invalidField(path, `${path} must be base64 or a data:image/…;base64, URL (or upload the file as multipart/form-data).`);
+  if (!bytes)
+    throw invalidField(
+      path,
+      `${path} must be base64 or a data:image/…;base64, URL (or upload the file as multipart/form-data).`,
+    );
   if (bytes.length === 0) throw invalidField(path, `${path} is empty.`);
   if (bytes.length > MAX_IMAGE_BYTES) throw tooLarge();
   return bytes;
@@ -82,23 +90,34 @@ export function hasImageSource(sources: ImageSources): boolean {
  * Exactly one source per request: `image`, `images` (stage only, up to 10) or `image_url`. Returns the raw bytes of
  * every image in order; nothing here decodes pixels.
  */
-export async function readImageSources(sources: ImageSources, policy: NetworkPolicy, options: { allowMany: boolean }): Promise<Buffer[]> {
+export async function readImageSources(
+  sources: ImageSources,
+  policy: NetworkPolicy,
+  options: { allowMany: boolean },
+): Promise<Buffer[]> {
   const given = IMAGE_SOURCE_FIELDS.filter((field) => sources[field] !== undefined);
   const allowed = options.allowMany ? 'image, images or image_url' : 'image or image_url';
   const [first, second] = given;
-  if (first === undefined) throw invalidField('image', `Send the image: ${allowed} (JSON), or an image file field (multipart/form-data).`);
+  if (first === undefined)
+    throw invalidField('image', `Send the image: ${allowed} (JSON), or an image file field (multipart/form-data).`);
   if (second !== undefined) throw invalidField(second, `Send only one of ${allowed}.`);
 
   if (sources.images !== undefined) {
     if (!options.allowMany) throw invalidField('images', 'This endpoint takes one image; use image or image_url.');
     if (sources.images.length === 0) throw invalidField('images', 'images is empty.');
     if (sources.images.length > MAX_IMAGES_PER_REQUEST) {
-      throw new AppError('payload_too_large', `${sources.images.length} images sent; a request may carry at most ${MAX_IMAGES_PER_REQUEST}.`);
+      throw new AppError(
+        'payload_too_large',
+        `${sources.images.length} images sent; a request may carry at most ${MAX_IMAGES_PER_REQUEST}.`,
+      );
     }
     return sources.images.map((text, index) => decodeInlineImage(text, `images.${index}`, sources.uploads));
   }
   if (sources.image !== undefined) return [decodeInlineImage(sources.image, 'image', sources.uploads)];
   if (sources.image_url === undefined) throw invalidField(first, `Send the image: ${allowed}.`);
-  const bytes = await downloadImage(sources.image_url, policy, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS });
+  const bytes = await downloadImage(sources.image_url, policy, {
+    maxBytes: MAX_IMAGE_BYTES,
+    timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS,
+  });
   return [bytes];
 }

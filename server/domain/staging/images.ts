@@ -49,17 +49,34 @@ export async function insertImages(
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();
-  await recordUsage(trx, { accountId: input.accountId, keyId: input.keyId, at: input.now, counts: { [IMAGE_COUNTER[input.kind]]: rows.length } });
+  await recordUsage(trx, {
+    accountId: input.accountId,
+    keyId: input.keyId,
+    at: input.now,
+    counts: { [IMAGE_COUNTER[input.kind]]: rows.length },
+  });
   return rows;
 }
 
 /** An image this account created (any kind), or undefined: other accounts' ids read as unknown. */
 export async function findOwnImage(db: Executor, accountId: string, imageId: string): Promise<Image | undefined> {
-  return db.selectFrom('images').selectAll().where('id', '=', imageId).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('images')
+    .selectAll()
+    .where('id', '=', imageId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
-export async function findImageByStorageName(db: Executor, storageName: string): Promise<Pick<Image, 'id' | 'kind' | 'content_type'> | undefined> {
-  return db.selectFrom('images').select(['id', 'kind', 'content_type']).where('storage_name', '=', storageName).executeTakeFirst();
+export async function findImageByStorageName(
+  db: Executor,
+  storageName: string,
+): Promise<Pick<Image, 'id' | 'kind' | 'content_type'> | undefined> {
+  return db
+    .selectFrom('images')
+    .select(['id', 'kind', 'content_type'])
+    .where('storage_name', '=', storageName)
+    .executeTakeFirst();
 }
 
 /** The agent's dashboard: every image in the claims this account redeemed, newest claim first. */
@@ -82,7 +99,10 @@ export async function listRedeemedImages(
       .where('claims.redeemed_by', '=', accountId)
       .executeTakeFirst();
     if (!last || last.redeemed_at === null) {
-      throw new AppError('not_found', `No image ${page.startingAfter} in your dashboard: pass the id of the last image of the previous page.`);
+      throw new AppError(
+        'not_found',
+        `No image ${page.startingAfter} in your dashboard: pass the id of the last image of the previous page.`,
+      );
     }
     const { id, created_at: createdAt, redeemed_at: redeemedAt } = last;
     // After the cursor in the list's order: claims newest first, a claim's images oldest first.
@@ -91,7 +111,10 @@ export async function listRedeemedImages(
         eb('claims.redeemed_at', '<', redeemedAt),
         eb.and([
           eb('claims.redeemed_at', '=', redeemedAt),
-          eb.or([eb('images.created_at', '>', createdAt), eb.and([eb('images.created_at', '=', createdAt), eb('images.id', '>', id)])]),
+          eb.or([
+            eb('images.created_at', '>', createdAt),
+            eb.and([eb('images.created_at', '=', createdAt), eb('images.id', '>', id)]),
+          ]),
         ]),
       ]),
     );
@@ -106,8 +129,15 @@ export async function listRedeemedImages(
 }
 
 /** One page of the agent's dashboard images (same order as listRedeemedImages), with the total for paging. */
-export async function pageRedeemedImages(db: Executor, accountId: string, page: { offset: number; limit: number }): Promise<{ images: Image[]; total: number }> {
-  const redeemed = db.selectFrom('images').innerJoin('claims', 'claims.code', 'images.claim_code').where('claims.redeemed_by', '=', accountId);
+export async function pageRedeemedImages(
+  db: Executor,
+  accountId: string,
+  page: { offset: number; limit: number },
+): Promise<{ images: Image[]; total: number }> {
+  const redeemed = db
+    .selectFrom('images')
+    .innerJoin('claims', 'claims.code', 'images.claim_code')
+    .where('claims.redeemed_by', '=', accountId);
   const [images, counted] = await Promise.all([
     redeemed
       .selectAll('images')

@@ -115,7 +115,12 @@ export async function chargePrepared(
     }
     return null;
   }
-  return chargeCredits(deps.db, charge, { ...holdOptions(deps), ...(options.leaseMs && { timeoutMs: options.leaseMs }), onHeld: options.onHeld }, check);
+  return chargeCredits(
+    deps.db,
+    charge,
+    { ...holdOptions(deps), ...(options.leaseMs && { timeoutMs: options.leaseMs }), onHeld: options.onHeld },
+    check,
+  );
 }
 
 /** Inspects every input (a bad one refuses the request before any charge); their formats travel with the request. */
@@ -127,7 +132,8 @@ async function inspectAll(engine: ImageEngine, inputs: Buffer[]): Promise<Accept
 
 /** Damaged pixel data only shows when decoding; that is the client's bad image (422), not our fault. */
 function asClientError(error: unknown): unknown {
-  if (!(error instanceof AppError) && isDecodeFailure(error)) return new AppError('invalid_image', 'The image could not be decoded; it may be damaged.');
+  if (!(error instanceof AppError) && isDecodeFailure(error))
+    return new AppError('invalid_image', 'The image could not be decoded; it may be damaged.');
   return error;
 }
 
@@ -135,9 +141,15 @@ function asClientError(error: unknown): unknown {
  * Runs `work` while keeping the charge's hold alive; if it fails: deletes the files it wrote, refunds the hold (if
  * any), rethrows. A refund that fails here is not lost: the hold stays, its lease runs out and a sweeper refunds it.
  */
-async function undoOnFailure<T>(deps: ImagingDeps, held: HeldCharge | null, work: (written: string[]) => Promise<T>): Promise<T> {
+async function undoOnFailure<T>(
+  deps: ImagingDeps,
+  held: HeldCharge | null,
+  work: (written: string[]) => Promise<T>,
+): Promise<T> {
   const written: string[] = [];
-  const lease = held ? keepHoldAlive(deps.db, held.holdId, { clock: deps.clock, timeoutMs: deps.chargeHoldTimeoutMs }) : null;
+  const lease = held
+    ? keepHoldAlive(deps.db, held.holdId, { clock: deps.clock, timeoutMs: deps.chargeHoldTimeoutMs })
+    : null;
   try {
     return await work(written);
   } catch (error) {
@@ -148,7 +160,10 @@ async function undoOnFailure<T>(deps: ImagingDeps, held: HeldCharge | null, work
       try {
         await releaseHold(deps.db, held.holdId, { now: deps.clock.now() });
       } catch (refundError) {
-        log.error({ err: refundError, holdId: held.holdId }, 'refund failed; the hold sweeper refunds it within CHARGE_HOLD_TIMEOUT');
+        log.error(
+          { err: refundError, holdId: held.holdId },
+          'refund failed; the hold sweeper refunds it within CHARGE_HOLD_TIMEOUT',
+        );
       }
     }
     throw asClientError(error);
@@ -176,7 +191,11 @@ function claimCheck(deps: ImagingDeps, caller: ApiCaller, claimCode: string | nu
   };
 }
 
-async function canonicalClaimCode(deps: ImagingDeps, caller: ApiCaller, typed: string | undefined): Promise<string | null> {
+async function canonicalClaimCode(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  typed: string | undefined,
+): Promise<string | null> {
   if (typed === undefined) return null;
   return assertClaimOpenForIssuer(deps.db, { typed, accountId: caller.accountId, now: deps.clock.now() });
 }
@@ -187,14 +206,32 @@ export async function prepareStage(
   caller: ApiCaller,
   request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
 ): Promise<PreparedStage> {
-  const inputs = await originalsOf(deps, caller.accountId, await readImageSources(request.sources, deps.network, { allowMany: true }));
+  const inputs = await originalsOf(
+    deps,
+    caller.accountId,
+    await readImageSources(request.sources, deps.network, { allowMany: true }),
+  );
   const formats = await inspectAll(deps.engine, inputs);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
-  return { operation: 'stage', inputs, formats, ids: inputs.map(() => newId('image')), style: request.style, roomType: request.roomType, claimCode };
+  return {
+    operation: 'stage',
+    inputs,
+    formats,
+    ids: inputs.map(() => newId('image')),
+    style: request.style,
+    roomType: request.roomType,
+    claimCode,
+  };
 }
 
 /** POST /api/v1/stage: 1 credit per image, all or nothing; a new claim unless `claimCode` names an open one. */
-async function performStage(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedStage, held: HeldCharge, onStored?: OnStored<StageResult>): Promise<StageResult> {
+async function performStage(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: PreparedStage,
+  held: HeldCharge,
+  onStored?: OnStored<StageResult>,
+): Promise<StageResult> {
   const { inputs, ids, claimCode } = prepared;
   const balance = held.balanceAfter;
   return undoOnFailure(deps, held, async (written) => {
@@ -203,7 +240,10 @@ async function performStage(deps: ImagingDeps, caller: ApiCaller, prepared: Prep
     for (const [index, input] of inputs.entries()) {
       const id = ids[index] ?? newId('image');
       const output = await deps.engine.stage(input, { style: prepared.style, roomType: prepared.roomType });
-      stored.push({ ...(await store(deps, written, id, output)), origin: await keepOrigin(deps, written, id, input, output) });
+      stored.push({
+        ...(await store(deps, written, id, output)),
+        origin: await keepOrigin(deps, written, id, input, output),
+      });
     }
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
@@ -245,7 +285,11 @@ async function performStage(deps: ImagingDeps, caller: ApiCaller, prepared: Prep
   });
 }
 
-export async function prepareEnhance(deps: ImagingDeps, caller: ApiCaller, request: { sources: ImageSources; claimCode?: string }): Promise<PreparedEnhance> {
+export async function prepareEnhance(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  request: { sources: ImageSources; claimCode?: string },
+): Promise<PreparedEnhance> {
   const input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
   const formats = await inspectAll(deps.engine, [input]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
@@ -253,7 +297,13 @@ export async function prepareEnhance(deps: ImagingDeps, caller: ApiCaller, reque
 }
 
 /** POST /api/v1/enhance: 1 credit; the long edge becomes 3840 px. Joins `claimCode`'s claim when given. */
-async function performEnhance(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedEnhance, held: HeldCharge, onStored?: OnStored<EnhanceResult>): Promise<EnhanceResult> {
+async function performEnhance(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: PreparedEnhance,
+  held: HeldCharge,
+  onStored?: OnStored<EnhanceResult>,
+): Promise<EnhanceResult> {
   const { claimCode } = prepared;
   return undoOnFailure(deps, held, async (written) => {
     const stored = await store(deps, written, prepared.ids[0], await deps.engine.enhance(prepared.inputs[0]));
@@ -267,8 +317,8 @@ async function performEnhance(deps: ImagingDeps, caller: ApiCaller, prepared: Pr
           keyId: caller.keyId,
           claimCode,
           kind: 'enhanced',
-        style: null,
-        roomType: null,
+          style: null,
+          roomType: null,
           outputs: [stored],
           now,
         }),
@@ -289,11 +339,14 @@ export async function preparePlace(
   let input: Buffer;
   if (request.imageId !== undefined) {
     if (hasImageSource(request.sources)) {
-      throw new AppError('invalid_request', 'Send either image_id or an image, not both.', { details: [{ path: 'image_id', message: 'Send either image_id or an image, not both.' }] });
+      throw new AppError('invalid_request', 'Send either image_id or an image, not both.', {
+        details: [{ path: 'image_id', message: 'Send either image_id or an image, not both.' }],
+      });
     }
     const source = await findOwnImage(deps.db, caller.accountId, request.imageId);
     const stored = source ? await deps.storage.get(source.storage_name) : null;
-    if (!source || !stored) throw new AppError('not_found', `No image ${request.imageId} among the images this API user created.`);
+    if (!source || !stored)
+      throw new AppError('not_found', `No image ${request.imageId} among the images this API user created.`);
     input = stored.data;
   } else {
     input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
@@ -316,27 +369,46 @@ export async function preparePlace(
  * POST /api/v1/place-products: free. Products are the active catalog entries that suit the room (the source
  * image's room when not given).
  */
-async function performPlace(deps: ImagingDeps, caller: ApiCaller, prepared: PreparedPlace, onStored?: OnStored<PlaceResult>): Promise<PlaceResult> {
+async function performPlace(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: PreparedPlace,
+  onStored?: OnStored<PlaceResult>,
+): Promise<PlaceResult> {
   const [input] = prepared.inputs;
   const { claimCode } = prepared;
-  let source = prepared.sourceImageId === null ? undefined : await findOwnImage(deps.db, caller.accountId, prepared.sourceImageId);
+  let source =
+    prepared.sourceImageId === null ? undefined : await findOwnImage(deps.db, caller.accountId, prepared.sourceImageId);
   // One of our outputs (by id, or its exact bytes) is re-rendered from its original with products swapped into the
   // scene; any other photo gets products in its free space.
   const known = source ? await knownOutputOf(deps, source) : await recogniseOutput(deps, caller.accountId, input);
   source ??= known?.image;
-  const roomType: RoomType = prepared.roomType ?? (isRoomType(source?.room_type) ? source.room_type : DEFAULT_ROOM_TYPE);
+  const roomType: RoomType =
+    prepared.roomType ?? (isRoomType(source?.room_type) ? source.room_type : DEFAULT_ROOM_TYPE);
   const products = await productsForRoom(deps.db, roomType);
   const id = prepared.ids[0];
 
   return undoOnFailure(deps, null, async (written) => {
     const redraw = known?.scene ? { original: known.original, scene: known.scene } : null;
     const output = await deps.engine.placeProducts(redraw?.original ?? input, {
-      products: products.map(({ id: productId, name, brand, category, asset }) => ({ id: productId, name, brand, category, asset })),
+      products: products.map(({ id: productId, name, brand, category, asset }) => ({
+        id: productId,
+        name,
+        brand,
+        category,
+        asset,
+      })),
       maxProducts: prepared.maxProducts,
       ...(redraw && { scene: redraw.scene }),
     });
     // Drawn on the input itself (no scene of ours to redraw), the output still remembers the input's original, if any.
-    const origin = await keepOrigin(deps, written, id, known?.original ?? input, known && !redraw ? { ...output, scene: undefined } : output);
+    const origin = await keepOrigin(
+      deps,
+      written,
+      id,
+      known?.original ?? input,
+      known && !redraw ? { ...output, scene: undefined } : output,
+    );
     const stored = { ...(await store(deps, written, id, output)), origin };
     const rates = new Map(products.map((product) => [product.id, product.revenue_per_mille_cents]));
     return inTransaction(deps.db, async (trx) => {
@@ -413,6 +485,10 @@ export async function performPrepared<P extends PreparedOperation>(
 }
 
 /** The one entry for a request answered now: hold its credits (claim checked in the same transaction), perform it. */
-export async function runImageRequest<P extends PreparedOperation>(deps: ImagingDeps, caller: ApiCaller, prepared: P): Promise<ImageResponse<P>> {
+export async function runImageRequest<P extends PreparedOperation>(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: P,
+): Promise<ImageResponse<P>> {
   return performPrepared(deps, caller, prepared, await chargePrepared(deps, caller, prepared));
 }

@@ -87,7 +87,11 @@ export async function knownOutputOf(deps: ImagingDeps, image: Image): Promise<Kn
 }
 
 /** Bytes that are exactly one of this account's stored outputs → that output's original and scene. */
-export async function recogniseOutput(deps: ImagingDeps, accountId: string, bytes: Buffer): Promise<KnownOutput | null> {
+export async function recogniseOutput(
+  deps: ImagingDeps,
+  accountId: string,
+  bytes: Buffer,
+): Promise<KnownOutput | null> {
   const image = await deps.db
     .selectFrom('images')
     .selectAll()

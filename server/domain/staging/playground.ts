@@ -40,7 +40,9 @@ export function sampleImage(sample: PlaygroundSample): Promise<Buffer> {
 export async function playgroundCaller(db: Db, accountId: string, keyId: number): Promise<ApiCaller> {
   const key = await getOwnApiKey(db, accountId, keyId);
   if (key.revoked_at !== null) {
-    throw new AppError('conflict', `API key “${key.name}” is revoked; choose an active key.`, { details: [{ path: 'key_id', message: 'This key is revoked.' }] });
+    throw new AppError('conflict', `API key “${key.name}” is revoked; choose an active key.`, {
+      details: [{ path: 'key_id', message: 'This key is revoked.' }],
+    });
   }
   return { accountId, keyId: key.id, idempotency: null };
 }
@@ -62,7 +64,12 @@ export async function originalPreview(
     .leftJoin('claims', 'claims.code', 'images.claim_code')
     .select('images.original_storage_name')
     .where('images.id', '=', input.imageId)
-    .where((eb) => eb.or([eb('images.account_id', '=', input.viewerAccountId), eb('claims.redeemed_by', '=', input.viewerAccountId)]))
+    .where((eb) =>
+      eb.or([
+        eb('images.account_id', '=', input.viewerAccountId),
+        eb('claims.redeemed_by', '=', input.viewerAccountId),
+      ]),
+    )
     .executeTakeFirst();
   const stored = image?.original_storage_name ? await storage.get(image.original_storage_name) : null;
   if (!stored) throw new AppError('not_found', `No original is kept for image ${input.imageId}.`);

@@ -21,7 +21,11 @@ export function presentImage(storage: ImageStorage, image: Image): ImageBody {
   return { id: image.id, image_url: storage.url(image.storage_name), width: image.width, height: image.height };
 }
 
-export function stageResponse(storage: ImageStorage, request: { style: Style; roomType: RoomType }, result: StageResult) {
+export function stageResponse(
+  storage: ImageStorage,
+  request: { style: Style; roomType: RoomType },
+  result: StageResult,
+) {
   const images = result.images.map((image) => presentImage(storage, image));
   const [first] = images;
   if (!first) throw new Error('A stage result holds at least one image');
@@ -40,10 +44,20 @@ export function stageResponse(storage: ImageStorage, request: { style: Style; ro
 
 export function enhanceResponse(storage: ImageStorage, result: EnhanceResult) {
   const { image_url, width, height } = presentImage(storage, result.image);
-  return { success: true as const, image_url, width, height, credits_used: 1 as const, credits_remaining: result.creditsRemaining };
+  return {
+    success: true as const,
+    image_url,
+    width,
+    height,
+    credits_used: 1 as const,
+    credits_remaining: result.creditsRemaining,
+  };
 }
 
-export function placeResponse(storage: ImageStorage, result: PlaceResult): {
+export function placeResponse(
+  storage: ImageStorage,
+  result: PlaceResult,
+): {
   success: true;
   image_url: string;
   placements: Placement[];

@@ -61,18 +61,23 @@ export function resolveRange(input: { from?: string; to?: string; now: number })
   const fromDay = input.from === undefined ? toDay - (DEFAULT_REPORT_DAYS - 1) : dayOfDate(input.from);
   if (fromDay === null) throw invalidRange('from', 'from must be a date written YYYY-MM-DD.');
   if (fromDay > toDay) throw invalidRange('from', 'from must be on or before to.');
-  if (toDay - fromDay + 1 > MAX_REPORT_DAYS) throw invalidRange('from', `A report covers at most ${MAX_REPORT_DAYS} days.`);
+  if (toDay - fromDay + 1 > MAX_REPORT_DAYS)
+    throw invalidRange('from', `A report covers at most ${MAX_REPORT_DAYS} days.`);
   return { fromDay, toDay };
 }
 
-const sumOf = (column: (typeof USAGE_COUNTERS)[number]) => sql<number>`coalesce(sum(${sql.ref(`usage_daily.${column}`)}), 0)`.as(column);
+const sumOf = (column: (typeof USAGE_COUNTERS)[number]) =>
+  sql<number>`coalesce(sum(${sql.ref(`usage_daily.${column}`)}), 0)`.as(column);
 
 /**
  * GET /usage: sums of the daily rollup (server/domain/usage/rollup.ts) grouped in SQL by day and by key, read through
  * its primary key (account_id, day, key_id). `daily` has a row for every day of the range, zeros included.
  * `keyId` narrows everything but ad revenue (which belongs to the agent side of the account) to one of its keys.
  */
-export async function usageReport(db: Executor, input: { accountId: string; fromDay: number; toDay: number; keyId?: number }): Promise<UsageReport> {
+export async function usageReport(
+  db: Executor,
+  input: { accountId: string; fromDay: number; toDay: number; keyId?: number },
+): Promise<UsageReport> {
   const { accountId, fromDay, toDay, keyId } = input;
   let keys = db.selectFrom('api_keys').select(['id', 'name', 'last_used_at']).where('account_id', '=', accountId);
   if (keyId !== undefined) {
@@ -124,7 +129,12 @@ export async function usageReport(db: Executor, input: { accountId: string; from
     to: dateOfDay(toDay),
     totals,
     daily,
-    keys: keyRows.map((key) => ({ key_id: key.id, name: key.name, credits_used: usedByKey.get(key.id) ?? 0, last_used_at: iso(key.last_used_at) })),
+    keys: keyRows.map((key) => ({
+      key_id: key.id,
+      name: key.name,
+      credits_used: usedByKey.get(key.id) ?? 0,
+      last_used_at: iso(key.last_used_at),
+    })),
     ad_revenue: adRevenue,
   };
 }

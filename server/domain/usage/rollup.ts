@@ -23,7 +23,11 @@ export function utcDay(epochMs: number): number {
   return Math.floor(epochMs / DAY_MS);
 }
 
-export const IMAGE_COUNTER: Record<ImageKind, UsageCounter> = { staged: 'images_staged', enhanced: 'images_enhanced', placed: 'product_placements' };
+export const IMAGE_COUNTER: Record<ImageKind, UsageCounter> = {
+  staged: 'images_staged',
+  enhanced: 'images_enhanced',
+  placed: 'product_placements',
+};
 
 /** How a ledger entry moves usage: spending (net of refunds) and buying; the signup bonus moves neither. */
 export function ledgerUsage(reason: LedgerReason, delta: number): Partial<UsageCounts> {
@@ -41,11 +45,23 @@ export async function recordUsage(
   trx: Executor,
   input: { accountId: string; keyId: number | null; at: number; counts: Partial<UsageCounts> },
 ): Promise<void> {
-  const counts = Object.entries(input.counts).filter(([, n]) => n !== undefined && n !== 0) as Array<[UsageCounter, number]>;
+  const counts = Object.entries(input.counts).filter(([, n]) => n !== undefined && n !== 0) as Array<
+    [UsageCounter, number]
+  >;
   if (counts.length === 0) return;
-  const insert = trx.insertInto('usage_daily').values({ account_id: input.accountId, day: utcDay(input.at), key_id: input.keyId ?? 0, ...Object.fromEntries(counts) });
+  const insert = trx.insertInto('usage_daily').values({
+    account_id: input.accountId,
+    day: utcDay(input.at),
+    key_id: input.keyId ?? 0,
+    ...Object.fromEntries(counts),
+  });
   // The unqualified column is the stored value in both dialects' upsert.
-  const increments = Object.fromEntries(counts.map(([column, n]) => [column, sql<number>`${sql.ref(column)} + ${n}`])) as Partial<Record<UsageCounter, RawBuilder<number>>>;
+  const increments = Object.fromEntries(
+    counts.map(([column, n]) => [column, sql<number>`${sql.ref(column)} + ${n}`]),
+  ) as Partial<Record<UsageCounter, RawBuilder<number>>>;
   if (isMysql(trx)) await insert.onDuplicateKeyUpdate(increments).execute();
-  else await insert.onConflict((conflict) => conflict.columns(['account_id', 'day', 'key_id']).doUpdateSet(increments)).execute();
+  else
+    await insert
+      .onConflict((conflict) => conflict.columns(['account_id', 'day', 'key_id']).doUpdateSet(increments))
+      .execute();
 }

@@ -8,17 +8,28 @@ import { getOwnApiKey } from '../keys/api-keys.js';
 import { OUTBOX_WAKE, outboxSignal } from '../events/outbox.js';
 
 /** The webhook of one of the account's keys, or null while it was never configured. 404 for another account's key. */
-export async function getWebhook(db: Db, accountId: string, keyId: number): Promise<{ keyId: number; webhook: Webhook | null }> {
+export async function getWebhook(
+  db: Db,
+  accountId: string,
+  keyId: number,
+): Promise<{ keyId: number; webhook: Webhook | null }> {
   await getOwnApiKey(db, accountId, keyId);
   const webhook = await db.selectFrom('webhooks').selectAll().where('key_id', '=', keyId).executeTakeFirst();
   return { keyId, webhook: webhook ?? null };
 }
 
 /** Requires a configured url: the actions that send or sign need somewhere to send to. */
-export async function getConfiguredWebhook(db: Db, accountId: string, keyId: number): Promise<Webhook & { url: string; secret: string }> {
+export async function getConfiguredWebhook(
+  db: Db,
+  accountId: string,
+  keyId: number,
+): Promise<Webhook & { url: string; secret: string }> {
   const { webhook } = await getWebhook(db, accountId, keyId);
   if (!webhook?.url || !webhook.secret) {
-    throw new AppError('webhook_not_configured', `API key ${keyId} has no webhook url yet. Set one with PUT /api/v1/keys/${keyId}/webhook first.`);
+    throw new AppError(
+      'webhook_not_configured',
+      `API key ${keyId} has no webhook url yet. Set one with PUT /api/v1/keys/${keyId}/webhook first.`,
+    );
   }
   return webhook as Webhook & { url: string; secret: string };
 }
@@ -29,7 +40,7 @@ export async function getConfiguredWebhook(db: Db, accountId: string, keyId: num
  */
 export async function upsertWebhook(
   db: Db,
-  input: { accountId: string; keyId: number; url: string; enabled: boolean; now: number; policy: NetworkPolicy }
+  input: { accountId: string; keyId: number; url: string; enabled: boolean; now: number; policy: NetworkPolicy },
 ): Promise<Webhook> {
   await getOwnApiKey(db, input.accountId, input.keyId);
   const url = (await assertPublicUrl(input.url, input.policy)).toString();
@@ -43,7 +54,11 @@ export async function upsertWebhook(
     }
     const existing = await lookup.executeTakeFirst();
     if (existing) {
-      await trx.updateTable('webhooks').set({ url, enabled, disabled_reason: null, updated_at: input.now }).where('key_id', '=', input.keyId).execute();
+      await trx
+        .updateTable('webhooks')
+        .set({ url, enabled, disabled_reason: null, updated_at: input.now })
+        .where('key_id', '=', input.keyId)
+        .execute();
     } else {
       await trx
         .insertInto('webhooks')
@@ -66,7 +81,10 @@ export async function upsertWebhook(
  * A new secret signs every attempt from now on, retries of older events included; for 24 h the replaced one signs
  * too (a second `webhook-signature` entry), so receivers can switch over without dropping deliveries.
  */
-export async function rotateWebhookSecret(db: Db, input: { accountId: string; keyId: number; now: number }): Promise<Webhook> {
+export async function rotateWebhookSecret(
+  db: Db,
+  input: { accountId: string; keyId: number; now: number },
+): Promise<Webhook> {
   await getConfiguredWebhook(db, input.accountId, input.keyId);
   await db
     .updateTable('webhooks')
@@ -113,13 +131,24 @@ function deliveriesQuery(db: Db) {
 }
 
 /** Newest first. */
-export async function listDeliveries(db: Db, input: { accountId: string; keyId: number; limit: number }): Promise<DeliveryView[]> {
+export async function listDeliveries(
+  db: Db,
+  input: { accountId: string; keyId: number; limit: number },
+): Promise<DeliveryView[]> {
   await getOwnApiKey(db, input.accountId, input.keyId);
-  return deliveriesQuery(db).where('d.key_id', '=', input.keyId).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(input.limit).execute();
+  return deliveriesQuery(db)
+    .where('d.key_id', '=', input.keyId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(input.limit)
+    .execute();
 }
 
 async function getOwnDelivery(db: Db, keyId: number, deliveryId: string): Promise<DeliveryView> {
-  const delivery = await deliveriesQuery(db).where('d.id', '=', deliveryId).where('d.key_id', '=', keyId).executeTakeFirst();
+  const delivery = await deliveriesQuery(db)
+    .where('d.id', '=', deliveryId)
+    .where('d.key_id', '=', keyId)
+    .executeTakeFirst();
   if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} for API key ${keyId}.`);
   return delivery;
 }
@@ -128,7 +157,10 @@ async function getOwnDelivery(db: Db, keyId: number, deliveryId: string): Promis
  * Queues a delivery again for one more attempt now, whatever its state (a resend of a delivered one included).
  * An attempt in flight is left alone: it is already being sent.
  */
-export async function retryDelivery(db: Db, input: { accountId: string; keyId: number; deliveryId: string; now: number }): Promise<DeliveryView> {
+export async function retryDelivery(
+  db: Db,
+  input: { accountId: string; keyId: number; deliveryId: string; now: number },
+): Promise<DeliveryView> {
   const webhook = await getConfiguredWebhook(db, input.accountId, input.keyId);
   const delivery = await getOwnDelivery(db, input.keyId, input.deliveryId);
   if (!webhook.enabled && delivery.event !== 'test.ping') {
@@ -139,7 +171,9 @@ export async function retryDelivery(db: Db, input: { accountId: string; keyId: n
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_at: input.now, last_error: null })
       .where('id', '=', input.deliveryId)
-      .where((eb) => eb.or([eb('status', '!=', 'pending'), eb('locked_until', 'is', null), eb('locked_until', '<=', input.now)]))
+      .where((eb) =>
+        eb.or([eb('status', '!=', 'pending'), eb('locked_until', 'is', null), eb('locked_until', '<=', input.now)]),
+      )
       .execute();
     afterCommit(trx, () => outboxSignal.emit(OUTBOX_WAKE));
   });

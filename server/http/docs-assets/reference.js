@@ -2,48 +2,32 @@
 // (nested-interactive), landmarks around the parts outside <main>, an <h2> between the title and the tag headings,
 // a label on every form field, and no "Try it out" (its editor and credentials dialog cannot be labelled from here;
 // the dashboard's playground is where requests are tried).
-(function () {
+(() => {
   function accessibility(system) {
     var h = system.React.createElement;
     function prepend(before) {
-      return function (Original) {
-        return function (props) {
-          return h(system.React.Fragment, null, before(props), h(Original, props));
-        };
-      };
+      return (Original) => (props) => h(system.React.Fragment, null, before(props), h(Original, props));
     }
     function region(label, Original) {
-      return function (props) {
-        return h('section', { 'aria-label': label }, h(Original, props));
-      };
+      return (props) => h('section', { 'aria-label': label }, h(Original, props));
     }
     return {
       components: {
-        AuthorizeBtnContainer: function () {
-          return null;
-        },
+        AuthorizeBtnContainer: () => null,
         // Instead of the lock that opens the credentials dialog: without "Try it out" there is nothing to authorize.
-        authorizeOperationBtn: function () {
-          return h('span', { className: 'operation-credentials' }, 'needs credentials');
-        },
+        authorizeOperationBtn: () => h('span', { className: 'operation-credentials' }, 'needs credentials'),
       },
       wrapComponents: {
-        InfoContainer: function (Original) {
-          return region('About this API', Original);
-        },
-        ServersContainer: function (Original) {
-          return region('Server', prepend(function () {
-            return h('label', { htmlFor: 'servers', className: 'visually-hidden' }, 'Server');
-          })(Original));
-        },
-        operations: prepend(function () {
-          return h('h2', { className: 'visually-hidden' }, 'Operations');
-        }),
-        JsonSchemaForm: function (Original) {
-          return function (props) {
-            var name = h('span', { className: 'visually-hidden' }, props.description || 'Value');
-            return h('label', null, name, h(Original, props));
-          };
+        InfoContainer: (Original) => region('About this API', Original),
+        ServersContainer: (Original) =>
+          region(
+            'Server',
+            prepend(() => h('label', { htmlFor: 'servers', className: 'visually-hidden' }, 'Server'))(Original),
+          ),
+        operations: prepend(() => h('h2', { className: 'visually-hidden' }, 'Operations')),
+        JsonSchemaForm: (Original) => (props) => {
+          var name = h('span', { className: 'visually-hidden' }, props.description || 'Value');
+          return h('label', null, name, h(Original, props));
         },
       },
     };

@@ -38,12 +38,12 @@ export function loadWorkflow(file: string): Record<string, unknown> {
     workflow = JSON.parse(readFileSync(resolved, 'utf8'));
   } catch (error) {
     throw new Error(
-      `COMFYUI_WORKFLOW: cannot read an API-format workflow JSON at ${resolved}: ${(error as Error).message}`
+      `COMFYUI_WORKFLOW: cannot read an API-format workflow JSON at ${resolved}: ${(error as Error).message}`,
     );
   }
   if (!workflow || typeof workflow !== 'object' || Array.isArray(workflow) || !mentionsPlaceholder(workflow, 'image')) {
     throw new Error(
-      `COMFYUI_WORKFLOW: ${resolved} must be an API-format workflow (an object of nodes) using "{{image}}"`
+      `COMFYUI_WORKFLOW: ${resolved} must be an API-format workflow (an object of nodes) using "{{image}}"`,
     );
   }
   return workflow as Record<string, unknown>;
@@ -79,13 +79,13 @@ export function comfyUiProvider(settings: ComfyUiSettings): StagingProvider {
       form.append(
         'image',
         new Blob([new Uint8Array(source.data)], { type: source.contentType }),
-        `roomstage-${randomUUID()}.jpg`
+        `roomstage-${randomUUID()}.jpg`,
       );
       form.append('type', 'input');
       form.append('overwrite', 'true');
       const uploaded = await json<ImageRef & { name: string }>(
         await call.send(at('upload/image'), { method: 'POST', headers: {}, body: form }),
-        'upload'
+        'upload',
       );
       const image = uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
       const prompt = fillPlaceholders(workflow, {
@@ -100,17 +100,17 @@ export function comfyUiProvider(settings: ComfyUiSettings): StagingProvider {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ prompt, client_id: randomUUID() }),
         }),
-        'prompt'
+        'prompt',
       );
       for (;;) {
         const history = await json<Record<string, HistoryEntry>>(
           await call.send(at(`history/${encodeURIComponent(queued.prompt_id)}`), { method: 'GET', headers: {} }),
-          'history'
+          'history',
         );
         const entry = history[queued.prompt_id];
         if (entry?.status?.status_str === 'error')
           throw new Error(
-            `ComfyUI prompt ${queued.prompt_id} failed: ${JSON.stringify(entry.status.messages ?? []).slice(0, 300)}`
+            `ComfyUI prompt ${queued.prompt_id} failed: ${JSON.stringify(entry.status.messages ?? []).slice(0, 300)}`,
           );
         if (entry && (entry.status?.completed ?? true)) {
           const output = firstImageOutput(entry);

@@ -11,7 +11,7 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 30;
 export class EngineUnavailable extends AppError {
   constructor(
     readonly retryAfterSeconds: number,
-    message = 'The staging engine is unavailable right now; your credits were refunded and nothing was stored.'
+    message = 'The staging engine is unavailable right now; your credits were refunded and nothing was stored.',
   ) {
     super('engine_unavailable', message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
     this.name = 'EngineUnavailable';
@@ -21,7 +21,7 @@ export class EngineUnavailable extends AppError {
 /** The provider refused the content (a policy or safety refusal): 422, not worth retrying as is. */
 export class EngineRejected extends AppError {
   constructor(
-    message = 'The staging engine refused this image (a content policy refusal); your credits were refunded.'
+    message = 'The staging engine refused this image (a content policy refusal); your credits were refunded.',
   ) {
     super('engine_rejected', message);
     this.name = 'EngineRejected';

@@ -29,7 +29,7 @@ export async function fitOutput(produced: Buffer, size: Size): Promise<EngineIma
   } catch {
     throw new EngineUnavailable(
       DEFAULT_RETRY_AFTER_SECONDS,
-      'The staging engine returned a picture that could not be read; your credits were refunded.'
+      'The staging engine returned a picture that could not be read; your credits were refunded.',
     );
   }
 }

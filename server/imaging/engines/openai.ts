@@ -44,7 +44,7 @@ export function openAiProvider(settings: OpenAiSettings): StagingProvider {
             n: 1,
             ...(size && { size }),
           },
-          { signal: call.signal }
+          { signal: call.signal },
         );
         const [picture] = response.data ?? [];
         if (picture?.b64_json) return Buffer.from(picture.b64_json, 'base64');
@@ -56,7 +56,7 @@ export function openAiProvider(settings: OpenAiSettings): StagingProvider {
           (REFUSAL_CODES.has(error.code ?? '') || /safety system|content policy/i.test(error.message))
         ) {
           throw new EngineRejected(
-            `The staging engine refused this image: ${error.message.slice(0, 200)}. Your credits were refunded.`
+            `The staging engine refused this image: ${error.message.slice(0, 200)}. Your credits were refunded.`,
           );
         }
         throw error;

@@ -70,7 +70,7 @@ export class RemoteCall {
   constructor(
     readonly signal: AbortSignal,
     private readonly deadline: number,
-    private readonly network: NetworkPolicy
+    private readonly network: NetworkPolicy,
   ) {}
 
   remainingMs(): number {
@@ -96,7 +96,7 @@ export class RemoteCall {
       return {
         value: response,
         status: response.statusCode,
-        retryAfter: Array.isArray(header) ? header[0] ?? null : header ?? null,
+        retryAfter: Array.isArray(header) ? (header[0] ?? null) : (header ?? null),
         discard: () => discardBody(response),
       };
     });
@@ -138,7 +138,7 @@ export class RemoteCall {
         log.warn({ err: failure, status: outcome?.status }, `staging engine ${what}; giving up within ENGINE_TIMEOUT`);
         this.givenUp = new EngineUnavailable(
           (hinted ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / 1000,
-          `The staging engine ${what} after retries; your credits were refunded and nothing was stored.`
+          `The staging engine ${what} after retries; your credits were refunded and nothing was stored.`,
         );
         throw this.givenUp;
       }
@@ -187,12 +187,12 @@ export class RemoteCalls {
         DEFAULT_RETRY_AFTER_SECONDS,
         `The staging engine did not finish within ${
           Math.round(timeoutMs / 100) / 10
-        } s; your credits were refunded and nothing was stored.`
+        } s; your credits were refunded and nothing was stored.`,
       );
       const timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
       // The deadline ends the work even where a client does not pass the signal on.
       const deadline = new Promise<never>((_, reject) =>
-        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
       );
       deadline.catch(() => {});
       try {
@@ -219,7 +219,7 @@ function asEngineFailure(error: unknown): AppError {
   log.warn({ err: error }, 'staging engine failed');
   return new EngineUnavailable(
     DEFAULT_RETRY_AFTER_SECONDS,
-    'The staging engine failed; your credits were refunded and nothing was stored.'
+    'The staging engine failed; your credits were refunded and nothing was stored.',
   );
 }
 
@@ -228,7 +228,7 @@ export class RemoteEngine implements ImageEngine {
   constructor(
     readonly provider: StagingProvider,
     private readonly builtin: ImageEngine,
-    private readonly calls: RemoteCalls
+    private readonly calls: RemoteCalls,
   ) {}
 
   inspect(input: Buffer): Promise<ImageInfo> {
@@ -252,7 +252,7 @@ export class RemoteEngine implements ImageEngine {
 
   placeProducts(
     input: Buffer,
-    options: { products: PlaceableProduct[]; maxProducts: number; scene?: Scene }
+    options: { products: PlaceableProduct[]; maxProducts: number; scene?: Scene },
   ): Promise<EngineImage & { placements: Placement[]; scene?: Scene }> {
     return this.builtin.placeProducts(input, options);
   }

@@ -80,7 +80,7 @@ export function replicateProvider(settings: ReplicateSettings): StagingProvider 
             : JSON.stringify(prediction.error ?? prediction.status);
         if (REFUSAL.test(reason))
           throw new EngineRejected(
-            `The staging engine refused this image: ${reason.slice(0, 200)}. Your credits were refunded.`
+            `The staging engine refused this image: ${reason.slice(0, 200)}. Your credits were refunded.`,
           );
         throw new Error(`prediction ${prediction.id} ${prediction.status}: ${reason.slice(0, 300)}`);
       }

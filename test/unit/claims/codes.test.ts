@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CLAIM_CODE_PATTERN, CROCKFORD_ALPHABET, generateClaimCode, normalizeClaimCode } from '../../../server/domain/claims/codes.js';
+import {
+  CLAIM_CODE_PATTERN,
+  CROCKFORD_ALPHABET,
+  generateClaimCode,
+  normalizeClaimCode,
+} from '../../../server/domain/claims/codes.js';
 
 describe('claim codes', () => {
   it('are RS- plus 8 Crockford base32 characters, without I, L, O or U', () => {

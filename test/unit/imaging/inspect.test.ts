@@ -30,12 +30,16 @@ describe('inspect', () => {
   });
 
   it('rejects text bytes as an invalid image', async () => {
-    const error = await rejection(engine.inspect(Buffer.from('this is not a picture, just text renamed to .png\n'.repeat(20))));
+    const error = await rejection(
+      engine.inspect(Buffer.from('this is not a picture, just text renamed to .png\n'.repeat(20))),
+    );
     expect(error).toMatchObject({ code: 'invalid_image' });
   });
 
   it('rejects a GIF as an unsupported media type', async () => {
-    const gif = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#ff0000' } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#ff0000' } })
+      .gif()
+      .toBuffer();
     expect(await rejection(engine.inspect(gif))).toMatchObject({ code: 'unsupported_media_type' });
   });
 
@@ -51,8 +55,13 @@ describe('inspect', () => {
   });
 
   it('rejects a 100×100 image as too small', async () => {
-    const small = await sharp({ create: { width: 100, height: 100, channels: 3, background: '#ccc' } }).png().toBuffer();
-    expect(await rejection(engine.inspect(small))).toMatchObject({ code: 'invalid_image', message: expect.stringContaining('200') });
+    const small = await sharp({ create: { width: 100, height: 100, channels: 3, background: '#ccc' } })
+      .png()
+      .toBuffer();
+    expect(await rejection(engine.inspect(small))).toMatchObject({
+      code: 'invalid_image',
+      message: expect.stringContaining('200'),
+    });
   });
 
   it('refuses a 60-megapixel image from its header, without decoding it', async () => {
@@ -64,11 +73,16 @@ describe('inspect', () => {
     expect(performance.now() - started).toBeLessThan(150);
     expect(error).toMatchObject({ code: 'invalid_image', message: expect.stringContaining('megapixels') });
     // The operations refuse it the same way, before any pixel work.
-    expect(await rejection(engine.stage(huge, { style: 'modern', roomType: 'living_room' }))).toMatchObject({ code: 'invalid_image' });
+    expect(await rejection(engine.stage(huge, { style: 'modern', roomType: 'living_room' }))).toMatchObject({
+      code: 'invalid_image',
+    });
   }, 30_000);
 
   it('reports width and height after EXIF orientation', async () => {
-    const rotated = await sharp(await emptyRoomImage(600, 400)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const rotated = await sharp(await emptyRoomImage(600, 400))
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer();
     await expect(engine.inspect(rotated)).resolves.toMatchObject({ width: 400, height: 600 });
   });
 

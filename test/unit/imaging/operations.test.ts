@@ -25,7 +25,9 @@ describe('stage', () => {
       engine.stage(room, { style: 'modern', roomType: 'living_room' }),
       engine.stage(room, { style: 'industrial', roomType: 'living_room' }),
     ]);
-    expect(await meanDifference(modern.data, industrial.data, { x: 0, y: 0, width: 1200, height: 800 })).toBeGreaterThan(8);
+    expect(
+      await meanDifference(modern.data, industrial.data, { x: 0, y: 0, width: 1200, height: 800 }),
+    ).toBeGreaterThan(8);
   });
 
   it('stages every room type in every style', async () => {
@@ -71,7 +73,13 @@ describe('enhance', () => {
 });
 
 describe('placeProducts', () => {
-  const products = SPONSORED_PRODUCTS.map(({ id, name, brand, category, asset }) => ({ id, name, brand, category, asset }));
+  const products = SPONSORED_PRODUCTS.map(({ id, name, brand, category, asset }) => ({
+    id,
+    name,
+    brand,
+    category,
+    asset,
+  }));
 
   it('places up to maxProducts in non-overlapping boxes inside the image and draws them', async () => {
     const result = await engine.placeProducts(room, { products, maxProducts: 5 });
@@ -79,7 +87,9 @@ describe('placeProducts', () => {
     expect(result.placements.length).toBeGreaterThan(0);
     expect(result.placements.length).toBeLessThanOrEqual(5);
     for (const [i, a] of result.placements.entries()) {
-      expect(Number.isInteger(a.x) && Number.isInteger(a.y) && Number.isInteger(a.width) && Number.isInteger(a.height)).toBe(true);
+      expect(
+        Number.isInteger(a.x) && Number.isInteger(a.y) && Number.isInteger(a.width) && Number.isInteger(a.height),
+      ).toBe(true);
       expect(a.x).toBeGreaterThanOrEqual(0);
       expect(a.y).toBeGreaterThanOrEqual(0);
       expect(a.x + a.width).toBeLessThanOrEqual(1200);

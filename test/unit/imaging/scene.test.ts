@@ -11,7 +11,12 @@ const productsFor = (roomType: RoomType) =>
   SPONSORED_PRODUCTS.filter((product) => product.room_types.includes(roomType))
     .sort((a, b) => b.revenue_per_mille_cents - a.revenue_per_mille_cents)
     .map(({ id, name, brand, category, asset }) => ({ id, name, brand, category, asset }));
-const boxOf = ({ x, y, width, height }: { x: number; y: number; width: number; height: number }) => ({ x, y, width, height });
+const boxOf = ({ x, y, width, height }: { x: number; y: number; width: number; height: number }) => ({
+  x,
+  y,
+  width,
+  height,
+});
 
 let room: Buffer;
 beforeAll(async () => {
@@ -45,8 +50,12 @@ describe('placing products in a staged scene', () => {
     const sofa = staged.scene.pieces.find((piece) => piece.category === 'sofa')!;
     const product = productsFor('living_room').find((p) => p.category === 'sofa')!;
     const placed = await engine.placeProducts(room, { products: [product], maxProducts: 1, scene: staged.scene });
-    expect(placed.placements).toEqual([{ product_id: product.id, name: product.name, brand: product.brand, category: 'sofa', ...boxOf(sofa) }]);
-    expect(placed.scene.pieces.filter((piece) => piece.category === 'sofa')).toEqual([{ ...sofa, source: 'products', asset: product.asset, product_id: product.id }]);
+    expect(placed.placements).toEqual([
+      { product_id: product.id, name: product.name, brand: product.brand, category: 'sofa', ...boxOf(sofa) },
+    ]);
+    expect(placed.scene.pieces.filter((piece) => piece.category === 'sofa')).toEqual([
+      { ...sofa, source: 'products', asset: product.asset, product_id: product.id },
+    ]);
     expect(placed.scene.pieces).toHaveLength(staged.scene.pieces.length);
     // The staged sofa is gone (not painted over): the box now differs from the staged picture, the rest does not.
     expect(await meanDifference(staged.data, placed.data, sofa)).toBeGreaterThan(8);
@@ -55,7 +64,11 @@ describe('placing products in a staged scene', () => {
 
   it.each(ROOM_TYPES)('never puts a product over staged furniture of another category (%s)', async (roomType) => {
     const staged = await engine.stage(room, { style: 'scandinavian', roomType });
-    const placed = await engine.placeProducts(room, { products: productsFor(roomType), maxProducts: 5, scene: staged.scene });
+    const placed = await engine.placeProducts(room, {
+      products: productsFor(roomType),
+      maxProducts: 5,
+      scene: staged.scene,
+    });
     expect(placed.placements.length).toBeGreaterThan(0);
     for (const placement of placed.placements) {
       const replaced = staged.scene.pieces.find((piece) => piece.category === placement.category);
@@ -64,10 +77,15 @@ describe('placing products in a staged scene', () => {
         expect(boxOf(placement)).toEqual(boxOf(replaced));
         continue;
       }
-      for (const piece of staged.scene.pieces) expect(overlaps(placement, piece), `${placement.category} over ${piece.category}`).toBe(false);
+      for (const piece of staged.scene.pieces)
+        expect(overlaps(placement, piece), `${placement.category} over ${piece.category}`).toBe(false);
     }
     // Products in free space keep clear of each other too (replacements may overlap, as the staged pieces did).
-    expectApart(placed.placements.filter((placement) => !staged.scene.pieces.some((piece) => piece.category === placement.category)));
+    expectApart(
+      placed.placements.filter(
+        (placement) => !staged.scene.pieces.some((piece) => piece.category === placement.category),
+      ),
+    );
   });
 });
 
@@ -81,21 +99,37 @@ describe('placing products in other photos', () => {
     const products = productsFor('living_room');
     const clean = await engine.placeProducts(room, { products, maxProducts: 3 });
     const first = clean.placements[0]!;
-    const busy = { x: first.x, y: Math.max(first.y, 520), width: first.width, height: first.y + first.height - Math.max(first.y, 520) };
-    const cluttered = await sharp(room).composite([{ input: await checkerboard(busy.width, busy.height), left: busy.x, top: busy.y }]).jpeg({ quality: 90 }).toBuffer();
+    const busy = {
+      x: first.x,
+      y: Math.max(first.y, 520),
+      width: first.width,
+      height: first.y + first.height - Math.max(first.y, 520),
+    };
+    const cluttered = await sharp(room)
+      .composite([{ input: await checkerboard(busy.width, busy.height), left: busy.x, top: busy.y }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const placed = await engine.placeProducts(cluttered, { products, maxProducts: 3 });
     expect(placed.placements.length).toBeGreaterThan(0);
-    for (const placement of placed.placements) expect(overlaps(placement, busy), `${placement.category} over the clutter`).toBe(false);
+    for (const placement of placed.placements)
+      expect(overlaps(placement, busy), `${placement.category} over the clutter`).toBe(false);
     expectApart(placed.placements);
   });
 
   it.each(ROOM_TYPES)('does not draw over the furniture already in a furnished photo (%s)', async (roomType) => {
     // A staged picture handed over as a plain photo: the engine sees only its pixels.
     const furnished = await engine.stage(room, { style: 'coastal', roomType });
-    const bare = await engine.placeProducts(room, { products: [], maxProducts: 0, scene: { style: 'coastal', pieces: [] } });
+    const bare = await engine.placeProducts(room, {
+      products: [],
+      maxProducts: 0,
+      scene: { style: 'coastal', pieces: [] },
+    });
     const placed = await engine.placeProducts(furnished.data, { products: productsFor(roomType), maxProducts: 5 });
     expect(placed.placements.length).toBeGreaterThan(0);
-    const [furniture, products] = await Promise.all([changedPixels(bare.data, furnished.data), changedPixels(furnished.data, placed.data)]);
+    const [furniture, products] = await Promise.all([
+      changedPixels(bare.data, furnished.data),
+      changedPixels(furnished.data, placed.data),
+    ]);
     let covered = 0;
     let drawn = 0;
     for (let i = 0; i < products.length; i++) {
@@ -112,11 +146,11 @@ describe('placing products in other photos', () => {
     const [a, b] = await Promise.all([1, 2].map(() => engine.placeProducts(room, { products, maxProducts: 5 })));
     expect(a!.placements).toEqual(b!.placements);
   });
-
 });
 
 function expectApart(placements: Placement[]) {
-  for (const [i, a] of placements.entries()) for (const b of placements.slice(i + 1)) expect(overlaps(a, b)).toBe(false);
+  for (const [i, a] of placements.entries())
+    for (const b of placements.slice(i + 1)) expect(overlaps(a, b)).toBe(false);
 }
 
 /** Where two renders of the same room differ clearly: what was drawn (a piece and its contact shadow). */
@@ -124,7 +158,10 @@ async function changedPixels(before: Buffer, after: Buffer): Promise<Uint8Array>
   const [a, b] = await Promise.all([before, after].map((image) => sharp(image).removeAlpha().raw().toBuffer()));
   const changed = new Uint8Array(a!.length / 3);
   for (let p = 0; p < changed.length; p++) {
-    const difference = Math.abs(a![p * 3]! - b![p * 3]!) + Math.abs(a![p * 3 + 1]! - b![p * 3 + 1]!) + Math.abs(a![p * 3 + 2]! - b![p * 3 + 2]!);
+    const difference =
+      Math.abs(a![p * 3]! - b![p * 3]!) +
+      Math.abs(a![p * 3 + 1]! - b![p * 3 + 1]!) +
+      Math.abs(a![p * 3 + 2]! - b![p * 3 + 2]!);
     if (difference > 60) changed[p] = 1;
   }
   return changed;
@@ -139,5 +176,7 @@ function checkerboard(width: number, height: number, square = 12): Promise<Buffe
       pixels.fill(dark ? 30 : 230, (y * width + x) * 3, (y * width + x) * 3 + 3);
     }
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }

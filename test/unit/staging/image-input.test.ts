@@ -27,11 +27,14 @@ describe('inline image decoding', () => {
     expect(codeOf(() => decodeInlineImage('data:image/png,rawbytes', 'image'))).toBe('invalid_request');
     expect(codeOf(() => decodeInlineImage('   ', 'image'))).toBe('invalid_request');
     // One stray character in otherwise clean base64, at every length remainder.
-    for (const junk of ['AAAA*AAA', 'AAAA*AA', 'AAAA*A', 'AAAA*', 'AA=A']) expect(codeOf(() => decodeInlineImage(junk, 'image'))).toBe('invalid_request');
+    for (const junk of ['AAAA*AAA', 'AAAA*AA', 'AAAA*A', 'AAAA*', 'AA=A'])
+      expect(codeOf(() => decodeInlineImage(junk, 'image'))).toBe('invalid_request');
   });
 
   it('answers 415 for a data URL of something other than an image', () => {
-    expect(codeOf(() => decodeInlineImage(`data:application/pdf;base64,${bytes.toString('base64')}`, 'image'))).toBe('unsupported_media_type');
+    expect(codeOf(() => decodeInlineImage(`data:application/pdf;base64,${bytes.toString('base64')}`, 'image'))).toBe(
+      'unsupported_media_type',
+    );
   });
 
   it('answers 413 for more than 15 MB before decoding', () => {
@@ -45,18 +48,32 @@ describe('image sources', () => {
 
   it('take exactly one source', async () => {
     await expect(readImageSources({}, policy, { allowMany: true })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(readImageSources({ image: one, image_url: 'https://example.com/a.jpg' }, policy, { allowMany: true })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(
+      readImageSources({ image: one, image_url: 'https://example.com/a.jpg' }, policy, { allowMany: true }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('allow several images only where asked, and at most 10', async () => {
     await expect(readImageSources({ images: [one, one] }, policy, { allowMany: true })).resolves.toHaveLength(2);
-    await expect(readImageSources({ images: [one] }, policy, { allowMany: false })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(readImageSources({ images: Array(11).fill(one) }, policy, { allowMany: true })).rejects.toMatchObject({ code: 'payload_too_large' });
+    await expect(readImageSources({ images: [one] }, policy, { allowMany: false })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(readImageSources({ images: Array(11).fill(one) }, policy, { allowMany: true })).rejects.toMatchObject({
+      code: 'payload_too_large',
+    });
   });
 
   it('refuse image_url on loopback and private hosts and non-http schemes', async () => {
-    for (const url of ['http://127.0.0.1/a.jpg', 'http://192.168.1.10/a.jpg', 'file:///etc/passwd', 'ftp://example.com/a.jpg']) {
-      await expect(readImageSources({ image_url: url }, policy, { allowMany: false })).rejects.toMatchObject({ code: 'invalid_request', extra: { details: [{ path: 'image_url' }] } });
+    for (const url of [
+      'http://127.0.0.1/a.jpg',
+      'http://192.168.1.10/a.jpg',
+      'file:///etc/passwd',
+      'ftp://example.com/a.jpg',
+    ]) {
+      await expect(readImageSources({ image_url: url }, policy, { allowMany: false })).rejects.toMatchObject({
+        code: 'invalid_request',
+        extra: { details: [{ path: 'image_url' }] },
+      });
     }
   });
 });

@@ -44,7 +44,15 @@ describe('network guard', () => {
     expect(isPrivateAddress(ip)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('allows %s', (ip) => {
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('allows %s', (ip) => {
     expect(isPrivateAddress(ip)).toBe(false);
   });
 
@@ -72,7 +80,9 @@ describe('network guard', () => {
 
   it('allows public hosts, and anything http(s) when private networks are allowed', async () => {
     const publicHost: Resolver = async () => [{ address: '93.184.215.14', family: 4 }];
-    await expect(assertPublicUrl('https://hooks.example.test/in', { ...deny, resolver: publicHost })).resolves.toBeInstanceOf(URL);
+    await expect(
+      assertPublicUrl('https://hooks.example.test/in', { ...deny, resolver: publicHost }),
+    ).resolves.toBeInstanceOf(URL);
     await expect(assertPublicUrl('http://93.184.215.14/', deny)).resolves.toBeInstanceOf(URL);
     await expect(assertPublicUrl('http://127.0.0.1:3000/', { allowPrivateNetwork: true })).resolves.toBeInstanceOf(URL);
   });

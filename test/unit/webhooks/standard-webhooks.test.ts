@@ -10,14 +10,18 @@ describe('Standard Webhooks signatures', () => {
   it('matches what the standardwebhooks library signs for the same secret, id, timestamp and body', () => {
     const secret = generateWebhookSecret();
     const at = new Date('2026-11-22T08:00:00Z');
-    expect(standardSignature(secret, 'evt_1', at.getTime() / 1000, body)).toBe(new Webhook(secret).sign('evt_1', at, body));
+    expect(standardSignature(secret, 'evt_1', at.getTime() / 1000, body)).toBe(
+      new Webhook(secret).sign('evt_1', at, body),
+    );
   });
 
   it('signs with the previous secret too until its overlap ends', () => {
     const webhook = { secret: 'whsec_new', previous_secret: 'whsec_old', previous_secret_expires_at: 1_000 };
     expect(signingSecrets(webhook, 999)).toEqual(['whsec_new', 'whsec_old']);
     expect(signingSecrets(webhook, 1_000)).toEqual(['whsec_new']);
-    expect(signingSecrets({ secret: 'whsec_new', previous_secret: null, previous_secret_expires_at: null }, 0)).toEqual(['whsec_new']);
+    expect(signingSecrets({ secret: 'whsec_new', previous_secret: null, previous_secret_expires_at: null }, 0)).toEqual(
+      ['whsec_new'],
+    );
   });
 });
 
@@ -37,7 +41,10 @@ describe('Retry-After', () => {
   it('delays the next attempt to what the receiver asked, never sooner than scheduled and never past 24 hours', () => {
     expect(honourRetryAfter({ retry: true, delayMs: 10_000 }, 60_000)).toEqual({ retry: true, delayMs: 60_000 });
     expect(honourRetryAfter({ retry: true, delayMs: 10_000 }, 1_000)).toEqual({ retry: true, delayMs: 10_000 });
-    expect(honourRetryAfter({ retry: true, delayMs: 10_000 }, 90 * MAX_RETRY_AFTER_MS)).toEqual({ retry: true, delayMs: MAX_RETRY_AFTER_MS });
+    expect(honourRetryAfter({ retry: true, delayMs: 10_000 }, 90 * MAX_RETRY_AFTER_MS)).toEqual({
+      retry: true,
+      delayMs: MAX_RETRY_AFTER_MS,
+    });
     expect(honourRetryAfter({ retry: true, delayMs: 10_000 }, null)).toEqual({ retry: true, delayMs: 10_000 });
     // The schedule is exhausted: a Retry-After does not add an attempt.
     expect(honourRetryAfter({ retry: false }, 60_000)).toEqual({ retry: false });

@@ -16,7 +16,7 @@ describe('engine configuration', () => {
 
   it('reads each provider with its defaults', () => {
     expect(
-      loadConfig({ ENGINE: 'replicate', REPLICATE_API_TOKEN: 'r8', REPLICATE_MODEL: 'a/b:c1' }).engine
+      loadConfig({ ENGINE: 'replicate', REPLICATE_API_TOKEN: 'r8', REPLICATE_MODEL: 'a/b:c1' }).engine,
     ).toMatchObject({
       name: 'replicate',
       model: 'a/b:c1',
@@ -42,7 +42,7 @@ describe('engine configuration', () => {
       inputTemplate: { input_image: '{{image}}', text: '{{prompt}}' },
     });
     expect(() => loadConfig({ ...base, REPLICATE_INPUT_TEMPLATE: '[1]' })).toThrow(
-      /REPLICATE_INPUT_TEMPLATE: must be a JSON object/
+      /REPLICATE_INPUT_TEMPLATE: must be a JSON object/,
     );
   });
 });

@@ -28,7 +28,7 @@ describe('placeholders', () => {
   it('replaces whole placeholder strings, keeping the seed a number, and leaves other text alone', () => {
     const filled = fillPlaceholders(
       { a: { inputs: { seed: '{{seed}}', text: '{{prompt}}', other: 'say {{prompt}}', list: ['{{image}}', 3] } } },
-      { image: 'in.jpg', prompt: 'a room', negative_prompt: 'no', seed: 7 }
+      { image: 'in.jpg', prompt: 'a room', negative_prompt: 'no', seed: 7 },
     );
     expect(filled).toEqual({
       a: { inputs: { seed: 7, text: 'a room', other: 'say {{prompt}}', list: ['in.jpg', 3] } },
