@@ -292,7 +292,7 @@ export interface UsageDailyTable {
 export type JobOperation = 'stage' | 'enhance' | 'place_products';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
-/** An asynchronous image request (CONTRACT §5): charged when accepted, run by whichever worker leases it. */
+/** An asynchronous image request: charged when accepted, run by whichever worker leases it. */
 export interface JobsTable {
   id: string;
   account_id: string;
@@ -305,7 +305,7 @@ export interface JobsTable {
   hold_id: string | null;
   /** JSON: the synchronous 200 body, once succeeded. */
   result: string | null;
-  /** JSON: the CONTRACT §1 error body, once failed. */
+  /** JSON: the error body, once failed. */
   error: string | null;
   attempts: ColumnType<number, number | undefined, number>;
   lease_owner: string | null;

@@ -134,7 +134,7 @@ const envSchema = z
     }
   });
 
-/** The remote engine's provider settings (CONTRACT §11); `builtin` needs none. */
+/** The remote engine's provider settings; `builtin` needs none. */
 export type EngineConfig = { timeoutMs: number; concurrency: number } & (
   | { name: 'builtin' }
   | {
@@ -206,7 +206,7 @@ export type Config = {
   /** `inline` runs the webhook delivery worker inside the server process; `off` leaves it to `npm run worker`. */
   /** `inline`: this server process also delivers webhooks, runs jobs and sweeps holds; `off`: `npm run worker` does. */
   backgroundWork: 'inline' | 'off';
-  /** Age of a hold's lease after which its request counts as dead and the credits are refunded (CONTRACT §8). */
+  /** Age of a hold's lease after which its request counts as dead and the credits are refunded. */
   chargeHoldTimeoutMs: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
   /** `file:<dir>` or `s3://bucket/prefix?…`; defaults to `file:<DATA_DIR>/images`. */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tableOptions } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // One webhook configuration per API key (CONTRACT §7).
+  // One webhook configuration per API key.
   await tableOptions(
     db,
     db.schema

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tableOptions } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Idempotency-Key records (CONTRACT §5): one per (API key, client key), kept 24 hours.
+  // Idempotency-Key records: one per (API key, client key), kept 24 hours.
   await tableOptions(
     db,
     db.schema

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tableOptions, withAutoIncrementId } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // A claim groups the images an API key staged until one agent redeems it (CONTRACT §6).
+  // A claim groups the images an API key staged until one agent redeems it.
   await tableOptions(
     db,
     db.schema

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tableOptions } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Credits taken by an image request that has not stored its result yet (CONTRACT §8 "Charges survive crashes").
+  // Credits taken by an image request that has not stored its result yet.
   // The row goes when the result is stored (final) or when the credits are refunded; one whose lease ended belongs
   // to a request that died and is refunded by any process's sweeper.
   await tableOptions(

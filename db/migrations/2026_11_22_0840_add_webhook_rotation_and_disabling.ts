@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * After a secret rotation deliveries are signed with both secrets for 24 h (CONTRACT §7), so the replaced secret and
+ * After a secret rotation deliveries are signed with both secrets for 24 h, so the replaced secret and
  * the end of its overlap are kept. `disabled_reason` says why Roomstage switched a webhook off (a 410 Gone).
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tableOptions } from '../migration-helpers.js';
 
 /**
- * Billing (CONTRACT §8): the card on file and the auto top-up's cap and pause live on the account; Checkout
+ * Billing: the card on file and the auto top-up's cap and pause live on the account; Checkout
  * Sessions are credited exactly once (the row's `credited_at` is claimed by one conditional update); Stripe events
  * are applied at most once (their ids are stored); top-up attempts are rows, and `in_flight_account_id` (unique,
  * set only while an attempt runs) keeps one top-up at a time per account across processes.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tableOptions } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Asynchronous image requests (CONTRACT §5 "Asynchronous requests"): charged (a hold) when accepted, run by any
+  // Asynchronous image requests: charged (a hold) when accepted, run by any
   // worker that claims them with a lease. `lease_expires_at` is also when a queued job falls due (its creation), so
   // one index serves claiming both new jobs and jobs whose worker died.
   await tableOptions(

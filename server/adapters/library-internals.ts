@@ -28,7 +28,7 @@ export function answerWithoutProcedure<T>(data: unknown): T {
 
 /**
  * The bridge writes `{message, code: <tRPC code>, issues, data}` and nothing can change `code`
- * (mcampa/trpc-to-openapi#168); the error formatter already put the CONTRACT §1 body in `data.contract`, so the
+ * (mcampa/trpc-to-openapi#168); the error formatter already put the JSON error body in `data.contract`, so the
  * response is rewritten to exactly that body on its way out.
  */
 export const rewriteBridgeErrors: RequestHandler = (_req, res, next) => {

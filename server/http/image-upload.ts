@@ -9,7 +9,7 @@ import { enterImageWork } from '../limits/image-admission.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 
-/** The endpoints that take images (CONTRACT §5); only they accept multipart and large JSON bodies. */
+/** The endpoints that take images; only they accept multipart and large JSON bodies. */
 export const IMAGE_UPLOAD_PATHS = ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products'] as const;
 
 /** Ten base64 images of 15 MB each, plus the other fields. */
@@ -44,7 +44,7 @@ const imageFieldsFor = (path: string) => {
   ]);
 };
 
-/** Multer's refusals as CONTRACT §1 errors. */
+/** Multer's refusals as JSON error bodies. */
 function multipartError(error: unknown, path: string): AppError {
   if (error instanceof MulterError) {
     switch (error.code) {

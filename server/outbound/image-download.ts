@@ -25,7 +25,7 @@ function unreadable(message: string): AppError {
 }
 
 /**
- * Downloads an `image_url` (CONTRACT §5): http(s) only, public addresses only (checked before connecting for a clear
+ * Downloads an `image_url`: http(s) only, public addresses only (checked before connecting for a clear
  * error, and again by the outbound client at connect time against DNS rebinding) unless the operator allows private
  * ones, at most `maxBytes` (streamed and aborted as soon as it is exceeded) within `timeoutMs` overall, following a
  * few redirects that pass the same checks.
@@ -64,7 +64,7 @@ async function imageBody(response: OutboundResponse, limits: DownloadLimits): Pr
   return readLimited(response, limits.maxBytes);
 }
 
-/** Every way a download can fail, as the CONTRACT §1 error the client sees. */
+/** Every way a download can fail, as the JSON error the client sees. */
 function failed(error: unknown, deadline: AbortSignal, limits: DownloadLimits): never {
   if (error instanceof AppError) throw error;
   if (error instanceof PrivateAddressError) {

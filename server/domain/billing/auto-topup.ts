@@ -23,7 +23,7 @@ export type TopUpOutcome =
   /** Nothing was charged: auto top-up is off or paused, the balance is above the threshold, or it changed meanwhile. */
   | { kind: 'skipped'; why: 'disabled' | 'paused' | 'above_threshold' | 'balance_changed' | 'in_progress' };
 
-/** After consecutive failed off-session charges: 1 h, then 6 h, then 24 h (CONTRACT §8). */
+/** After consecutive failed off-session charges: 1 h, then 6 h, then 24 h. */
 export const PAUSES_MS = [3_600_000, 6 * 3_600_000, 24 * 3_600_000] as const;
 
 export interface AutoTopUpDeps {
@@ -257,7 +257,7 @@ async function awaitRunning(deps: AutoTopUpDeps, accountId: string): Promise<Top
   return { kind: 'skipped', why: 'in_progress' };
 }
 
-/** One auto top-up try for the account, if one is needed (CONTRACT §8). Never throws for a card problem. */
+/** One auto top-up try for the account, if one is needed. Never throws for a card problem. */
 export async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigger: Trigger): Promise<TopUpOutcome> {
   const { db, gateway, clock } = deps;
   const before = await readAccount(db, accountId);

@@ -1,6 +1,6 @@
 import type { GatewayName } from '../../../db/schema.js';
 
-/** $1 per credit (CONTRACT §8). */
+/** $1 per credit. */
 export const CENTS_PER_CREDIT = 100;
 
 /** What Roomstage keeps of a saved card. */

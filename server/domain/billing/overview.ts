@@ -72,7 +72,7 @@ export async function readBillingRow(db: Kysely<Database>, accountId: string): P
   return row;
 }
 
-/** The dashboard's balance and billing state (CONTRACT §8 GET /billing). */
+/** The dashboard's balance and billing state (GET /billing). */
 export async function getBillingOverview(
   db: Kysely<Database>,
   accountId: string,

@@ -14,7 +14,7 @@ const NO_CARD = {
   payment_method_simulated: null,
 } as const;
 
-/** Keeps `card` as the account's card on file; a new card ends an auto top-up pause (CONTRACT §8). */
+/** Keeps `card` as the account's card on file; a new card ends an auto top-up pause. */
 export async function saveCard(trx: Kysely<Database>, accountId: string, card: SavedCard): Promise<void> {
   await trx
     .updateTable('accounts')

@@ -20,7 +20,7 @@ export interface AutoTopUpInput {
 
 /**
  * PUT /settings/auto-topup. Enabling needs a card on file (409 `payment_method_required`); saving ends a pause,
- * so the next charge below the threshold tries again (CONTRACT §8).
+ * so the next charge below the threshold tries again.
  */
 export async function putAutoTopUp(
   db: Db,

@@ -37,7 +37,7 @@ function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
 }
 
 /**
- * Applies one verified Stripe event at most once (CONTRACT §8): a paid Checkout Session credits its purchase (once,
+ * Applies one verified Stripe event at most once: a paid Checkout Session credits its purchase (once,
  * shared with the return page) and saves the card; a detached card is forgotten; an updated card is refreshed.
  */
 export async function applyStripeEvent(

@@ -47,7 +47,7 @@ function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
 const idOf = (value: string | { id: string } | null | undefined): string | null =>
   value == null ? null : typeof value === 'string' ? value : value.id;
 
-/** Stripe's card error codes → the reasons of CONTRACT §8; anything else is a processing error. */
+/** Stripe's card error codes → the auto top-up failure reasons; anything else is a processing error. */
 function failureReason(error: unknown): OffSessionFailureReason {
   if (error instanceof Stripe.errors.StripeCardError) {
     return error.code === 'authentication_required' ? 'authentication_required' : 'card_declined';

@@ -10,7 +10,7 @@ import { log as logger } from '../../observability/logger.js';
 import { changeCredits } from './ledger.js';
 
 /*
- * Holds make a charge survive crashes (CONTRACT §8). The debit is written when the hold is placed, so the balance
+ * Holds make a charge survive crashes. The debit is written when the hold is placed, so the balance
  * and the ledger agree at every moment; the hold row says the credits still wait for a result. The transaction that
  * stores the result deletes the row (final), or the credits come back once with a `refund` row: from the request
  * that failed, or from a sweeper in any process once the hold's lease has run out (the request died).

@@ -9,7 +9,7 @@ export interface Shortfall {
   now: number;
 }
 
-/** The CONTRACT §1 402 for a balance that cannot cover a request. */
+/** The 402 error for a balance that cannot cover a request. */
 export function shortfallError(
   shortfall: Pick<Shortfall, 'required' | 'available'>,
   autoTopUpFailed: boolean,
@@ -41,7 +41,7 @@ export interface ShortfallTopUp {
 /**
  * Called when a charge was refused for lack of credits, outside any transaction. With auto top-up enabled it tries
  * (or waits for) one top-up and returns 'retry' when credits were added, so the caller charges once more;
- * otherwise it throws the CONTRACT §1 402: `no_credits` at a zero balance when the top-up failed or is paused,
+ * otherwise it throws the 402 error: `no_credits` at a zero balance when the top-up failed or is paused,
  * `insufficient_credits` otherwise.
  */
 export async function resolveShortfall(topUp: ShortfallTopUp, shortfall: Shortfall): Promise<'retry'> {

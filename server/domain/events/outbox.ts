@@ -6,7 +6,7 @@ import { iso } from '../../clock.js';
 import type { ErrorBody } from '../../errors.js';
 import { newId } from '../../ids.js';
 
-/** Event names and their data (CONTRACT §7); the spec's fields first, our additions after. */
+/** Event names and their data; the spec's fields first, our additions after. */
 export interface EventData {
   'staging.complete': {
     image_url: string;
@@ -22,7 +22,7 @@ export interface EventData {
   'auto_topup.success': { amount: number; new_balance: number; payment_id: string };
   'auto_topup.failed': { amount: number; current_balance: number; reason: string };
   'test.ping': { key_id: number; message: string };
-  /** An asynchronous request that failed (its credits were refunded); `error` is the CONTRACT §1 body. */
+  /** An asynchronous request that failed (its credits were refunded); `error` is the JSON error body. */
   'job.failed': { job_id: string; operation: string; error: ErrorBody };
 }
 

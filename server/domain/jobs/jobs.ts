@@ -11,7 +11,7 @@ import type { ApiCaller, ImagingDeps } from '../staging/deps.js';
 import { chargePrepared, type PreparedOperation } from '../staging/operations.js';
 
 /*
- * Asynchronous image requests (CONTRACT §5): the request is prepared (read, inspected, checked) and charged as
+ * Asynchronous image requests: the request is prepared (read, inspected, checked) and charged as
  * usual, its input images are kept in storage and a job row commits with the hold; a worker (./runner.ts) performs
  * it later. The hold then lasts as long as the job may wait: the job, not the hold sweeper, gives credits back.
  */
@@ -153,7 +153,7 @@ export async function findOwnJob(db: Db, accountId: string, jobId: string): Prom
   };
 }
 
-/** Jobs of this key waiting or running: they count against its image operations in flight (CONTRACT §9). */
+/** Jobs of this key waiting or running: they count against its image operations in flight. */
 export async function countActiveJobs(db: Db, keyId: number): Promise<number> {
   const row = await db
     .selectFrom('jobs')

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/schema.js';
 
 type Executor = Kysely<Database>;
 
-/** `credits.low` fires once each time the balance falls below this (CONTRACT §7, §8). */
+/** `credits.low` fires once each time the balance falls below this. */
 export const DEFAULT_LOW_BALANCE_THRESHOLD = 5;
 export const MAX_LOW_BALANCE_THRESHOLD = 100_000;
 

@@ -12,7 +12,7 @@ export interface TransactionPage {
 
 /**
  * One page of the account's ledger, newest first, by the index on (account_id, id). `startingAfter` is the last
- * transaction of the previous page; one that is unknown or another account's is 404, like any id (CONTRACT §1).
+ * transaction of the previous page; one that is unknown or another account's is 404, like any id.
  */
 export async function listTransactions(
   db: Executor,

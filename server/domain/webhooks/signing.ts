@@ -4,10 +4,10 @@ import { randomBase62 } from '../../ids.js';
 export const SIGNATURE_PREFIX = 'sha256=';
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BODY_LENGTH = 32;
-/** After a rotation the replaced secret keeps signing for this long, so receivers can switch over (CONTRACT §7). */
+/** After a rotation the replaced secret keeps signing for this long, so receivers can switch over. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-/** `whsec_` + 32 base62 characters (CONTRACT §7). */
+/** `whsec_` + 32 base62 characters. */
 export function generateWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBase62(SECRET_BODY_LENGTH)}`;
 }
