@@ -41,8 +41,18 @@ export interface Context {
 }
 
 export type AuthKind = 'none' | 'session' | 'apiKey';
-/** `successStatus`: what the procedure answers when it sets a status other than 200 (the document says so). */
-export type Meta = OpenApiMeta<{ auth?: AuthKind; successStatus?: 201 }>;
+/**
+ * `successStatus`: what the procedure answers when it sets a status other than 200 (the document says so).
+ * `errors`: the error codes the procedure's own work can raise; `builderErrors`: those every procedure of a builder
+ * can raise (set by the builder). The OpenAPI document adds what the credential and the HTTP method imply
+ * (server/http/error-docs.ts), so a procedure declares only what is particular to it.
+ */
+export type Meta = OpenApiMeta<{
+  auth?: AuthKind;
+  successStatus?: 201;
+  errors?: readonly ErrorCode[];
+  builderErrors?: readonly ErrorCode[];
+}>;
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
@@ -235,6 +245,21 @@ function isAcceptedJob(body: unknown): boolean {
  * (CONTRACT §5), then one of the key's slots for image operations in flight (CONTRACT §9).
  */
 export const imageProcedure = apiKeyProcedure
+  .meta({
+    builderErrors: [
+      // Idempotency-Key reuse or a retry while the first runs; the key's slots; a full server or a lost hold.
+      'conflict',
+      'service_unavailable',
+      // The image: too large, a format not accepted, not decodable or out of the size range.
+      'payload_too_large',
+      'unsupported_media_type',
+      'invalid_image',
+      // `claim_code`: not this account's, redeemed, expired.
+      'not_found',
+      'claim_already_redeemed',
+      'claim_expired',
+    ],
+  })
   .use(async ({ ctx, path, getRawInput, next }) => {
     const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key']);
     if (!idempotencyKey) return next({ ctx: { idempotency: null } });

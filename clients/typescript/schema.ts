@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health of the service and its database */
+        /**
+         * Health of the service and its database
+         * @description Whether the service and its database answer, its version and uptime. A database that does not answer gives 503 with `status: degraded`; no credential is needed, so load balancers can call it.
+         */
         get: operations["health-check"];
         put?: never;
         post?: never;
@@ -30,7 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a dashboard account and sign in */
+        /**
+         * Create a dashboard account and sign in
+         * @description Creates an account for an e-mail address (compared case-insensitively) and a password of at least 10 characters, and signs it in: `token` is the identity token for the Token endpoints. Attempts are limited per client address and per e-mail address.
+         */
         post: operations["auth-signup"];
         delete?: never;
         options?: never;
@@ -47,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in and get an identity token */
+        /**
+         * Sign in and get an identity token
+         * @description Answers an identity token for the Token endpoints; it expires after 30 days without use. A wrong e-mail address and a wrong password get the same 401. Attempts are limited per client address and per e-mail address.
+         */
         post: operations["auth-login"];
         delete?: never;
         options?: never;
@@ -64,7 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End this identity token at once */
+        /**
+         * End this identity token at once
+         * @description Ends the session of this identity token: it is refused from the next request on, and the dashboard cookie is cleared.
+         */
         post: operations["auth-logout"];
         delete?: never;
         options?: never;
@@ -79,7 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in account */
+        /**
+         * The signed-in account
+         * @description The account the identity token belongs to: its id, e-mail address and when it was created.
+         */
         get: operations["auth-me"];
         put?: never;
         post?: never;
@@ -96,10 +111,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's API keys, newest first */
+        /**
+         * The account's API keys, newest first
+         * @description Every key of the account, active and revoked, newest first, each shown by its 12-character prefix with when it was last used.
+         */
         get: operations["keys-list"];
         put?: never;
-        /** Create an API key (shown once); the first key of an account grants 10 credits */
+        /**
+         * Create an API key (shown once); the first key of an account grants 10 credits
+         * @description Creates a live (`sk_live_…`) or test (`sk_test_…`) key; both spend the same credits. The plaintext `key` appears only in this answer: store it. The first key an account ever creates grants 10 free credits (`bonus_credits_granted`). An account holds at most 100 active keys.
+         */
         post: operations["keys-create"];
         delete?: never;
         options?: never;
@@ -117,7 +138,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it is rejected from the next request on */
+        /**
+         * Revoke an API key; it is rejected from the next request on
+         * @description Revokes one of the account’s keys: every server answers 401 to it from the next request on. Revoking a revoked key answers 200 again.
+         */
         delete: operations["keys-revoke"];
         options?: never;
         head?: never;
@@ -131,7 +155,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credit balance of the API key’s account */
+        /**
+         * Credit balance of the API key’s account
+         * @description The balance of the account the API key belongs to, whether it has a card on file, the credits bought and used so far, and its auto top-up settings.
+         */
         get: operations["credits-balance"];
         put?: never;
         post?: never;
@@ -148,9 +175,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook of an API key (url, enabled, signing secret) */
+        /**
+         * The webhook of an API key (url, enabled, signing secret)
+         * @description The webhook of one of the account’s keys with its signing secret. While it was never configured, `url` and `secret` are null and `enabled` is false.
+         */
         get: operations["webhooks-get"];
-        /** Set the webhook url and switch it on or off; the secret is created the first time and kept after */
+        /**
+         * Set the webhook url and switch it on or off; the secret is created the first time and kept after
+         * @description Sets where the key’s events are POSTed (http or https; public hosts only unless the operator allows private networks) and switches delivery on or off. The first call creates the `whsec_…` signing secret; later calls keep it.
+         */
         put: operations["webhooks-put"];
         post?: never;
         delete?: never;
@@ -168,7 +201,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one signed test.ping now (also while disabled) and report the result */
+        /**
+         * Send one signed test.ping now (also while disabled) and report the result
+         * @description Delivers one signed `test.ping` event to the url now, also while the webhook is disabled, and reports what the receiver answered and how long it took. It is logged like any delivery and not retried by itself.
+         */
         post: operations["webhooks-test"];
         delete?: never;
         options?: never;
@@ -185,7 +221,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret; attempts are signed with the new one, and for 24 h also with the old one in webhook-signature */
+        /**
+         * Replace the signing secret; attempts are signed with the new one, and for 24 h also with the old one in webhook-signature
+         * @description Creates a new signing secret. `X-Webhook-Signature` uses the new one at once; for 24 hours `webhook-signature` carries signatures with both, so receivers can switch without rejecting events.
+         */
         post: operations["webhooks-rotateSecret"];
         delete?: never;
         options?: never;
@@ -200,7 +239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent deliveries of the webhook, newest first */
+        /**
+         * Recent deliveries of the webhook, newest first
+         * @description The latest deliveries of the key’s events (up to `limit`, default 50), newest first, with their status, attempts, last answer and next attempt.
+         */
         get: operations["webhooks-deliveries"];
         put?: never;
         post?: never;
@@ -219,7 +261,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a delivery again for one more attempt now */
+        /**
+         * Queue a delivery again for one more attempt now
+         * @description Queues one delivery again, whatever its status, for one more attempt now. The webhook must be enabled.
+         */
         post: operations["webhooks-retryDelivery"];
         delete?: never;
         options?: never;
@@ -234,7 +279,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Staging styles and room types */
+        /**
+         * Staging styles and room types
+         * @description The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`). No credential is needed.
+         */
         get: operations["staging-styles"];
         put?: never;
         post?: never;
@@ -311,7 +359,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An asynchronous request (Prefer: respond-async): its status, then its result or error */
+        /**
+         * An asynchronous request (Prefer: respond-async): its status, then its result or error
+         * @description The state of a request made with `Prefer: respond-async` by a key of this account: queued, running, then succeeded with the synchronous answer in `result`, or failed with the error body in `error` and its credits refunded.
+         */
         get: operations["jobs-get"];
         put?: never;
         post?: never;
@@ -330,7 +381,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Look at a claim before redeeming it: image count and expiry */
+        /**
+         * Look at a claim before redeeming it: image count and expiry
+         * @description Checks a claim code before redeeming it: whether it can still be redeemed, how many images it holds and when it expires. Attempts are limited per client address, so codes cannot be guessed in bulk.
+         */
         post: operations["claims-preview"];
         delete?: never;
         options?: never;
@@ -347,7 +401,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Redeem a claim (free): its images move to your dashboard */
+        /**
+         * Redeem a claim (free): its images move to your dashboard
+         * @description Redeems a claim for the signed-in agent, free of charge: its images appear in the dashboard, and the webhook of the key that staged them gets `claim.redeemed`. A claim is redeemed once, by one agent, within 30 days of its issue. Attempts are limited per client address.
+         */
         post: operations["claims-redeem"];
         delete?: never;
         options?: never;
@@ -362,7 +419,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Claims you redeemed (role=redeemed) or your API keys issued (role=issued) */
+        /**
+         * Claims you redeemed (role=redeemed) or your API keys issued (role=issued)
+         * @description With `role=redeemed` (the default) the claims this account redeemed as an agent; with `role=issued` those its API keys issued, each with the e-mail address of the agent who redeemed it.
+         */
         get: operations["claims-list"];
         put?: never;
         post?: never;
@@ -379,7 +439,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The images in your dashboard (those of the claims you redeemed), newest claim first, in pages */
+        /**
+         * The images in your dashboard (those of the claims you redeemed), newest claim first, in pages
+         * @description The images of the claims this account redeemed, newest claim first. Pass the last id of a page as `starting_after` for the next page; `has_more` says whether there is one.
+         */
         get: operations["claims-images"];
         put?: never;
         post?: never;
@@ -396,7 +459,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Balance, card on file and auto top-up state (the dashboard’s balance) */
+        /**
+         * Balance, card on file and auto top-up state (the dashboard’s balance)
+         * @description The balance and totals of the signed-in account, its auto top-up settings and state (cap, pause after a failed charge), and the card on file.
+         */
         get: operations["billing-overview"];
         put?: never;
         post?: never;
@@ -415,7 +481,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up */
+        /**
+         * Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up
+         * @description Opens a Stripe Checkout Session for 1–10 000 credits at $1 each and answers its url. The card is saved for later off-session auto top-ups; the credits are added once the payment completes.
+         */
         post: operations["billing-checkout"];
         delete?: never;
         options?: never;
@@ -430,7 +499,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet */
+        /**
+         * State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet
+         * @description Whether a Checkout Session of this account is open, complete or expired. A paid session is credited here, exactly once, if Stripe’s event has not arrived yet.
+         */
         get: operations["billing-checkoutStatus"];
         put?: never;
         post?: never;
@@ -450,7 +522,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove the card on file; auto top-up is switched off with it */
+        /**
+         * Remove the card on file; auto top-up is switched off with it
+         * @description Removes the card on file from the account and from the payment gateway; auto top-up is switched off with it.
+         */
         delete: operations["billing-removePaymentMethod"];
         options?: never;
         head?: never;
@@ -464,9 +539,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Auto top-up settings, cap and pause state */
+        /**
+         * Auto top-up settings, cap and pause state
+         * @description Whether auto top-up is on, how many credits it buys below which balance, its monthly cap, whether it is paused after a failed charge and why, and whether a card is on file.
+         */
         get: operations["billing-getAutoTopUp"];
-        /** Save auto top-up settings (enabling needs a card on file); saving ends a pause */
+        /**
+         * Save auto top-up settings (enabling needs a card on file); saving ends a pause
+         * @description Saves amount (10–10 000), threshold (0–100 000), the monthly cap and whether auto top-up is on. Enabling it needs a card on file; saving ends a pause after a failed charge.
+         */
         put: operations["billing-putAutoTopUp"];
         post?: never;
         delete?: never;
@@ -482,7 +563,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All settings of the account: auto top-up and notifications */
+        /**
+         * All settings of the account: auto top-up and notifications
+         * @description The auto top-up settings and the low-balance threshold of `credits.low` of the signed-in account, in one answer.
+         */
         get: operations["settings-get"];
         put?: never;
         post?: never;
@@ -499,9 +583,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The low-balance threshold of credits.low */
+        /**
+         * The low-balance threshold of credits.low
+         * @description The balance below which `credits.low` is sent to the account’s webhooks, once each time the balance falls below it (default 5).
+         */
         get: operations["settings-notifications"];
-        /** Set the low-balance threshold (0–100 000) of credits.low */
+        /**
+         * Set the low-balance threshold (0–100 000) of credits.low
+         * @description Sets the balance (0–100 000) below which `credits.low` is sent, once each time the balance falls below it.
+         */
         put: operations["settings-updateNotifications"];
         post?: never;
         delete?: never;
@@ -517,7 +607,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credit ledger of the account, newest first, in pages */
+        /**
+         * Credit ledger of the account, newest first, in pages
+         * @description Every change to the balance (bonus, purchase, auto top-up, stage, enhance, refund) with the balance after it, newest first. Pass the last id of a page as `starting_after` for the next page.
+         */
         get: operations["usage-transactions"];
         put?: never;
         post?: never;
@@ -534,7 +627,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Usage between two dates (UTC, inclusive; default the last 30 days, at most 366), optionally of one API key */
+        /**
+         * Usage between two dates (UTC, inclusive; default the last 30 days, at most 366), optionally of one API key
+         * @description Images staged, enhanced and placed, credits used and bought, claims issued and redeemed, per day and per API key, and the ad revenue earned as an agent. `from` and `to` are dates (YYYY-MM-DD, UTC).
+         */
         get: operations["usage-report"];
         put?: never;
         post?: never;
@@ -611,7 +707,7 @@ export interface components {
             credits_used: 0;
             credits_remaining: number;
         };
-        /** @description Every error is this JSON body (CONTRACT §1); some codes add the fields below. */
+        /** @description Every error is this JSON body; some codes add the fields below. */
         Error: {
             /** @description Short lowercase text, e.g. "insufficient credits" */
             error: string;
@@ -635,7 +731,303 @@ export interface components {
             credits_remaining?: number;
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description Unauthorized:
+         *     - `authentication_required`: the credential is missing, unknown, revoked or of the other kind
+         */
+        "Error.authentication_required": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "authentication_required";
+                };
+            };
+        };
+        /**
+         * @description Conflict:
+         *     - `claim_already_redeemed`: the claim was redeemed already
+         */
+        "Error.claim_already_redeemed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "claim_already_redeemed";
+                };
+            };
+        };
+        /**
+         * @description Gone:
+         *     - `claim_expired`: the claim is older than 30 days
+         */
+        "Error.claim_expired": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "claim_expired";
+                };
+            };
+        };
+        /**
+         * @description Conflict:
+         *     - `conflict`: the current state forbids the action
+         */
+        "Error.conflict": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "conflict";
+                };
+            };
+        };
+        /**
+         * @description Conflict:
+         *     - `conflict`: the current state forbids the action
+         *     - `claim_already_redeemed`: the claim was redeemed already
+         */
+        "Error.conflict.claim_already_redeemed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "conflict" | "claim_already_redeemed";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         */
+        "Error.forbidden": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden";
+                };
+            };
+        };
+        /**
+         * @description Payment Required:
+         *     - `insufficient_credits`: the balance is below the cost (extra `credits_required`, `credits_available`)
+         *     - `no_credits`: the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)
+         */
+        "Error.insufficient_credits.no_credits": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "insufficient_credits" | "no_credits";
+                };
+            };
+        };
+        /**
+         * @description Internal Server Error:
+         *     - `internal_error`: a fault on our side, logged; the body never carries its details
+         */
+        "Error.internal_error": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "internal_error";
+                };
+            };
+        };
+        /**
+         * @description Unprocessable Entity:
+         *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
+         */
+        "Error.invalid_image": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "invalid_image";
+                };
+            };
+        };
+        /**
+         * @description Unprocessable Entity:
+         *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
+         *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
+         */
+        "Error.invalid_image.engine_rejected": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "invalid_image" | "engine_rejected";
+                };
+            };
+        };
+        /**
+         * @description Bad Request:
+         *     - `invalid_request`: the body, query or path is malformed or fails validation (`details` names the fields)
+         */
+        "Error.invalid_request": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "invalid_request";
+                };
+            };
+        };
+        /**
+         * @description Not Found:
+         *     - `not_found`: the id or code does not exist or belongs to another account
+         */
+        "Error.not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "not_found";
+                };
+            };
+        };
+        /**
+         * @description Payload Too Large:
+         *     - `payload_too_large`: the body or one image is over its limit
+         */
+        "Error.payload_too_large": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "payload_too_large";
+                };
+            };
+        };
+        /**
+         * @description Conflict:
+         *     - `payment_method_required`: enabling auto top-up needs a card on file
+         */
+        "Error.payment_method_required": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "payment_method_required";
+                };
+            };
+        };
+        /**
+         * @description Too Many Requests:
+         *     - `rate_limited`: over a rate limit; retry after `Retry-After` seconds
+         */
+        "Error.rate_limited": {
+            headers: {
+                /** @description Seconds to wait before retrying (when known) */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "rate_limited";
+                };
+            };
+        };
+        /**
+         * @description Service Unavailable:
+         *     - `service_unavailable`: the server is busy or the request ran too long (credits refunded); retry shortly
+         */
+        "Error.service_unavailable": {
+            headers: {
+                /** @description Seconds to wait before retrying (when known) */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "service_unavailable";
+                };
+            };
+        };
+        /**
+         * @description Service Unavailable:
+         *     - `service_unavailable`: the server is busy or the request ran too long (credits refunded); retry shortly
+         *     - `engine_unavailable`: the staging engine is unavailable (credits refunded); retry after `Retry-After` seconds
+         */
+        "Error.service_unavailable.engine_unavailable": {
+            headers: {
+                /** @description Seconds to wait before retrying (when known) */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "service_unavailable" | "engine_unavailable";
+                };
+            };
+        };
+        /**
+         * @description Unsupported Media Type:
+         *     - `unsupported_media_type`: the Content-Type or the image format is not accepted
+         */
+        "Error.unsupported_media_type": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "unsupported_media_type";
+                };
+            };
+        };
+        /**
+         * @description Conflict:
+         *     - `webhook_not_configured`: the webhook has no url yet
+         */
+        "Error.webhook_not_configured": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "webhook_not_configured";
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -668,15 +1060,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "auth-signup": {
@@ -717,15 +1102,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            403: components["responses"]["Error.forbidden"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "auth-login": {
@@ -766,15 +1149,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "auth-logout": {
@@ -802,15 +1183,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "auth-me": {
@@ -839,15 +1218,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "keys-list": {
@@ -886,15 +1260,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "keys-create": {
@@ -943,15 +1312,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "keys-revoke": {
@@ -984,15 +1352,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "credits-balance": {
@@ -1024,15 +1389,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "webhooks-get": {
@@ -1066,15 +1426,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "webhooks-put": {
@@ -1117,15 +1473,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "webhooks-test": {
@@ -1155,15 +1510,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.webhook_not_configured"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "webhooks-rotateSecret": {
@@ -1197,15 +1552,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.webhook_not_configured"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "webhooks-deliveries": {
@@ -1249,15 +1604,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "webhooks-retryDelivery": {
@@ -1298,15 +1649,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "staging-styles": {
@@ -1330,15 +1681,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "staging-stage": {
@@ -1416,15 +1760,19 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedJob"];
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            402: components["responses"]["Error.insufficient_credits.no_credits"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict.claim_already_redeemed"];
+            410: components["responses"]["Error.claim_expired"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            422: components["responses"]["Error.invalid_image.engine_rejected"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+            503: components["responses"]["Error.service_unavailable.engine_unavailable"];
         };
     };
     "staging-enhance": {
@@ -1483,15 +1831,19 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedJob"];
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            402: components["responses"]["Error.insufficient_credits.no_credits"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict.claim_already_redeemed"];
+            410: components["responses"]["Error.claim_expired"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            422: components["responses"]["Error.invalid_image"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+            503: components["responses"]["Error.service_unavailable"];
         };
     };
     "staging-placeProducts": {
@@ -1568,15 +1920,18 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedJob"];
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict.claim_already_redeemed"];
+            410: components["responses"]["Error.claim_expired"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            422: components["responses"]["Error.invalid_image"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+            503: components["responses"]["Error.service_unavailable"];
         };
     };
     "jobs-get": {
@@ -1628,15 +1983,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "claims-preview": {
@@ -1678,15 +2029,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "claims-redeem": {
@@ -1732,15 +2082,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.claim_already_redeemed"];
+            410: components["responses"]["Error.claim_expired"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "claims-list": {
@@ -1783,15 +2134,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "claims-images": {
@@ -1833,15 +2179,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "billing-overview": {
@@ -1886,15 +2228,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "billing-checkout": {
@@ -1926,15 +2263,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "billing-checkoutStatus": {
@@ -1962,15 +2297,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "billing-removePaymentMethod": {
@@ -1994,15 +2325,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "billing-getAutoTopUp": {
@@ -2033,15 +2360,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "billing-putAutoTopUp": {
@@ -2085,15 +2407,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            409: components["responses"]["Error.payment_method_required"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "settings-get": {
@@ -2124,15 +2445,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "settings-notifications": {
@@ -2156,15 +2472,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "settings-updateNotifications": {
@@ -2195,15 +2506,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "usage-transactions": {
@@ -2245,15 +2554,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
     "usage-report": {
@@ -2318,15 +2623,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
         };
     };
 }

@@ -1,12 +1,15 @@
+import { STATUS_CODES } from 'node:http';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { ERROR_CATALOG } from '../errors.js';
+import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
+import type { Meta } from '../trpc.js';
 
 const ERROR_SCHEMA_NAME = 'Error';
+const ERROR_REF = `#/components/schemas/${ERROR_SCHEMA_NAME}`;
 
-/** CONTRACT §1: every error body, whatever the status. */
+/** Every error body, whatever the status: `{error, code, message}` plus the extra fields some codes add. */
 const ERROR_SCHEMA = {
   type: 'object',
-  description: 'Every error is this JSON body (CONTRACT §1); some codes add the fields below.',
+  description: 'Every error is this JSON body; some codes add the fields below.',
   required: ['error', 'code', 'message'],
   properties: {
     error: { type: 'string', description: 'Short lowercase text, e.g. "insufficient credits"' },
@@ -21,41 +24,119 @@ const ERROR_SCHEMA = {
         properties: { path: { type: 'string' }, message: { type: 'string' } },
       },
     },
-    credits_required: { type: 'integer', description: 'insufficient_credits: what the request costs' },
-    credits_available: { type: 'integer', description: 'insufficient_credits: the balance' },
-    credits_remaining: { type: 'integer', description: 'no_credits: always 0' },
+    credits_required: { type: 'integer', minimum: 1, description: 'insufficient_credits: what the request costs' },
+    credits_available: { type: 'integer', minimum: 0, description: 'insufficient_credits: the balance' },
+    credits_remaining: { type: 'integer', minimum: 0, maximum: 0, description: 'no_credits: always 0' },
   },
 };
 
-const ERROR_RESPONSE = {
-  description:
-    'Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500)',
-  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA_NAME}` } } },
+/** When each code is answered, for the response descriptions; a code missing here is described by its text. */
+const WHEN: Partial<Record<ErrorCode, string>> = {
+  invalid_request: 'the body, query or path is malformed or fails validation (`details` names the fields)',
+  authentication_required: 'the credential is missing, unknown, revoked or of the other kind',
+  insufficient_credits: 'the balance is below the cost (extra `credits_required`, `credits_available`)',
+  no_credits: 'the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)',
+  forbidden: 'a state-changing call that only the dashboard session cookie authenticates came from another site',
+  not_found: 'the id or code does not exist or belongs to another account',
+  conflict: 'the current state forbids the action',
+  claim_already_redeemed: 'the claim was redeemed already',
+  payment_method_required: 'enabling auto top-up needs a card on file',
+  webhook_not_configured: 'the webhook has no url yet',
+  claim_expired: 'the claim is older than 30 days',
+  payload_too_large: 'the body or one image is over its limit',
+  unsupported_media_type: 'the Content-Type or the image format is not accepted',
+  invalid_image: 'the bytes are not a decodable image, or its size is out of range',
+  engine_rejected: 'the staging engine refused the image (a content policy); the credits were refunded',
+  rate_limited: 'over a rate limit; retry after `Retry-After` seconds',
+  internal_error: 'a fault on our side, logged; the body never carries its details',
+  service_unavailable: 'the server is busy or the request ran too long (credits refunded); retry shortly',
+  engine_unavailable: 'the staging engine is unavailable (credits refunded); retry after `Retry-After` seconds',
 };
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying (when known)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+
+/**
+ * The error codes an operation can answer: malformed input and our own faults anywhere; body limits and media types
+ * where a body is read; the cross-site check on state-changing calls; credential and rate-limit failures where a
+ * credential is needed; then what the procedure's builder and the procedure itself declare.
+ */
+export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
+  const codes: ErrorCode[] = ['invalid_request'];
+  if (BODY_METHODS.has(method)) codes.push('payload_too_large', 'unsupported_media_type');
+  if (method !== 'get') codes.push('forbidden');
+  if ((meta.auth ?? 'none') !== 'none') codes.push('authentication_required', 'rate_limited');
+  codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');
+  return [...new Set(codes)];
+}
 
 type Responses = Record<string, unknown>;
 
 /**
- * The generator documents the bridge's own error shape `{message, code: <tRPC code>, issues}` for a few statuses;
- * the API answers CONTRACT §1 bodies (see rewriteBridgeErrors) for many more. So every operation gets one `default`
- * error response with the real body, and `successStatus` from the procedure's meta replaces the generator's 200.
+ * One response per status, listing exactly the codes the operation can answer with it. Each distinct response is a
+ * shared component named by its codes (`Error.not_found`), so operations that answer alike point to one definition.
  */
-export function describeErrors(document: OpenAPIObject, successStatuses: ReadonlyMap<string, number>): OpenAPIObject {
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item as Record<string, { responses?: Responses }>)) {
-      if (!operation?.responses) continue;
-      const responses: Responses = {};
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (!/^2\d\d$/.test(status)) continue;
-        responses[status === '200' ? String(successStatuses.get(`${method} ${path}`) ?? 200) : status] = response;
-      }
-      responses.default = ERROR_RESPONSE;
-      operation.responses = responses;
-    }
+export function errorResponsesOf(codes: readonly ErrorCode[], components: Responses): Responses {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = ERROR_CATALOG[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  const responses: Responses = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const name = `${ERROR_SCHEMA_NAME}.${statusCodes.join('.')}`;
+    const reasons = statusCodes.map((code) => `- \`${code}\`: ${WHEN[code] ?? ERROR_CATALOG[code].error}`);
+    components[name] ??= {
+      description: `${STATUS_CODES[status]}:\n${reasons.join('\n')}`,
+      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              { $ref: ERROR_REF },
+              { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: statusCodes } } },
+            ],
+          },
+        },
+      },
+    };
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
+  }
+  return responses;
+}
+
+type Operation = { responses?: Record<string, unknown> };
+
+/**
+ * The generator documents the bridge's own error shape `{message, code: <tRPC code>, issues}` for a few statuses;
+ * the API answers the catalog's bodies (see rewriteBridgeErrors) instead. So only the success responses are kept
+ * (200 renumbered to the procedure's `successStatus`), followed by the operation's real error responses.
+ */
+export function describeErrors(operation: Operation, meta: Meta, method: string, components: Responses): void {
+  const responses: Responses = {};
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (!/^2\d\d$/.test(status)) continue;
+    responses[status === '200' ? String(meta.successStatus ?? 200) : status] = response;
+  }
+  operation.responses = { ...responses, ...errorResponsesOf(errorCodesOf(meta, method), components) };
+}
+
+/** The generator's schemas of its own error shape give way to the one error body and the error responses. */
+export function withErrorComponents(document: OpenAPIObject, responses: Responses): OpenAPIObject {
   const schemas = Object.fromEntries(
     Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')),
   );
-  document.components = { ...document.components, schemas: { ...schemas, [ERROR_SCHEMA_NAME]: ERROR_SCHEMA } as never };
+  const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+  document.components = {
+    ...document.components,
+    schemas: { ...schemas, [ERROR_SCHEMA_NAME]: ERROR_SCHEMA } as never,
+    responses: { ...document.components?.responses, ...sorted } as never,
+  };
   return document;
 }

@@ -4,7 +4,7 @@ import { keepJsonBodiesStrict, proceduresOf } from '../adapters/library-internal
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { AppError, isServerFault, toErrorResponse } from '../errors.js';
 import { describeAsyncRequests } from './async-request-docs.js';
-import { describeErrors } from './error-docs.js';
+import { describeErrors, withErrorComponents } from './error-docs.js';
 import { describeImageUploads } from './image-upload-docs.js';
 import { BufferedResponse } from '../response-control.js';
 import { CROSS_SITE_MESSAGE, isCrossSiteCookieRequest } from './same-origin.js';
@@ -37,9 +37,43 @@ const SECURITY_SCHEMES = {
   },
 };
 
+/** Every tag an operation may carry, in the order the docs list them; an operation with another tag fails the lint. */
+const TAGS: Record<string, string> = {
+  Accounts: 'Dashboard accounts: sign up, sign in and out for an identity token, the signed-in account.',
+  'API keys': 'The API keys of an account (Token): create (the plaintext is shown once), list and revoke.',
+  Credits: 'The credit balance of the API key’s account (Key).',
+  Images: 'Stage, enhance and place products in room photos (Key), the styles on offer, and asynchronous jobs.',
+  Claims: 'Claim codes (Token): preview and redeem the staged images a staging company handed over, list them.',
+  Webhooks: 'The webhook of each API key (Token): url, signing secret, test pings and the deliveries.',
+  Billing: 'Buying credits through Stripe Checkout, the card on file and the credit ledger (Token).',
+  Settings: 'Account settings (Token): auto top-up and the low-balance notification.',
+  Usage: 'What the account used and earned between two dates (Token).',
+  Operations: 'Running the service: its health.',
+};
+
+const SAFE_INTEGER_BOUNDS = { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
+
 /**
- * trpc-to-openapi puts every scheme on every protected operation; each procedure builder tags its credential kind
- * in `meta.auth`, so the document is corrected here to name exactly the one scheme an operation accepts.
+ * zod bounds every `.int()` by JavaScript's safe-integer range; that says nothing about the API, so those bounds are
+ * dropped and only the ones a schema states (`min`, `max`, `positive`) stay.
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  if (Array.isArray(node)) {
+    for (const item of node) dropSafeIntegerBounds(item);
+    return;
+  }
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'integer') {
+    for (const [bound, value] of Object.entries(SAFE_INTEGER_BOUNDS)) if (schema[bound] === value) delete schema[bound];
+  }
+  for (const value of Object.values(schema)) dropSafeIntegerBounds(value);
+}
+
+/**
+ * Each procedure's meta completes its operation: trpc-to-openapi puts every scheme on every protected operation, so
+ * `meta.auth` names the one scheme it accepts (public ones say `security: []`); `successStatus` and the error
+ * responses come from the meta too (./error-docs.ts).
  */
 export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   const document = generateOpenApiDocument(appRouter, {
@@ -51,18 +85,30 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     baseUrl,
     securitySchemes: SECURITY_SCHEMES,
   });
-  const successStatuses = new Map<string, number>();
+  describeAsyncRequests(describeImageUploads(document));
+  const usedTags = new Set<string>();
+  const errorResponses: Record<string, unknown> = {};
   for (const { meta } of proceduresOf<Meta>(appRouter)) {
     if (!meta?.openapi) continue;
     const method = meta.openapi.method.toLowerCase() as 'get';
     const operation = document.paths?.[meta.openapi.path]?.[method];
     if (!operation) continue;
     const auth = meta.auth ?? 'none';
-    if (auth === 'none') delete operation.security;
-    else operation.security = [{ [SECURITY_SCHEME_BY_AUTH[auth]]: [] }];
-    if (meta.successStatus) successStatuses.set(`${method} ${meta.openapi.path}`, meta.successStatus);
+    operation.security = auth === 'none' ? [] : [{ [SECURITY_SCHEME_BY_AUTH[auth]]: [] }];
+    describeErrors(operation, meta, method, errorResponses);
+    for (const tag of operation.tags ?? []) usedTags.add(tag);
   }
-  return describeErrors(describeAsyncRequests(describeImageUploads(document)), successStatuses);
+  document.info = {
+    ...document.info,
+    contact: { name: 'Roomstage API documentation', url: `${baseUrl}/docs` },
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Roomstage-Proprietary' },
+  };
+  document.tags = Object.entries(TAGS)
+    .filter(([name]) => usedTags.has(name))
+    .map(([name, description]) => ({ name, description }));
+  dropSafeIntegerBounds(document.paths);
+  dropSafeIntegerBounds(document.components);
+  return withErrorComponents(document, errorResponses);
 }
 
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();

@@ -43,8 +43,11 @@ export const authRouter = router({
         path: '/api/v1/auth/signup',
         tags: ['Accounts'],
         summary: 'Create a dashboard account and sign in',
+        description:
+          'Creates an account for an e-mail address (compared case-insensitively) and a password of at least 10 characters, and signs it in: `token` is the identity token for the Token endpoints. Attempts are limited per client address and per e-mail address.',
         protect: false,
       },
+      errors: ['conflict', 'rate_limited'],
       successStatus: 201,
     })
     .input(signupInput)
@@ -64,8 +67,11 @@ export const authRouter = router({
         path: '/api/v1/auth/login',
         tags: ['Accounts'],
         summary: 'Sign in and get an identity token',
+        description:
+          'Answers an identity token for the Token endpoints; it expires after 30 days without use. A wrong e-mail address and a wrong password get the same 401. Attempts are limited per client address and per e-mail address.',
         protect: false,
       },
+      errors: ['authentication_required', 'rate_limited'],
     })
     .input(credentialsInput)
     .output(sessionOutput)
@@ -84,6 +90,8 @@ export const authRouter = router({
         path: '/api/v1/auth/logout',
         tags: ['Accounts'],
         summary: 'End this identity token at once',
+        description:
+          'Ends the session of this identity token: it is refused from the next request on, and the dashboard cookie is cleared.',
       },
     })
     .input(noInput)
@@ -95,7 +103,15 @@ export const authRouter = router({
     }),
 
   me: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/me', tags: ['Accounts'], summary: 'The signed-in account' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/me',
+        tags: ['Accounts'],
+        summary: 'The signed-in account',
+        description: 'The account the identity token belongs to: its id, e-mail address and when it was created.',
+      },
+    })
     .input(noInput)
     .output(userSchema)
     .query(({ ctx }) => toUser({ id: ctx.account.id, email: ctx.account.email, created_at: ctx.account.createdAt })),

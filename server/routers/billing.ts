@@ -70,6 +70,8 @@ export const billingRouter = router({
         path: '/api/v1/billing',
         tags: ['Billing'],
         summary: 'Balance, card on file and auto top-up state (the dashboard’s balance)',
+        description:
+          'The balance and totals of the signed-in account, its auto top-up settings and state (cap, pause after a failed charge), and the card on file.',
       },
     })
     .input(noInput)
@@ -88,6 +90,8 @@ export const billingRouter = router({
         path: '/api/v1/billing/checkout',
         tags: ['Billing'],
         summary: 'Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up',
+        description:
+          'Opens a Stripe Checkout Session for 1–10 000 credits at $1 each and answers its url. The card is saved for later off-session auto top-ups; the credits are added once the payment completes.',
       },
     })
     .input(
@@ -112,7 +116,10 @@ export const billingRouter = router({
         path: '/api/v1/billing/checkout/{session_id}',
         tags: ['Billing'],
         summary: 'State of a Checkout Session; a paid one is credited (once) if the Stripe event has not arrived yet',
+        description:
+          'Whether a Checkout Session of this account is open, complete or expired. A paid session is credited here, exactly once, if Stripe’s event has not arrived yet.',
       },
+      errors: ['not_found'],
     })
     .input(z.object({ session_id: z.string().min(1).max(255) }))
     .output(checkoutStatusSchema)
@@ -127,6 +134,8 @@ export const billingRouter = router({
         path: '/api/v1/billing/payment-method',
         tags: ['Billing'],
         summary: 'Remove the card on file; auto top-up is switched off with it',
+        description:
+          'Removes the card on file from the account and from the payment gateway; auto top-up is switched off with it.',
       },
     })
     .input(noInput)
@@ -143,6 +152,8 @@ export const billingRouter = router({
         path: '/api/v1/settings/auto-topup',
         tags: ['Settings'],
         summary: 'Auto top-up settings, cap and pause state',
+        description:
+          'Whether auto top-up is on, how many credits it buys below which balance, its monthly cap, whether it is paused after a failed charge and why, and whether a card is on file.',
       },
     })
     .input(noInput)
@@ -161,7 +172,10 @@ export const billingRouter = router({
         path: '/api/v1/settings/auto-topup',
         tags: ['Settings'],
         summary: 'Save auto top-up settings (enabling needs a card on file); saving ends a pause',
+        description:
+          'Saves amount (10–10 000), threshold (0–100 000), the monthly cap and whether auto top-up is on. Enabling it needs a card on file; saving ends a pause after a failed charge.',
       },
+      errors: ['payment_method_required'],
     })
     .input(
       z.object({

@@ -31,7 +31,10 @@ export const claimsRouter = router({
         path: '/api/v1/claim/preview',
         tags: ['Claims'],
         summary: 'Look at a claim before redeeming it: image count and expiry',
+        description:
+          'Checks a claim code before redeeming it: whether it can still be redeemed, how many images it holds and when it expires. Attempts are limited per client address, so codes cannot be guessed in bulk.',
       },
+      errors: ['not_found'],
     })
     .input(codeInput)
     .output(
@@ -54,7 +57,10 @@ export const claimsRouter = router({
         path: '/api/v1/claim',
         tags: ['Claims'],
         summary: 'Redeem a claim (free): its images move to your dashboard',
+        description:
+          'Redeems a claim for the signed-in agent, free of charge: its images appear in the dashboard, and the webhook of the key that staged them gets `claim.redeemed`. A claim is redeemed once, by one agent, within 30 days of its issue. Attempts are limited per client address.',
       },
+      errors: ['not_found', 'claim_already_redeemed', 'claim_expired'],
     })
     .input(codeInput)
     .output(
@@ -91,6 +97,8 @@ export const claimsRouter = router({
         path: '/api/v1/claims',
         tags: ['Claims'],
         summary: 'Claims you redeemed (role=redeemed) or your API keys issued (role=issued)',
+        description:
+          'With `role=redeemed` (the default) the claims this account redeemed as an agent; with `role=issued` those its API keys issued, each with the e-mail address of the agent who redeemed it.',
       },
     })
     .input(z.object({ role: z.enum(['redeemed', 'issued']).default('redeemed') }).default({ role: 'redeemed' }))
@@ -135,7 +143,10 @@ export const claimsRouter = router({
         path: '/api/v1/images',
         tags: ['Claims'],
         summary: 'The images in your dashboard (those of the claims you redeemed), newest claim first, in pages',
+        description:
+          'The images of the claims this account redeemed, newest claim first. Pass the last id of a page as `starting_after` for the next page; `has_more` says whether there is one.',
       },
+      errors: ['not_found'],
     })
     .input(pageQuery('image'))
     .output(

@@ -18,6 +18,8 @@ export const creditsRouter = router({
         path: '/api/v1/credits',
         tags: ['Credits'],
         summary: 'Credit balance of the API key’s account',
+        description:
+          'The balance of the account the API key belongs to, whether it has a card on file, the credits bought and used so far, and its auto top-up settings.',
       },
     })
     .input(noInput)

@@ -18,6 +18,8 @@ export const healthRouter = router({
         path: '/api/health',
         tags: ['Operations'],
         summary: 'Health of the service and its database',
+        description:
+          'Whether the service and its database answer, its version and uptime. A database that does not answer gives 503 with `status: degraded`; no credential is needed, so load balancers can call it.',
         protect: false,
       },
     })

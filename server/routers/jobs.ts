@@ -25,7 +25,10 @@ export const jobsRouter = router({
         path: '/api/v1/jobs/{id}',
         tags: ['Images'],
         summary: 'An asynchronous request (Prefer: respond-async): its status, then its result or error',
+        description:
+          'The state of a request made with `Prefer: respond-async` by a key of this account: queued, running, then succeeded with the synchronous answer in `result`, or failed with the error body in `error` and its credits refunded.',
       },
+      errors: ['not_found'],
     })
     .input(z.object({ id: z.string().min(1).max(64).meta({ description: 'Job id (job_…), from the 202 answer' }) }))
     .output(

@@ -40,7 +40,10 @@ export const keysRouter = router({
         path: '/api/v1/keys',
         tags: ['API keys'],
         summary: 'Create an API key (shown once); the first key of an account grants 10 credits',
+        description:
+          'Creates a live (`sk_live_…`) or test (`sk_test_…`) key; both spend the same credits. The plaintext `key` appears only in this answer: store it. The first key an account ever creates grants 10 free credits (`bonus_credits_granted`). An account holds at most 100 active keys.',
       },
+      errors: ['conflict'],
       successStatus: 201,
     })
     .input(
@@ -92,6 +95,8 @@ export const keysRouter = router({
         path: '/api/v1/keys',
         tags: ['API keys'],
         summary: "The account's API keys, newest first",
+        description:
+          'Every key of the account, active and revoked, newest first, each shown by its 12-character prefix with when it was last used.',
       },
     })
     .input(noInput)
@@ -105,7 +110,10 @@ export const keysRouter = router({
         path: '/api/v1/keys/{id}',
         tags: ['API keys'],
         summary: 'Revoke an API key; it is rejected from the next request on',
+        description:
+          'Revokes one of the account’s keys: every server answers 401 to it from the next request on. Revoking a revoked key answers 200 again.',
       },
+      errors: ['not_found'],
     })
     .input(z.object({ id: keyIdParam }))
     .output(z.object({ id: z.number().int(), status: z.literal('revoked'), revoked_at: isoTimestamp }))

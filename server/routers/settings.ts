@@ -33,6 +33,8 @@ export const settingsRouter = router({
         path: '/api/v1/settings',
         tags: ['Settings'],
         summary: 'All settings of the account: auto top-up and notifications',
+        description:
+          'The auto top-up settings and the low-balance threshold of `credits.low` of the signed-in account, in one answer.',
       },
     })
     .input(noInput)
@@ -46,6 +48,8 @@ export const settingsRouter = router({
         path: '/api/v1/settings/notifications',
         tags: ['Settings'],
         summary: 'The low-balance threshold of credits.low',
+        description:
+          'The balance below which `credits.low` is sent to the account’s webhooks, once each time the balance falls below it (default 5).',
       },
     })
     .input(noInput)
@@ -59,6 +63,8 @@ export const settingsRouter = router({
         path: '/api/v1/settings/notifications',
         tags: ['Settings'],
         summary: 'Set the low-balance threshold (0–100 000) of credits.low',
+        description:
+          'Sets the balance (0–100 000) below which `credits.low` is sent, once each time the balance falls below it.',
       },
     })
     .input(notificationsSchema)

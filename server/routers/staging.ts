@@ -201,6 +201,8 @@ export const stagingRouter = router({
         path: '/api/v1/styles',
         tags: ['Images'],
         summary: 'Staging styles and room types',
+        description:
+          'The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`). No credential is needed.',
         protect: false,
       },
     })
@@ -218,6 +220,7 @@ export const stagingRouter = router({
         description: `Charges 1 credit per image.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
+      errors: ['insufficient_credits', 'no_credits', 'engine_rejected', 'engine_unavailable'],
     })
     .input(
       z.object({
@@ -255,6 +258,7 @@ export const stagingRouter = router({
         description: `Charges 1 credit.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
+      errors: ['insufficient_credits', 'no_credits'],
     })
     .input(
       z.object({ image: imageText.optional(), image_url: imageUrl.optional(), claim_code: claimCodeInput.optional() }),

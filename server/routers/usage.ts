@@ -72,7 +72,10 @@ export const usageRouter = router({
         path: '/api/v1/billing/transactions',
         tags: ['Billing'],
         summary: 'Credit ledger of the account, newest first, in pages',
+        description:
+          'Every change to the balance (bonus, purchase, auto top-up, stage, enhance, refund) with the balance after it, newest first. Pass the last id of a page as `starting_after` for the next page.',
       },
+      errors: ['not_found'],
     })
     .input(pageQuery('transaction'))
     .output(z.object({ transactions: z.array(transactionSchema), has_more: z.boolean() }))
@@ -102,7 +105,10 @@ export const usageRouter = router({
         path: '/api/v1/usage',
         tags: ['Usage'],
         summary: `Usage between two dates (UTC, inclusive; default the last 30 days, at most ${MAX_REPORT_DAYS}), optionally of one API key`,
+        description:
+          'Images staged, enhanced and placed, credits used and bought, claims issued and redeemed, per day and per API key, and the ad revenue earned as an agent. `from` and `to` are dates (YYYY-MM-DD, UTC).',
       },
+      errors: ['not_found'],
     })
     .input(
       z

@@ -104,7 +104,10 @@ export const webhooksRouter = router({
         path: '/api/v1/keys/{id}/webhook',
         tags: TAGS,
         summary: 'The webhook of an API key (url, enabled, signing secret)',
+        description:
+          'The webhook of one of the account’s keys with its signing secret. While it was never configured, `url` and `secret` are null and `enabled` is false.',
       },
+      errors: ['not_found'],
     })
     .input(keyInput)
     .output(webhookSchema)
@@ -120,7 +123,10 @@ export const webhooksRouter = router({
         path: '/api/v1/keys/{id}/webhook',
         tags: TAGS,
         summary: 'Set the webhook url and switch it on or off; the secret is created the first time and kept after',
+        description:
+          'Sets where the key’s events are POSTed (http or https; public hosts only unless the operator allows private networks) and switches delivery on or off. The first call creates the `whsec_…` signing secret; later calls keep it.',
       },
+      errors: ['not_found'],
     })
     .input(keyInput.extend({ url: httpUrl, enabled: strictBoolean }))
     .output(webhookSchema)
@@ -144,7 +150,10 @@ export const webhooksRouter = router({
         path: '/api/v1/keys/{id}/webhook/test',
         tags: TAGS,
         summary: 'Send one signed test.ping now (also while disabled) and report the result',
+        description:
+          'Delivers one signed `test.ping` event to the url now, also while the webhook is disabled, and reports what the receiver answered and how long it took. It is logged like any delivery and not retried by itself.',
       },
+      errors: ['not_found', 'webhook_not_configured'],
     })
     .input(keyInput)
     .output(
@@ -174,7 +183,10 @@ export const webhooksRouter = router({
         tags: TAGS,
         summary:
           'Replace the signing secret; attempts are signed with the new one, and for 24 h also with the old one in webhook-signature',
+        description:
+          'Creates a new signing secret. `X-Webhook-Signature` uses the new one at once; for 24 hours `webhook-signature` carries signatures with both, so receivers can switch without rejecting events.',
       },
+      errors: ['not_found', 'webhook_not_configured'],
     })
     .input(keyInput)
     .output(webhookSchema)
@@ -194,7 +206,10 @@ export const webhooksRouter = router({
         path: '/api/v1/keys/{id}/webhook/deliveries',
         tags: TAGS,
         summary: 'Recent deliveries of the webhook, newest first',
+        description:
+          'The latest deliveries of the key’s events (up to `limit`, default 50), newest first, with their status, attempts, last answer and next attempt.',
       },
+      errors: ['not_found'],
     })
     .input(keyInput.extend({ limit: z.coerce.number().int().min(1).max(200).default(50) }))
     .output(z.object({ deliveries: z.array(deliverySchema) }))
@@ -214,7 +229,10 @@ export const webhooksRouter = router({
         path: '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry',
         tags: TAGS,
         summary: 'Queue a delivery again for one more attempt now',
+        description:
+          'Queues one delivery again, whatever its status, for one more attempt now. The webhook must be enabled.',
       },
+      errors: ['not_found', 'conflict'],
     })
     .input(keyInput.extend({ delivery_id: z.string().min(1).max(40) }))
     .output(deliverySchema)

@@ -111,7 +111,20 @@ describeEachDatabase('The spec’s typical flow through the generated TypeScript
     expect(redeemed.data!.images.map((image) => image.id).sort()).toEqual(stage.images.map((image) => image.id).sort());
 
     const again = await agent.POST('/api/v1/claim', { body: { code: stage.claim_code } });
-    expectTypeOf(again.error).toEqualTypeOf<RoomstageError | undefined>();
+    expectTypeOf(again.error).toExtend<RoomstageError | undefined>();
+    // The error's `code` is typed as exactly the codes the operation documents.
+    expectTypeOf<NonNullable<typeof again.error>['code']>().toEqualTypeOf<
+      | 'invalid_request'
+      | 'authentication_required'
+      | 'forbidden'
+      | 'not_found'
+      | 'claim_already_redeemed'
+      | 'claim_expired'
+      | 'payload_too_large'
+      | 'unsupported_media_type'
+      | 'rate_limited'
+      | 'internal_error'
+    >();
     expect(again.response.status).toBe(409);
     expect(again.error).toMatchObject({
       error: 'claim already redeemed',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -45,7 +46,27 @@ describeEachDatabase('The OpenAPI document', (dialect) => {
     const operation = doc.paths[path]?.[method];
     expect(operation, `${method.toUpperCase()} ${path} is missing`).toBeDefined();
     expect(operation!.summary).toEqual(expect.any(String));
-    expect(operation!.security).toEqual(auth === 'none' ? undefined : [{ [auth]: [] }]);
+    expect(operation!.security).toEqual(auth === 'none' ? [] : [{ [auth]: [] }]);
+  });
+
+  it.each([
+    ['a body that is not JSON', 'post', '/api/v1/auth/login', { 'content-type': 'text/plain' }, 'email=a', 415],
+    ['malformed JSON', 'post', '/api/v1/auth/login', { 'content-type': 'application/json' }, '{', 400],
+    ['no credential', 'put', '/api/v1/settings/notifications', { 'content-type': 'application/json' }, '{}', 401],
+    [
+      'a cookie-borne call from another site',
+      'post',
+      '/api/v1/auth/logout',
+      { cookie: `${SESSION_COOKIE_NAME}=x`, origin: 'https://elsewhere.test' },
+      undefined,
+      403,
+    ],
+  ] as const)('answers %s with a status the operation documents', async (_, method, path, headers, body, status) => {
+    const response = await server.api.request(method.toUpperCase(), path, { headers: { ...headers }, body });
+    expect(response.status).toBe(status);
+    const documented = doc.paths[path]![method]!.responses as Record<string, unknown>;
+    expect(Object.keys(documented)).toContain(String(status));
+    expect(response.body).toMatchObject({ code: expect.any(String), error: expect.any(String) });
   });
 
   it('describes the multipart form of the image endpoints', () => {

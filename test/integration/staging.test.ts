@@ -312,6 +312,6 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
     }
     expect(document.paths['/api/v1/stage'].post.security).toEqual([{ apiKey: [] }]);
     expect(document.paths['/api/v1/claim'].post.security).toEqual([{ identityToken: [] }]);
-    expect(document.paths['/api/v1/styles'].get.security).toBeUndefined();
+    expect(document.paths['/api/v1/styles'].get.security).toEqual([]);
   });
 });
