@@ -6,12 +6,11 @@ import {
   type MetaFunction,
   redirectDocument,
 } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { type FormEvent, useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
-import { ErrorCard } from '../components/error-card.js';
 import { Field } from '../components/field.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
@@ -283,7 +282,4 @@ export default function Billing() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

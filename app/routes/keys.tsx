@@ -1,7 +1,6 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
-import { ErrorCard } from '../components/error-card.js';
 import { CreateKeyForm } from '../components/keys/create-key-form.js';
 import { KeyTable } from '../components/keys/key-table.js';
 import { NewKeyPanel } from '../components/keys/new-key-panel.js';
@@ -107,7 +106,4 @@ export default function Keys() {
 }
 
 /** A failed load (e.g. the database is away) keeps the header and offers a way on. */
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

@@ -1,21 +1,11 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import {
-  Form,
-  Link,
-  useActionData,
-  useLoaderData,
-  useNavigation,
-  useRouteError,
-  useRouteLoaderData,
-} from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { CopyButton } from '../components/copy-button.js';
-import { ErrorCard } from '../components/error-card.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
-import type { loader as rootLoader } from '../root.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
@@ -330,8 +320,4 @@ export default function KeyWebhook() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>('root')?.account);
-  return <ErrorCard error={error} signedIn={signedIn} />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';
