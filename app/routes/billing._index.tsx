@@ -12,6 +12,7 @@ import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
 import { Field } from '../components/field.js';
+import { EmptyState } from '../components/empty-state.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
 import { autoTopUpProblems } from '../../server/domain/billing/auto-topup-rules.js';
@@ -202,7 +203,7 @@ export default function Billing() {
             <p className="field__hint">Removing the card switches auto top-up off.</p>
           </Form>
         ) : (
-          <p className="empty-state">No card on file. Buy credits once and the card you pay with is saved here.</p>
+          <EmptyState>No card on file. Buy credits once and the card you pay with is saved here.</EmptyState>
         )}
       </section>
 

@@ -2,6 +2,7 @@ import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFuncti
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { Alert } from '../components/alert.js';
+import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
@@ -160,44 +161,28 @@ export default function Claims() {
 
       <section className="card" aria-labelledby="redeemed-title">
         <h2 id="redeemed-title">Claims you redeemed</h2>
-        {claims.length === 0 ? (
-          <p className="empty-state">
-            None yet. Enter the code from your staging company above to collect your first images.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Code</th>
-                  <th scope="col">Images</th>
-                  <th scope="col">Redeemed (UTC)</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {claims.map((claim) => (
-                  <tr key={claim.claim_code}>
-                    <th scope="row">
-                      <code className="nowrap">{claim.claim_code}</code>
-                    </th>
-                    <td data-label="Images">{claim.image_count}</td>
-                    <td className="nowrap" data-label="Redeemed (UTC)">
-                      {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
-                    </td>
-                    <td className="cell-actions">
-                      <Link to="/gallery" className="button button--ghost button--small">
-                        View images<span className="visually-hidden"> of claim {claim.claim_code}</span>
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={claims}
+          columns={['Code', 'Images', 'Redeemed (UTC)', { name: 'Actions', hidden: true }]}
+          empty="None yet. Enter the code from your staging company above to collect your first images."
+        >
+          {(claim) => (
+            <tr key={claim.claim_code}>
+              <th scope="row">
+                <code className="nowrap">{claim.claim_code}</code>
+              </th>
+              <td data-label="Images">{claim.image_count}</td>
+              <td className="nowrap" data-label="Redeemed (UTC)">
+                {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
+              </td>
+              <td className="cell-actions">
+                <Link to="/gallery" className="button button--ghost button--small">
+                  View images<span className="visually-hidden"> of claim {claim.claim_code}</span>
+                </Link>
+              </td>
+            </tr>
+          )}
+        </DataTable>
       </section>
     </>
   );

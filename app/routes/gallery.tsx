@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Link, useLoaderData } from '@remix-run/react';
 import { CompareSlider } from '../components/compare-slider.js';
+import { EmptyState } from '../components/empty-state.js';
 import { formatTimestamp } from '../utils/format.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
@@ -75,14 +76,14 @@ export default function Gallery() {
           ) : null}
         </h2>
         {total === 0 ? (
-          <p className="empty-state">
+          <EmptyState>
             No images yet. <Link to="/claims">Redeem a claim code</Link> to bring in the photos your staging company
             prepared.
-          </p>
+          </EmptyState>
         ) : images.length === 0 ? (
-          <p className="empty-state">
+          <EmptyState>
             This page is past the last image. <Link to="/gallery">Go to the first page</Link>.
-          </p>
+          </EmptyState>
         ) : (
           <ul className="gallery">
             {images.map((image) => {
