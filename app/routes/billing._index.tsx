@@ -16,7 +16,7 @@ import { EmptyState } from '../components/empty-state.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
 import { autoTopUpProblems } from '../../server/domain/billing/auto-topup-rules.js';
-import { describeFormFailure, fieldFailure, formText, readWholeNumbers } from '../utils/forms.server.js';
+import { describeFormFailure, fieldFailure, formText, readWholeNumbers, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -89,16 +89,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return json({ intent, done: 'Auto top-up settings saved.' } as const);
       }
       default:
-        return json(
-          {
-            intent: 'unknown',
-            status: 400,
-            code: 'invalid_request',
-            formError: 'Unknown action. Reload the page and try again.',
-            fieldErrors: {},
-          } as const,
-          { status: 400 },
-        );
+        return unknownIntent();
     }
   } catch (error) {
     const shown =

@@ -5,7 +5,7 @@ import { Alert } from '../components/alert.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -32,16 +32,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
   try {
     if (intent === 'preview') return json({ intent, preview: await context.trpc.claims.preview({ code }) } as const);
     if (intent === 'redeem') return json({ intent, redeemed: await context.trpc.claims.redeem({ code }) } as const);
-    return json(
-      {
-        intent: 'unknown',
-        status: 400,
-        code: 'invalid_request',
-        formError: 'Unknown action. Reload the page and try again.',
-        fieldErrors: {} as Record<string, string>,
-      },
-      { status: 400 },
-    );
+    return unknownIntent();
   } catch (error) {
     const failure = describeFormFailure(context, error, ['code']);
     // An unknown code is about the field the agent typed, not the page.

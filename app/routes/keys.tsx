@@ -4,7 +4,7 @@ import { Alert } from '../components/alert.js';
 import { CreateKeyForm } from '../components/keys/create-key-form.js';
 import { KeyTable } from '../components/keys/key-table.js';
 import { NewKeyPanel } from '../components/keys/new-key-panel.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -36,16 +36,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return json({ intent, revoked } as const);
       }
       default:
-        return json(
-          {
-            intent: 'unknown',
-            status: 400,
-            code: 'invalid_request',
-            formError: 'Unknown action. Reload the page and try again.',
-            fieldErrors: {},
-          } as const,
-          { status: 400 },
-        );
+        return unknownIntent();
     }
   } catch (error) {
     const failure = describeFormFailure(context, error, intent === 'create' ? ['name', 'mode'] : []);

@@ -5,7 +5,7 @@ import { CopyButton } from '../components/copy-button.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -72,18 +72,7 @@ export async function action({ context, request, params }: ActionFunctionArgs) {
         return json({ intent, retried } as const);
       }
       default:
-        return json(
-          {
-            intent: 'unknown',
-            status: 400,
-            code: 'invalid_request',
-            formError: 'Unknown action. Reload the page and try again.',
-            fieldErrors: {},
-          } as const,
-          {
-            status: 400,
-          },
-        );
+        return unknownIntent();
     }
   } catch (error) {
     const failure = describeFormFailure(context, error, intent === 'save' ? ['url', 'enabled'] : []);
