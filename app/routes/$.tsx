@@ -1,7 +1,4 @@
 import type { MetaFunction } from '@remix-run/node';
-import { useRouteError, useRouteLoaderData } from '@remix-run/react';
-import { ErrorCard } from '../components/error-card.js';
-import type { loader as rootLoader } from '../root.js';
 import { pageMeta } from '../utils/meta.js';
 
 /**
@@ -22,8 +19,4 @@ export default function NotFound() {
   return null;
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>('root')?.account);
-  return <ErrorCard error={error} signedIn={signedIn} />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

@@ -6,17 +6,17 @@ import {
   type MetaFunction,
   redirectDocument,
 } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { type FormEvent, useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
-import { ErrorCard } from '../components/error-card.js';
 import { Field } from '../components/field.js';
+import { EmptyState } from '../components/empty-state.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
 import { autoTopUpProblems } from '../../server/domain/billing/auto-topup-rules.js';
-import { describeFormFailure, fieldFailure, formText, readWholeNumbers } from '../utils/forms.server.js';
+import { describeFormFailure, fieldFailure, formText, readWholeNumbers, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -89,16 +89,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return json({ intent, done: 'Auto top-up settings saved.' } as const);
       }
       default:
-        return json(
-          {
-            intent: 'unknown',
-            status: 400,
-            code: 'invalid_request',
-            formError: 'Unknown action. Reload the page and try again.',
-            fieldErrors: {},
-          } as const,
-          { status: 400 },
-        );
+        return unknownIntent();
     }
   } catch (error) {
     const shown =
@@ -203,7 +194,7 @@ export default function Billing() {
             <p className="field__hint">Removing the card switches auto top-up off.</p>
           </Form>
         ) : (
-          <p className="empty-state">No card on file. Buy credits once and the card you pay with is saved here.</p>
+          <EmptyState>No card on file. Buy credits once and the card you pay with is saved here.</EmptyState>
         )}
       </section>
 
@@ -283,7 +274,4 @@ export default function Billing() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

@@ -1,11 +1,11 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
-import { ErrorCard } from '../components/error-card.js';
 import { Alert } from '../components/alert.js';
+import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -32,16 +32,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
   try {
     if (intent === 'preview') return json({ intent, preview: await context.trpc.claims.preview({ code }) } as const);
     if (intent === 'redeem') return json({ intent, redeemed: await context.trpc.claims.redeem({ code }) } as const);
-    return json(
-      {
-        intent: 'unknown',
-        status: 400,
-        code: 'invalid_request',
-        formError: 'Unknown action. Reload the page and try again.',
-        fieldErrors: {} as Record<string, string>,
-      },
-      { status: 400 },
-    );
+    return unknownIntent();
   } catch (error) {
     const failure = describeFormFailure(context, error, ['code']);
     // An unknown code is about the field the agent typed, not the page.
@@ -161,50 +152,31 @@ export default function Claims() {
 
       <section className="card" aria-labelledby="redeemed-title">
         <h2 id="redeemed-title">Claims you redeemed</h2>
-        {claims.length === 0 ? (
-          <p className="empty-state">
-            None yet. Enter the code from your staging company above to collect your first images.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Code</th>
-                  <th scope="col">Images</th>
-                  <th scope="col">Redeemed (UTC)</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {claims.map((claim) => (
-                  <tr key={claim.claim_code}>
-                    <th scope="row">
-                      <code className="nowrap">{claim.claim_code}</code>
-                    </th>
-                    <td data-label="Images">{claim.image_count}</td>
-                    <td className="nowrap" data-label="Redeemed (UTC)">
-                      {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
-                    </td>
-                    <td className="cell-actions">
-                      <Link to="/gallery" className="button button--ghost button--small">
-                        View images<span className="visually-hidden"> of claim {claim.claim_code}</span>
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={claims}
+          columns={['Code', 'Images', 'Redeemed (UTC)', { name: 'Actions', hidden: true }]}
+          empty="None yet. Enter the code from your staging company above to collect your first images."
+        >
+          {(claim) => (
+            <tr key={claim.claim_code}>
+              <th scope="row">
+                <code className="nowrap">{claim.claim_code}</code>
+              </th>
+              <td data-label="Images">{claim.image_count}</td>
+              <td className="nowrap" data-label="Redeemed (UTC)">
+                {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
+              </td>
+              <td className="cell-actions">
+                <Link to="/gallery" className="button button--ghost button--small">
+                  View images<span className="visually-hidden"> of claim {claim.claim_code}</span>
+                </Link>
+              </td>
+            </tr>
+          )}
+        </DataTable>
       </section>
     </>
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Link, useLoaderData, useRouteError } from '@remix-run/react';
+import { Link, useLoaderData } from '@remix-run/react';
 import { CompareSlider } from '../components/compare-slider.js';
-import { ErrorCard } from '../components/error-card.js';
+import { EmptyState } from '../components/empty-state.js';
 import { formatTimestamp } from '../utils/format.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
@@ -76,14 +76,14 @@ export default function Gallery() {
           ) : null}
         </h2>
         {total === 0 ? (
-          <p className="empty-state">
+          <EmptyState>
             No images yet. <Link to="/claims">Redeem a claim code</Link> to bring in the photos your staging company
             prepared.
-          </p>
+          </EmptyState>
         ) : images.length === 0 ? (
-          <p className="empty-state">
+          <EmptyState>
             This page is past the last image. <Link to="/gallery">Go to the first page</Link>.
-          </p>
+          </EmptyState>
         ) : (
           <ul className="gallery">
             {images.map((image) => {
@@ -162,7 +162,4 @@ export default function Gallery() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

@@ -1,11 +1,10 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { useActionData, useLoaderData, useNavigation, useRouteError } from '@remix-run/react';
+import { useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
-import { ErrorCard } from '../components/error-card.js';
 import { CreateKeyForm } from '../components/keys/create-key-form.js';
 import { KeyTable } from '../components/keys/key-table.js';
 import { NewKeyPanel } from '../components/keys/new-key-panel.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -37,16 +36,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return json({ intent, revoked } as const);
       }
       default:
-        return json(
-          {
-            intent: 'unknown',
-            status: 400,
-            code: 'invalid_request',
-            formError: 'Unknown action. Reload the page and try again.',
-            fieldErrors: {},
-          } as const,
-          { status: 400 },
-        );
+        return unknownIntent();
     }
   } catch (error) {
     const failure = describeFormFailure(context, error, intent === 'create' ? ['name', 'mode'] : []);
@@ -107,7 +97,4 @@ export default function Keys() {
 }
 
 /** A failed load (e.g. the database is away) keeps the header and offers a way on. */
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

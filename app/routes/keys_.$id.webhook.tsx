@@ -1,21 +1,12 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import {
-  Form,
-  Link,
-  useActionData,
-  useLoaderData,
-  useNavigation,
-  useRouteError,
-  useRouteLoaderData,
-} from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { CopyButton } from '../components/copy-button.js';
-import { ErrorCard } from '../components/error-card.js';
+import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText } from '../utils/forms.server.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
-import type { loader as rootLoader } from '../root.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
@@ -81,18 +72,7 @@ export async function action({ context, request, params }: ActionFunctionArgs) {
         return json({ intent, retried } as const);
       }
       default:
-        return json(
-          {
-            intent: 'unknown',
-            status: 400,
-            code: 'invalid_request',
-            formError: 'Unknown action. Reload the page and try again.',
-            fieldErrors: {},
-          } as const,
-          {
-            status: 400,
-          },
-        );
+        return unknownIntent();
     }
   } catch (error) {
     const failure = describeFormFailure(context, error, intent === 'save' ? ['url', 'enabled'] : []);
@@ -257,81 +237,69 @@ export default function KeyWebhook() {
 
       <section className="card" aria-labelledby="webhook-deliveries">
         <h2 id="webhook-deliveries">Recent deliveries</h2>
-        {deliveries.length === 0 ? (
-          <p className="empty-state">
-            No deliveries yet.{' '}
-            {webhook.url
-              ? 'Send a test event above, or stage an image with this key.'
-              : 'Save a url above, then send a test event.'}
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="key-table">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">Next attempt (UTC)</th>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <th scope="row" data-label="Event">
-                      <code className="event-name">{delivery.event}</code>
-                      <span className="event-id muted">{delivery.event_id}</span>
-                    </th>
-                    <td data-label="Status">
-                      <span className={`badge badge--${STATUS_TONE[delivery.status]}`}>{delivery.status}</span>
-                    </td>
-                    <td data-label="Attempts">{delivery.attempts}</td>
-                    <td data-label="Last response">
-                      {delivery.last_status_code !== null ? `HTTP ${delivery.last_status_code}` : null}
-                      {delivery.last_error ? <span className="muted"> {delivery.last_error}</span> : null}
-                      {delivery.last_status_code === null && !delivery.last_error ? (
-                        <span className="muted">—</span>
-                      ) : null}
-                    </td>
-                    <td data-label="Next attempt (UTC)">
-                      <When iso={delivery.status === 'pending' ? delivery.next_attempt_at : null} />
-                    </td>
-                    <td data-label="Created (UTC)">
-                      <When iso={delivery.created_at} />
-                    </td>
-                    <td className="key-table__actions">
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="retry" />
-                        <input type="hidden" name="delivery_id" value={delivery.id} />
-                        <button type="submit" className="button button--small" disabled={pending === 'retry'}>
-                          {pending === 'retry' && navigation.formData?.get('delivery_id') === delivery.id
-                            ? 'Resending…'
-                            : 'Resend'}
-                          <span className="visually-hidden">
-                            {' '}
-                            {delivery.event} event {delivery.event_id}
-                          </span>
-                        </button>
-                      </Form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          variant="key-table"
+          rows={deliveries}
+          columns={[
+            'Event',
+            'Status',
+            'Attempts',
+            'Last response',
+            'Next attempt (UTC)',
+            'Created (UTC)',
+            { name: 'Actions', hidden: true },
+          ]}
+          empty={
+            <>
+              No deliveries yet.{' '}
+              {webhook.url
+                ? 'Send a test event above, or stage an image with this key.'
+                : 'Save a url above, then send a test event.'}
+            </>
+          }
+        >
+          {(delivery) => (
+            <tr key={delivery.id}>
+              <th scope="row" data-label="Event">
+                <code className="event-name">{delivery.event}</code>
+                <span className="event-id muted">{delivery.event_id}</span>
+              </th>
+              <td data-label="Status">
+                <span className={`badge badge--${STATUS_TONE[delivery.status]}`}>{delivery.status}</span>
+              </td>
+              <td data-label="Attempts">{delivery.attempts}</td>
+              <td data-label="Last response">
+                {delivery.last_status_code !== null ? `HTTP ${delivery.last_status_code}` : null}
+                {delivery.last_error ? <span className="muted"> {delivery.last_error}</span> : null}
+                {delivery.last_status_code === null && !delivery.last_error ? <span className="muted">—</span> : null}
+              </td>
+              <td data-label="Next attempt (UTC)">
+                <When iso={delivery.status === 'pending' ? delivery.next_attempt_at : null} />
+              </td>
+              <td data-label="Created (UTC)">
+                <When iso={delivery.created_at} />
+              </td>
+              <td className="key-table__actions">
+                <Form method="post">
+                  <input type="hidden" name="intent" value="retry" />
+                  <input type="hidden" name="delivery_id" value={delivery.id} />
+                  <button type="submit" className="button button--small" disabled={pending === 'retry'}>
+                    {pending === 'retry' && navigation.formData?.get('delivery_id') === delivery.id
+                      ? 'Resending…'
+                      : 'Resend'}
+                    <span className="visually-hidden">
+                      {' '}
+                      {delivery.event} event {delivery.event_id}
+                    </span>
+                  </button>
+                </Form>
+              </td>
+            </tr>
+          )}
+        </DataTable>
       </section>
     </>
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>('root')?.account);
-  return <ErrorCard error={error} signedIn={signedIn} />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

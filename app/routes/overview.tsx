@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Link, useLoaderData, useRouteError } from '@remix-run/react';
+import { Link, useLoaderData } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
-import { ErrorCard } from '../components/error-card.js';
+import { DataTable } from '../components/data-table.js';
 import { formatTimestamp } from '../utils/format.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
@@ -122,53 +122,39 @@ export default function Overview() {
 
       <section className="card" aria-labelledby="recent-title">
         <h2 id="recent-title">Recent activity</h2>
-        {recentClaims.length === 0 ? (
-          <p className="empty-state">
-            Nothing staged yet.{' '}
-            {keys.active === 0 ? (
-              <Link to="/keys">Create an API key</Link>
-            ) : (
-              <Link to="/playground">Stage a photo in the playground</Link>
-            )}{' '}
-            or follow the <a href="/docs">API docs</a>.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Claim</th>
-                  <th scope="col">Images</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Issued (UTC)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {recentClaims.map((claim) => (
-                  <tr key={claim.claim_code}>
-                    <th scope="row">
-                      <code className="nowrap">{claim.claim_code}</code>
-                    </th>
-                    <td data-label="Images">{claim.image_count}</td>
-                    <td data-label="Status">
-                      <Badge
-                        tone={claim.status === 'redeemed' ? 'active' : claim.status === 'expired' ? 'revoked' : 'test'}
-                      >
-                        {CLAIM_STATUS_TEXT[claim.status]}
-                      </Badge>
-                      {claim.claimed_by_email ? (
-                        <span className="muted cell-note">by {claim.claimed_by_email}</span>
-                      ) : null}
-                    </td>
-                    <td className="nowrap" data-label="Issued (UTC)">
-                      {formatTimestamp(claim.created_at)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={recentClaims}
+          columns={['Claim', 'Images', 'Status', 'Issued (UTC)']}
+          empty={
+            <>
+              Nothing staged yet.{' '}
+              {keys.active === 0 ? (
+                <Link to="/keys">Create an API key</Link>
+              ) : (
+                <Link to="/playground">Stage a photo in the playground</Link>
+              )}{' '}
+              or follow the <a href="/docs">API docs</a>.
+            </>
+          }
+        >
+          {(claim) => (
+            <tr key={claim.claim_code}>
+              <th scope="row">
+                <code className="nowrap">{claim.claim_code}</code>
+              </th>
+              <td data-label="Images">{claim.image_count}</td>
+              <td data-label="Status">
+                <Badge tone={claim.status === 'redeemed' ? 'active' : claim.status === 'expired' ? 'revoked' : 'test'}>
+                  {CLAIM_STATUS_TEXT[claim.status]}
+                </Badge>
+                {claim.claimed_by_email ? <span className="muted cell-note">by {claim.claimed_by_email}</span> : null}
+              </td>
+              <td className="nowrap" data-label="Issued (UTC)">
+                {formatTimestamp(claim.created_at)}
+              </td>
+            </tr>
+          )}
+        </DataTable>
       </section>
 
       <div className="grid grid--two">
@@ -207,7 +193,4 @@ export default function Overview() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

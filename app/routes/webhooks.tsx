@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Link, useLoaderData, useRouteError } from '@remix-run/react';
+import { Link, useLoaderData } from '@remix-run/react';
 import { Badge } from '../components/badge.js';
-import { ErrorCard } from '../components/error-card.js';
+import { DataTable } from '../components/data-table.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -67,57 +67,42 @@ export default function Webhooks() {
 
       <section className="card" aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">Webhooks by key</h2>
-        {rows.length === 0 ? (
-          <p className="empty-state">
-            No API keys yet, so no webhooks. <Link to="/keys">Create a key</Link>, then set up its webhook here.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Url</th>
-                  <th scope="col">Webhook</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id} className={row.keyStatus === 'revoked' ? 'is-revoked' : undefined}>
-                    <th scope="row">
-                      {row.name}
-                      <span className="cell-note">
-                        <code className="nowrap">{row.prefix}…</code>
-                        {row.keyStatus === 'revoked' ? ' · revoked key' : null}
-                      </span>
-                    </th>
-                    <td className="cell-url" data-label="Url">
-                      {row.url ? <code>{row.url}</code> : <span className="muted">—</span>}
-                    </td>
-                    <td data-label="Webhook">
-                      <WebhookState url={row.url} enabled={row.enabled} disabledReason={row.disabledReason} />
-                    </td>
-                    <td className="cell-actions">
-                      <Link to={`/keys/${row.id}/webhook`} className="button button--small">
-                        {row.url ? 'Open' : 'Set up'}
-                        <span className="visually-hidden"> the webhook of key “{row.name}”</span>
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={rows}
+          columns={['Key', 'Url', 'Webhook', { name: 'Actions', hidden: true }]}
+          empty={
+            <>
+              No API keys yet, so no webhooks. <Link to="/keys">Create a key</Link>, then set up its webhook here.
+            </>
+          }
+        >
+          {(row) => (
+            <tr key={row.id} className={row.keyStatus === 'revoked' ? 'is-revoked' : undefined}>
+              <th scope="row">
+                {row.name}
+                <span className="cell-note">
+                  <code className="nowrap">{row.prefix}…</code>
+                  {row.keyStatus === 'revoked' ? ' · revoked key' : null}
+                </span>
+              </th>
+              <td className="cell-url" data-label="Url">
+                {row.url ? <code>{row.url}</code> : <span className="muted">—</span>}
+              </td>
+              <td data-label="Webhook">
+                <WebhookState url={row.url} enabled={row.enabled} disabledReason={row.disabledReason} />
+              </td>
+              <td className="cell-actions">
+                <Link to={`/keys/${row.id}/webhook`} className="button button--small">
+                  {row.url ? 'Open' : 'Set up'}
+                  <span className="visually-hidden"> the webhook of key “{row.name}”</span>
+                </Link>
+              </td>
+            </tr>
+          )}
+        </DataTable>
       </section>
     </>
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return <ErrorCard error={error} signedIn />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';

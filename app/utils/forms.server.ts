@@ -1,4 +1,4 @@
-import type { AppLoadContext } from '@remix-run/node';
+import { type AppLoadContext, json } from '@remix-run/node';
 
 /** A text field of a submitted form; absent or non-text (a file) reads as undefined. */
 export function formText(form: FormData, name: string): string | undefined {
@@ -73,4 +73,18 @@ export function readWholeNumbers<K extends string>(
 /** The action's answer when fields were refused before any procedure ran. */
 export function fieldFailure(fieldErrors: FieldErrors): FormFailure {
   return { status: 400, code: 'invalid_request', formError: 'Please correct the highlighted fields.', fieldErrors };
+}
+
+/** The action's answer to a post whose intent it does not know (a page left open across a deploy, a hand-made post). */
+export function unknownIntent() {
+  return json(
+    {
+      intent: 'unknown' as const,
+      status: 400,
+      code: 'invalid_request',
+      formError: 'Unknown action. Reload the page and try again.',
+      fieldErrors: {} as FieldErrors,
+    },
+    { status: 400 },
+  );
 }

@@ -1,5 +1,6 @@
 import { Link } from '@remix-run/react';
 import { formatTimestamp } from '../../utils/format.js';
+import { DataTable } from '../data-table.js';
 
 export interface TransactionRow {
   id: string;
@@ -31,70 +32,63 @@ interface Props {
 /** One page of the credit ledger, newest first, with links to older pages. Reusable by any billing page. */
 export function TransactionsTable({ transactions, hasMore, basePath, paged }: Props) {
   const oldest = transactions.at(-1);
-  if (!oldest) {
-    return (
-      <p className="empty-state">
-        {paged ? 'No older transactions.' : 'No transactions yet. Your first API key brings 10 free credits.'}
-      </p>
-    );
-  }
-  const older = `${basePath}?${new URLSearchParams({ starting_after: oldest.id })}`;
   return (
     <>
-      <div className="table-wrap">
-        <table className="data-table">
-          <thead>
-            <tr>
-              <th scope="col">
+      <DataTable
+        rows={transactions}
+        columns={[
+          {
+            name: 'Date',
+            label: (
+              <>
                 Date <span className="data-table__note">(UTC)</span>
-              </th>
-              <th scope="col">What</th>
-              <th scope="col" className="data-table__number">
-                Credits
-              </th>
-              <th scope="col" className="data-table__number">
-                Balance after
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {transactions.map((transaction) => (
-              <tr key={transaction.id}>
-                <td data-label="Date (UTC)">
-                  <time dateTime={transaction.created_at}>{formatTimestamp(transaction.created_at)}</time>
-                </td>
-                <td data-label="What">
-                  {REASON_TEXT[transaction.reason]}
-                  {transaction.reference ? (
-                    <span className="data-table__reference">{transaction.reference}</span>
-                  ) : null}
-                </td>
-                <td
-                  data-label="Credits"
-                  className={`data-table__number ${transaction.delta < 0 ? 'is-negative' : 'is-positive'}`}
-                >
-                  {transaction.delta > 0 ? `+${transaction.delta}` : `−${Math.abs(transaction.delta)}`}
-                </td>
-                <td data-label="Balance after" className="data-table__number">
-                  {transaction.balance_after.toLocaleString('en-GB')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <nav className="pager" aria-label="Transaction pages">
-        {paged ? (
-          <Link to={basePath} className="button button--ghost button--small">
-            ← Newest
-          </Link>
-        ) : null}
-        {hasMore ? (
-          <Link to={older} className="button button--ghost button--small">
-            Older →
-          </Link>
-        ) : null}
-      </nav>
+              </>
+            ),
+          },
+          'What',
+          { name: 'Credits', className: 'data-table__number' },
+          { name: 'Balance after', className: 'data-table__number' },
+        ]}
+        empty={paged ? 'No older transactions.' : 'No transactions yet. Your first API key brings 10 free credits.'}
+      >
+        {(transaction) => (
+          <tr key={transaction.id}>
+            <td data-label="Date (UTC)">
+              <time dateTime={transaction.created_at}>{formatTimestamp(transaction.created_at)}</time>
+            </td>
+            <td data-label="What">
+              {REASON_TEXT[transaction.reason]}
+              {transaction.reference ? <span className="data-table__reference">{transaction.reference}</span> : null}
+            </td>
+            <td
+              data-label="Credits"
+              className={`data-table__number ${transaction.delta < 0 ? 'is-negative' : 'is-positive'}`}
+            >
+              {transaction.delta > 0 ? `+${transaction.delta}` : `−${Math.abs(transaction.delta)}`}
+            </td>
+            <td data-label="Balance after" className="data-table__number">
+              {transaction.balance_after.toLocaleString('en-GB')}
+            </td>
+          </tr>
+        )}
+      </DataTable>
+      {oldest ? (
+        <nav className="pager" aria-label="Transaction pages">
+          {paged ? (
+            <Link to={basePath} className="button button--ghost button--small">
+              ← Newest
+            </Link>
+          ) : null}
+          {hasMore ? (
+            <Link
+              to={`${basePath}?${new URLSearchParams({ starting_after: oldest.id })}`}
+              className="button button--ghost button--small"
+            >
+              Older →
+            </Link>
+          ) : null}
+        </nav>
+      ) : null}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { Form, Link } from '@remix-run/react';
 import { formatTimestamp } from '../../utils/format.js';
 import { Badge } from '../badge.js';
+import { DataTable } from '../data-table.js';
 import type { ApiKeyRow } from './types.js';
 
 interface Props {
@@ -21,70 +22,73 @@ function Timestamp({ iso, empty }: { iso: string | null; empty: string }) {
 
 /** Every key of the account, newest first; revoked keys stay listed, greyed out. */
 export function KeyTable({ keys, revokingId }: Props) {
-  if (keys.length === 0) {
-    return <p className="empty-state">No keys yet. Create your first key above: it comes with 10 free credits.</p>;
-  }
   return (
-    <div className="table-wrap">
-      <table className="key-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Key</th>
-            <th scope="col">
+    <DataTable
+      variant="key-table"
+      rows={keys}
+      columns={[
+        'Name',
+        'Mode',
+        'Key',
+        {
+          name: 'Created',
+          label: (
+            <>
               Created <span className="key-table__tz">(UTC)</span>
-            </th>
-            <th scope="col">
+            </>
+          ),
+        },
+        {
+          name: 'Last used',
+          label: (
+            <>
               Last used <span className="key-table__tz">(UTC)</span>
+            </>
+          ),
+        },
+        'Status',
+        { name: 'Actions', hidden: true },
+      ]}
+      empty="No keys yet. Create your first key above: it comes with 10 free credits."
+    >
+      {(key) => {
+        const revoked = key.status === 'revoked';
+        return (
+          <tr key={key.id} className={revoked ? 'is-revoked' : undefined}>
+            <th scope="row" data-label="Name">
+              {key.name}
             </th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
+            <td data-label="Mode">
+              <Badge tone={key.mode}>{key.mode}</Badge>
+            </td>
+            <td data-label="Key">
+              <code className="key-prefix">{key.prefix}…</code>
+            </td>
+            <td data-label="Created (UTC)">
+              <Timestamp iso={key.created_at} empty="" />
+            </td>
+            <td data-label="Last used (UTC)">
+              <Timestamp iso={key.last_used_at} empty="never" />
+            </td>
+            <td data-label="Status">
+              <Badge tone={key.status}>{key.status}</Badge>
+              {revoked && key.revoked_at ? (
+                <span className="key-table__revoked-at">
+                  {' '}
+                  on <Timestamp iso={key.revoked_at} empty="" />
+                </span>
+              ) : null}
+            </td>
+            <td className="key-table__actions">
+              <Link to={`/keys/${key.id}/webhook`} className="button button--ghost button--small">
+                Webhook<span className="visually-hidden"> of key “{key.name}”</span>
+              </Link>
+              {revoked ? null : <RevokeControl id={key.id} name={key.name} pending={revokingId === key.id} />}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => {
-            const revoked = key.status === 'revoked';
-            return (
-              <tr key={key.id} className={revoked ? 'is-revoked' : undefined}>
-                <th scope="row" data-label="Name">
-                  {key.name}
-                </th>
-                <td data-label="Mode">
-                  <Badge tone={key.mode}>{key.mode}</Badge>
-                </td>
-                <td data-label="Key">
-                  <code className="key-prefix">{key.prefix}…</code>
-                </td>
-                <td data-label="Created (UTC)">
-                  <Timestamp iso={key.created_at} empty="" />
-                </td>
-                <td data-label="Last used (UTC)">
-                  <Timestamp iso={key.last_used_at} empty="never" />
-                </td>
-                <td data-label="Status">
-                  <Badge tone={key.status}>{key.status}</Badge>
-                  {revoked && key.revoked_at ? (
-                    <span className="key-table__revoked-at">
-                      {' '}
-                      on <Timestamp iso={key.revoked_at} empty="" />
-                    </span>
-                  ) : null}
-                </td>
-                <td className="key-table__actions">
-                  <Link to={`/keys/${key.id}/webhook`} className="button button--ghost button--small">
-                    Webhook<span className="visually-hidden"> of key “{key.name}”</span>
-                  </Link>
-                  {revoked ? null : <RevokeControl id={key.id} name={key.name} pending={revokingId === key.id} />}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      }}
+    </DataTable>
   );
 }
 

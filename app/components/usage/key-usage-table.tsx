@@ -1,4 +1,5 @@
 import { formatTimestamp } from '../../utils/format.js';
+import { DataTable } from '../data-table.js';
 
 export interface KeyUsageRow {
   key_id: number;
@@ -9,42 +10,40 @@ export interface KeyUsageRow {
 
 /** Credits each API key spent in the report's range. */
 export function KeyUsageTable({ keys }: { keys: KeyUsageRow[] }) {
-  if (keys.length === 0)
-    return <p className="empty-state">No API keys yet. Create one under API keys to start staging photos.</p>;
   return (
-    <div className="table-wrap">
-      <table className="data-table">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col" className="data-table__number">
-              Credits used
-            </th>
-            <th scope="col">
+    <DataTable
+      rows={keys}
+      columns={[
+        'Key',
+        { name: 'Credits used', className: 'data-table__number' },
+        {
+          name: 'Last used',
+          label: (
+            <>
               Last used <span className="data-table__note">(UTC)</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.key_id}>
-              <th scope="row" data-label="Key">
-                {key.name} <span className="muted">#{key.key_id}</span>
-              </th>
-              <td data-label="Credits used" className="data-table__number">
-                {key.credits_used.toLocaleString('en-GB')}
-              </td>
-              <td data-label="Last used (UTC)">
-                {key.last_used_at ? (
-                  <time dateTime={key.last_used_at}>{formatTimestamp(key.last_used_at)}</time>
-                ) : (
-                  <span className="muted">never</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            </>
+          ),
+        },
+      ]}
+      empty="No API keys yet. Create one under API keys to start staging photos."
+    >
+      {(key) => (
+        <tr key={key.key_id}>
+          <th scope="row" data-label="Key">
+            {key.name} <span className="muted">#{key.key_id}</span>
+          </th>
+          <td data-label="Credits used" className="data-table__number">
+            {key.credits_used.toLocaleString('en-GB')}
+          </td>
+          <td data-label="Last used (UTC)">
+            {key.last_used_at ? (
+              <time dateTime={key.last_used_at}>{formatTimestamp(key.last_used_at)}</time>
+            ) : (
+              <span className="muted">never</span>
+            )}
+          </td>
+        </tr>
+      )}
+    </DataTable>
   );
 }
