@@ -15,7 +15,6 @@ import {
 import { presentImage } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
-import { imageAdmission, imagingDeps } from '../services.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
@@ -116,7 +115,7 @@ function prefersAsync(headers: Context['headers']): boolean {
 
 /** Keeps the prepared request as a job, charged in the same transaction, and answers 202. */
 async function acceptJob(ctx: Context, caller: ApiCaller, prepared: PreparedOperation) {
-  const jobId = await enqueueJob(imagingDeps(ctx.services), caller, prepared);
+  const jobId = await enqueueJob(ctx.services.imaging, caller, prepared);
   ctx.response.setStatus(202);
   ctx.response.setHeader('Preference-Applied', 'respond-async');
   return {
@@ -183,8 +182,8 @@ export const stagingRouter = router({
       const image = upload ?? (sample === undefined ? undefined : (await sampleImage(sample)).toString('base64'));
       if (image === undefined) throw oneOfTwo();
       // The same limits, charge and operation as POST /api/v1/stage on that key.
-      return admitImageWork(imageAdmission(ctx.services), caller.keyId, async () => {
-        const deps = imagingDeps(ctx.services);
+      return admitImageWork(ctx.services.imageAdmission, caller.keyId, async () => {
+        const deps = ctx.services.imaging;
         const prepared = await prepareStage(deps, caller, {
           sources: { image },
           style: input.style,
@@ -234,7 +233,7 @@ export const stagingRouter = router({
     )
     .output(z.union([stageOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const deps = imagingDeps(ctx.services);
+      const deps = ctx.services.imaging;
       const caller = callerOf(ctx);
       const prepared = await prepareStage(deps, caller, {
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
@@ -261,7 +260,7 @@ export const stagingRouter = router({
     )
     .output(z.union([enhanceOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const deps = imagingDeps(ctx.services);
+      const deps = ctx.services.imaging;
       const caller = callerOf(ctx);
       const prepared = await prepareEnhance(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
@@ -300,7 +299,7 @@ export const stagingRouter = router({
     )
     .output(z.union([placeOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const deps = imagingDeps(ctx.services);
+      const deps = ctx.services.imaging;
       const caller = callerOf(ctx);
       const prepared = await preparePlace(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
