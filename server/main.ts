@@ -62,7 +62,7 @@ async function loadRemixBuild(): Promise<ServerBuild | null> {
 }
 
 /** Composes the one HTTP server: /api/v1 (bridge), /api/health, /trpc, /docs, static assets and the dashboard. */
-export async function createApp(services: Services) {
+async function createApp(services: Services) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);

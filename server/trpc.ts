@@ -59,7 +59,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-export function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
+function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
   return TRPC_CODE_BY_STATUS[ERROR_CATALOG[code].status] ?? 'INTERNAL_SERVER_ERROR';
 }
 
