@@ -49,7 +49,7 @@ export interface Services {
   /** Stripe when STRIPE_SECRET_KEY is set, the simulated gateway otherwise. */
   payments: PaymentGateway;
   autoTopUp: AutoTopUp;
-  /** What image operations and the job runner need, built once; it reads `db` and `engine` above at each use. */
+  /** What image operations and the job runner need, built once; reads `db`, `engine` and `storage` above when used. */
   imaging: ImagingDeps;
   /** The limits every piece of image work passes (see limits/image-admission.ts). */
   imageAdmission: ImageAdmission;
@@ -127,9 +127,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
   };
 }
 
-// Tests swap `services.db` and `services.engine` on a running server; these views read both at each use.
+// Tests swap `services.db`, `.engine` and `.storage` on a running server; these views read them at each use.
 function imagingDeps(services: Omit<Services, 'imaging' | 'imageAdmission'>): ImagingDeps {
-  const { storage, clock, config, autoTopUp } = services;
+  const { clock, config, autoTopUp } = services;
   return {
     get db() {
       return services.db;
@@ -137,7 +137,9 @@ function imagingDeps(services: Omit<Services, 'imaging' | 'imageAdmission'>): Im
     get engine() {
       return services.engine;
     },
-    storage,
+    get storage() {
+      return services.storage;
+    },
     clock,
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
