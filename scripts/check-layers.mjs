@@ -10,6 +10,7 @@
 //   http     server/http/
 //   entry    server/main.ts, server/worker-main.ts, app/
 // An import may point to its own layer or any lower one; type-only imports count too (they couple the code).
+// Routers are siblings: one imports no other router; what several share lives in server/routers/schemas.ts.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -30,6 +31,8 @@ export function layerOf(file) {
     return 'entry';
   return null;
 }
+
+const isRouter = (file) => file.startsWith('server/routers/') && file !== 'server/routers/schemas.ts';
 
 function listFiles(ref) {
   if (ref)
@@ -60,6 +63,7 @@ export function upwardImports(ref) {
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), match[1])).replace(/\.js$/, '.ts');
       const to = layerOf(target) ?? layerOf(target.replace(/\.ts$/, '.tsx'));
       if (to && ORDER.indexOf(to) > ORDER.indexOf(from)) found.push(`${file} (${from}) → ${target} (${to})`);
+      else if (isRouter(file) && isRouter(target)) found.push(`${file} (router) → ${target} (router)`);
     }
   }
   return found;

@@ -42,11 +42,7 @@ import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';
 import { closeOnSignals } from './process-signals.js';
-import { createServices, imagingDeps } from './services.js';
-import { createJobRunner, type JobRunner } from './domain/jobs/runner.js';
-import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
-import type { Services } from './services.js';
-import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
+import { type BackgroundWorkOptions, createServices, type Services, startBackgroundWork } from './services.js';
 
 const REMIX_BUILD = path.join(PROJECT_ROOT, 'build', 'index.js');
 /** Bodies of /trpc calls and dashboard form posts; image uploads have their own limits (./http/image-upload.ts). */
@@ -66,7 +62,7 @@ async function loadRemixBuild(): Promise<ServerBuild | null> {
 }
 
 /** Composes the one HTTP server: /api/v1 (bridge), /api/health, /trpc, /docs, static assets and the dashboard. */
-export async function createApp(services: Services) {
+async function createApp(services: Services) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
@@ -153,43 +149,16 @@ export async function startServer(
   options: {
     clock?: Clock;
     onQuery?: (sql: string) => void;
-    webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>>;
+    webhookWorker?: BackgroundWorkOptions['webhookWorker'];
   } = {},
 ): Promise<RunningServer> {
   const handle = await createServices(config, options);
-  // BACKGROUND_WORK=inline (the default) delivers webhooks and runs jobs in this process; `off` leaves them to `npm run worker`.
-  let worker: WebhookWorker | null = null;
-  if (config.backgroundWork === 'inline') {
-    const { db, clock } = handle.services;
-    const { metrics } = handle.services;
-    worker = createWebhookWorker({
-      retryDelaysMs: config.webhookRetryDelaysMs,
-      allowPrivateNetwork: config.allowPrivateNetwork,
-      metrics,
-      ...options.webhookWorker,
-      db,
-      clock,
-    });
-    worker.start();
-  }
-  // Asynchronous jobs run where webhooks are delivered: here by default, else in `npm run worker` processes.
-  let jobs: JobRunner | null = null;
-  if (config.backgroundWork === 'inline') {
-    jobs = createJobRunner({
-      deps: () => imagingDeps(handle.services),
-      leaseMs: config.chargeHoldTimeoutMs,
-      concurrency: config.jobsPerProcess,
-      metrics: handle.services.metrics,
-    });
-    jobs.start();
-  }
-  // Every server process refunds the holds of image requests that died, whichever process ran them (CONTRACT §8).
-  const sweeper = createHoldSweeper({
-    db: handle.services.db,
-    clock: handle.services.clock,
-    timeoutMs: config.chargeHoldTimeoutMs,
+  // BACKGROUND_WORK=inline (the default) delivers webhooks and runs jobs in this process; `off` leaves them to
+  // `npm run worker`. Every server process sweeps dead charge holds and runs retention either way.
+  const background = startBackgroundWork(handle.services, {
+    queues: config.backgroundWork === 'inline',
+    webhookWorker: options.webhookWorker,
   });
-  sweeper.start();
   const app = await createApp(handle.services);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -227,9 +196,7 @@ export async function startServer(
           server.close(() => resolve());
           server.closeIdleConnections();
         });
-        await worker?.stop();
-        await jobs?.stop();
-        await sweeper.stop();
+        await background.stop();
         await handle.close();
       })()),
   };

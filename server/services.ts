@@ -12,7 +12,7 @@ import { configureLogging } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createAutoTopUp } from './domain/billing/auto-topup.js';
 import { openPaymentGateway } from './domain/billing/open.js';
-import { type RetentionJob, startRetentionJob } from './retention/job.js';
+import { startRetentionJob } from './retention/job.js';
 import { openImageStorage } from './storage/open.js';
 import type { ImagingDeps } from './domain/staging/deps.js';
 import type { Auth } from './auth/lucia.js';
@@ -23,6 +23,9 @@ import { countOutstandingHolds } from './domain/credits/holds.js';
 import { countActiveJobs } from './domain/jobs/jobs.js';
 import type { ImageEngine } from './imaging/engine.js';
 import type { ImageAdmission } from './limits/image-admission.js';
+import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
+import { createJobRunner } from './domain/jobs/runner.js';
+import { createWebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 import type { RequestRateLimiter } from './limits/request-rate.js';
 import type { WorkGate } from './limits/work-gate.js';
 import type { ImageStorage } from './storage/storage.js';
@@ -46,16 +49,27 @@ export interface Services {
   /** Stripe when STRIPE_SECRET_KEY is set, the simulated gateway otherwise. */
   payments: PaymentGateway;
   autoTopUp: AutoTopUp;
+  /** What image operations and the job runner need, built once; reads `db`, `engine` and `storage` above when used. */
+  imaging: ImagingDeps;
+  /** The limits every piece of image work passes (see limits/image-admission.ts). */
+  imageAdmission: ImageAdmission;
 }
 
 export interface ServiceHandle {
   services: Services;
-  retention: RetentionJob;
+  /** Waits for auto top-ups in flight, then closes the database. Stop background work first. */
   close(): Promise<void>;
 }
 
-/** The payment gateway CONTRACT §10 selects and the auto top-up over it, counted in this process's metrics. */
-export function openPayments(db: Db, config: Config, clock: Clock, metrics: Metrics) {
+export interface ServiceOptions {
+  clock?: Clock;
+  onQuery?: (sql: string) => void;
+  /** Replaces the configured image engine (tests use a slow one). */
+  engine?: ImageEngine;
+}
+
+/** The payment gateway STRIPE_SECRET_KEY selects and the auto top-up over it, counted in this process's metrics. */
+function openPayments(db: Db, config: Config, clock: Clock, metrics: Metrics) {
   const payments = openPaymentGateway(config);
   const autoTopUp = createAutoTopUp({
     db,
@@ -69,11 +83,11 @@ export function openPayments(db: Db, config: Config, clock: Clock, metrics: Metr
   return { payments, autoTopUp };
 }
 
-/** Opens the database, brings it to the latest migration and wires the long-lived services. */
-export async function createServices(
-  config: Config,
-  options: { clock?: Clock; onQuery?: (sql: string) => void } = {},
-): Promise<ServiceHandle> {
+/**
+ * Opens the database, brings it to the latest migration and wires the long-lived services: the one builder of
+ * every process (app server and worker).
+ */
+export async function createServices(config: Config, options: ServiceOptions = {}): Promise<ServiceHandle> {
   configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl, { onQuery: options.onQuery });
   try {
@@ -87,14 +101,14 @@ export async function createServices(
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
   const metrics = createProcessMetrics(handle.db);
   const { payments, autoTopUp } = openPayments(handle.db, config, clock, metrics);
-  const services: Services = {
+  const core = {
     config,
     db: handle.db,
     dialect: handle.dialect,
     auth: createLucia(handle.db),
     clock,
     startedAt: clock.now(),
-    engine: createEngine(config),
+    engine: options.engine ?? createEngine(config),
     storage,
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
     imageWork: createWorkGate(config.imageWorkPerProcess),
@@ -102,31 +116,30 @@ export async function createServices(
     payments,
     autoTopUp,
   };
-  const retention = startRetentionJob({
-    db: handle.db,
-    storage,
-    clock,
-    policy: config.retention,
-    intervalMs: config.retention.intervalMs,
-  });
+  // The same object gains its views, so a swap on `services` is a swap the views see.
+  const services: Services = Object.assign(core, { imaging: imagingDeps(core), imageAdmission: imageAdmission(core) });
   return {
     services,
-    retention,
     close: async () => {
-      await retention.stop();
       await autoTopUp.drain();
       await handle.close();
     },
   };
 }
 
-/** What the image operations (and the job runner) need from the process's services. */
-export function imagingDeps(services: Services): ImagingDeps {
-  const { db, engine, storage, clock, config, autoTopUp } = services;
+// Tests swap `services.db`, `.engine` and `.storage` on a running server; these views read them at each use.
+function imagingDeps(services: Omit<Services, 'imaging' | 'imageAdmission'>): ImagingDeps {
+  const { clock, config, autoTopUp } = services;
   return {
-    db,
-    engine,
-    storage,
+    get db() {
+      return services.db;
+    },
+    get engine() {
+      return services.engine;
+    },
+    get storage() {
+      return services.storage;
+    },
     clock,
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
@@ -134,14 +147,80 @@ export function imagingDeps(services: Services): ImagingDeps {
   };
 }
 
-/** The limits image work passes, over this process's gate and the database (see limits/image-admission.ts). */
-export function imageAdmission(services: Services): ImageAdmission {
-  const { imageWork: gate, db, clock, config } = services;
-  return { gate, db, clock, perKey: config.rateLimitConcurrent, inFlightElsewhere: countActiveJobs };
+function imageAdmission(services: Omit<Services, 'imaging' | 'imageAdmission'>): ImageAdmission {
+  const { imageWork: gate, clock, config } = services;
+  return {
+    gate,
+    get db() {
+      return services.db;
+    },
+    clock,
+    perKey: config.rateLimitConcurrent,
+    inFlightElsewhere: countActiveJobs,
+  };
+}
+
+export interface BackgroundWorkOptions {
+  /**
+   * Deliver webhooks and run asynchronous jobs here: app servers with BACKGROUND_WORK=inline, and worker processes.
+   * The charge-hold sweeper and the retention job run in every process either way.
+   */
+  queues: boolean;
+  /** Test hooks for the delivery worker (timeouts, poll interval, concurrency). */
+  webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>>;
+}
+
+export interface BackgroundWork {
+  /** Stops claiming, finishes deliveries, jobs and sweeps in flight. */
+  stop(): Promise<void>;
+}
+
+/** Starts this process's background work over its services; the app server and `npm run worker` both call it. */
+export function startBackgroundWork(services: Services, options: BackgroundWorkOptions): BackgroundWork {
+  const { config, db, clock, metrics, storage } = services;
+  const webhooks = options.queues
+    ? createWebhookWorker({
+        retryDelaysMs: config.webhookRetryDelaysMs,
+        allowPrivateNetwork: config.allowPrivateNetwork,
+        metrics,
+        ...options.webhookWorker,
+        db,
+        clock,
+      })
+    : null;
+  const jobs = options.queues
+    ? createJobRunner({
+        deps: () => services.imaging,
+        leaseMs: config.chargeHoldTimeoutMs,
+        concurrency: config.jobsPerProcess,
+        metrics,
+      })
+    : null;
+  // Holds of image requests that died are refunded by every process, whichever ran them, so refunds happen even
+  // where no app server runs.
+  const sweeper = createHoldSweeper({ db, clock, timeoutMs: config.chargeHoldTimeoutMs });
+  webhooks?.start();
+  jobs?.start();
+  sweeper.start();
+  const retention = startRetentionJob({
+    db,
+    storage,
+    clock,
+    policy: config.retention,
+    intervalMs: config.retention.intervalMs,
+  });
+  return {
+    async stop() {
+      await webhooks?.stop();
+      await jobs?.stop();
+      await sweeper.stop();
+      await retention.stop();
+    },
+  };
 }
 
 /** This process's metrics with the gauges that read domain state (the observability layer knows no domain). */
-export function createProcessMetrics(db: Db): Metrics {
+function createProcessMetrics(db: Db): Metrics {
   const metrics = createMetrics(db);
   metrics.dbGauge(
     'charge_holds_outstanding',

@@ -7,7 +7,7 @@ import { answerWithoutProcedure } from './adapters/library-internals.js';
 import { bearerToken } from './auth/bearer.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
 import type { Config } from './env.js';
-import { imageAdmission, type Services } from './services.js';
+import type { Services } from './services.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
 import type { ResponseControl } from './response-control.js';
 import { apiKeyHashOf, authenticateApiKey, lastKnownKeyId, type VerifiedApiKey } from './domain/keys/api-keys.js';
@@ -69,7 +69,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-export function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
+function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
   return TRPC_CODE_BY_STATUS[ERROR_CATALOG[code].status] ?? 'INTERNAL_SERVER_ERROR';
 }
 
@@ -292,7 +292,7 @@ export const imageProcedure = apiKeyProcedure
   })
   .use(async ({ ctx, path, next }) => {
     const { metrics } = ctx.services;
-    const release = await takeImageSlot(imageAdmission(ctx.services), ctx.apiKey.id);
+    const release = await takeImageSlot(ctx.services.imageAdmission, ctx.apiKey.id);
     try {
       const result = await next();
       metrics.imageOperations.inc({ operation: path, outcome: result.ok ? 'ok' : 'failed' });

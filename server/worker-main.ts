@@ -7,82 +7,37 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../db/client.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
-import { createJobRunner } from './domain/jobs/runner.js';
-import type { ImagingDeps } from './domain/staging/deps.js';
-import { systemClock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import type { ImageEngine } from './imaging/engine.js';
-import { createEngine } from './imaging/engines/index.js';
-import { configureLogging, log } from './observability/logger.js';
+import { log } from './observability/logger.js';
 import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
 import { closeOnSignals } from './process-signals.js';
-import { startRetentionJob } from './retention/job.js';
-import { openImageStorage } from './storage/open.js';
-import { createProcessMetrics, openPayments } from './services.js';
-import { createWebhookWorker } from './webhooks/worker.js';
+import { createServices, startBackgroundWork } from './services.js';
 
 export interface RunningWorker {
   close(): Promise<void>;
 }
 
-/** `engine` replaces the configured engine (tests use a slow one). */
+/** The app server's services and background work, without HTTP. `engine` replaces the configured engine (tests use a slow one). */
 export async function startWorker(config: Config, options: { engine?: ImageEngine } = {}): Promise<RunningWorker> {
-  configureLogging(config.logLevel);
-  const handle = openDatabase(config.databaseUrl);
-  await migrateToLatest(handle.db);
-  const metrics = createProcessMetrics(handle.db);
-  const worker = createWebhookWorker({
-    db: handle.db,
-    retryDelaysMs: config.webhookRetryDelaysMs,
-    allowPrivateNetwork: config.allowPrivateNetwork,
-    metrics,
-  });
-  worker.start();
-  const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
-  const deps: ImagingDeps = {
-    db: handle.db,
-    engine: options.engine ?? createEngine(config),
-    storage,
-    clock: systemClock,
-    network: { allowPrivateNetwork: config.allowPrivateNetwork },
-    chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
-    // Jobs are charged when accepted; a top-up a job's charge might start belongs to the process that took it.
-    autoTopUp: openPayments(handle.db, config, systemClock, metrics).autoTopUp,
-  };
-  const jobs = createJobRunner({
-    deps: () => deps,
-    leaseMs: config.chargeHoldTimeoutMs,
-    concurrency: config.jobsPerProcess,
-    metrics,
-  });
-  jobs.start();
-  // Worker processes sweep dead charge holds too, so refunds happen even when no app server is running.
-  const sweeper = createHoldSweeper({ db: handle.db, timeoutMs: config.chargeHoldTimeoutMs });
-  sweeper.start();
-  const retention = startRetentionJob({
-    db: handle.db,
-    storage,
-    clock: systemClock,
-    policy: config.retention,
-    intervalMs: config.retention.intervalMs,
-  });
+  const handle = await createServices(config, options);
+  const { services } = handle;
+  const background = startBackgroundWork(services, { queues: true });
   let metricsServer: MetricsServer | null = null;
   if (config.metricsPort !== undefined)
-    metricsServer = await startMetricsServer({ metrics, token: config.metricsToken, port: config.metricsPort });
+    metricsServer = await startMetricsServer({
+      metrics: services.metrics,
+      token: config.metricsToken,
+      port: config.metricsPort,
+    });
   log.info(
-    { database: handle.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null },
+    { database: services.dialect, runs: ['webhooks', 'jobs'], metrics_port: metricsServer?.port ?? null },
     'Roomstage webhook worker running',
   );
   return {
     async close() {
       await metricsServer?.close();
-      await worker.stop();
-      await jobs.stop();
-      await sweeper.stop();
-      await retention.stop();
+      await background.stop();
       await handle.close();
     },
   };

@@ -28,7 +28,7 @@ export async function requireAnonymous(context: AppLoadContext): Promise<void> {
 }
 
 /** Finishes sign-in or sign-up: stores the session in the cookie and continues where the visitor wanted to go. */
-export function startSession(context: AppLoadContext, token: string, redirectTo: unknown) {
+function startSession(context: AppLoadContext, token: string, redirectTo: unknown) {
   return redirect(safeRedirect(redirectTo), { headers: { 'Set-Cookie': context.sessionCookie(token) } });
 }
 

@@ -12,7 +12,7 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 /** True for a connection from this machine (127.0.0.0/8, ::1, or IPv4 loopback mapped into IPv6). */
-export function isLoopback(address: string | undefined): boolean {
+function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
   return v4.startsWith('127.') || address === '::1';

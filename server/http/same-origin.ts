@@ -11,7 +11,7 @@ export const CROSS_SITE_MESSAGE =
 type OriginRequest = IncomingMessage & { protocol?: string };
 
 /** True when a browser says the request was started by another site: an Origin we are not, or Sec-Fetch-Site. */
-export function isCrossSite(req: OriginRequest, publicBaseUrl: string): boolean {
+function isCrossSite(req: OriginRequest, publicBaseUrl: string): boolean {
   const origin = req.headers.origin;
   if (origin !== undefined) {
     const own = new Set([new URL(publicBaseUrl).origin]);
@@ -23,7 +23,7 @@ export function isCrossSite(req: OriginRequest, publicBaseUrl: string): boolean 
 }
 
 /** A request the dashboard session cookie would authenticate: the cookie is there and no Bearer credential is. */
-export function isCookieAuthenticated(req: IncomingMessage): boolean {
+function isCookieAuthenticated(req: IncomingMessage): boolean {
   if (bearerToken(req.headers)) return false;
   return (req.headers.cookie ?? '').split(';').some((part) => part.trim().startsWith(`${SESSION_COOKIE_NAME}=`));
 }

@@ -41,7 +41,7 @@ function guardedConnector(policy: NetworkPolicy): buildConnector.connector {
 // receiver may have closed its end (a POST on such a connection is reset, and a POST is not retried).
 const dispatchers = new Map<boolean, Agent>();
 
-export function outboundDispatcher(policy: NetworkPolicy): Dispatcher {
+function outboundDispatcher(policy: NetworkPolicy): Dispatcher {
   let agent = dispatchers.get(policy.allowPrivateNetwork);
   if (!agent) {
     agent = new Agent({

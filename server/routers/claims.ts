@@ -5,8 +5,8 @@ import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.j
 import { listRedeemedImages, pageRedeemedImages } from '../domain/staging/images.js';
 import { originalPreview } from '../domain/staging/playground.js';
 import { limitPerClientIp, router, sessionProcedure } from '../trpc.js';
-import { imageSchema, presentImage } from './staging.js';
-import { isoTimestamp, noInput, nullableTimestamp, pageQuery } from './schemas.js';
+import { presentImage } from '../domain/staging/responses.js';
+import { imageSchema, isoTimestamp, noInput, nullableTimestamp, pageQuery } from './schemas.js';
 
 const claimStatus = z.enum(['unredeemed', 'redeemed', 'expired']);
 const codeInput = z.object({

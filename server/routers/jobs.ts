@@ -3,8 +3,7 @@ import { iso } from '../clock.js';
 import { findOwnJob } from '../domain/jobs/jobs.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
 import { apiKeyProcedure, router } from '../trpc.js';
-import { isoTimestamp, nullableTimestamp } from './schemas.js';
-import { enhanceOutput, placeOutput, stageOutput } from './staging.js';
+import { enhanceOutput, isoTimestamp, nullableTimestamp, placeOutput, stageOutput } from './schemas.js';
 
 /** A failed job's CONTRACT §1 error body, as the synchronous request would have answered it. */
 const jobErrorSchema = z.object({

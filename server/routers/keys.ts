@@ -19,7 +19,7 @@ const keySchema = z.object({
   revoked_at: nullableTimestamp,
 });
 
-export function presentKey(key: ApiKey): z.infer<typeof keySchema> {
+function presentKey(key: ApiKey): z.infer<typeof keySchema> {
   return {
     id: key.id,
     name: key.name,

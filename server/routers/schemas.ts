@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 
 /** Shapes shared by several routers' inputs and outputs. */
 export const isoTimestamp = z.string().meta({ description: 'ISO 8601 UTC time', example: '2026-11-21T19:40:00.000Z' });
@@ -32,3 +33,61 @@ export function pageQuery(item: string) {
     })
     .default({ limit: 25 });
 }
+
+// The image endpoints' results: staging answers them, a job's status carries them, claims list their images.
+export const styleSchema = z.enum(STYLES);
+export const roomTypeSchema = z.enum(ROOM_TYPES);
+
+export const imageSchema = z.object({
+  id: z.string().meta({ description: 'Image id (img_…)' }),
+  image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
+  width: z.number().int(),
+  height: z.number().int(),
+});
+
+const placementSchema = z.object({
+  product_id: z.string(),
+  name: z.string(),
+  brand: z.string(),
+  category: z.string(),
+  x: z.number().int(),
+  y: z.number().int(),
+  width: z.number().int(),
+  height: z.number().int(),
+});
+
+/** The synchronous 200 bodies (CONTRACT §5); a succeeded job's `result` is the same body. */
+export const stageOutput = z
+  .object({
+    success: z.literal(true),
+    claim_code: z.string(),
+    image_url: z.string().meta({ description: 'URL of the first staged image' }),
+    images: z.array(imageSchema),
+    style: styleSchema,
+    room_type: roomTypeSchema,
+    credits_used: z.number().int(),
+    credits_remaining: z.number().int(),
+    expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
+  })
+  .meta({ id: 'StageResult' });
+
+export const enhanceOutput = z
+  .object({
+    success: z.literal(true),
+    image_url: z.string(),
+    width: z.number().int(),
+    height: z.number().int(),
+    credits_used: z.literal(1),
+    credits_remaining: z.number().int(),
+  })
+  .meta({ id: 'EnhanceResult' });
+
+export const placeOutput = z
+  .object({
+    success: z.literal(true),
+    image_url: z.string(),
+    placements: z.array(placementSchema),
+    credits_used: z.literal(0),
+    credits_remaining: z.number().int(),
+  })
+  .meta({ id: 'PlaceProductsResult' });

@@ -12,12 +12,10 @@ import {
   type PreparedOperation,
   runImageRequest,
 } from '../domain/staging/operations.js';
-import { presentImage } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
-import { imageAdmission, imagingDeps } from '../services.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, noInput } from './schemas.js';
+import { enhanceOutput, noInput, placeOutput, roomTypeSchema, stageOutput, styleSchema } from './schemas.js';
 
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
 const IMAGE_CONTENT_TYPES = ['application/json', 'multipart/form-data'] as const;
@@ -35,64 +33,6 @@ const claimCodeInput = z
   .min(1)
   .max(64)
   .meta({ description: 'Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD)' });
-const styleSchema = z.enum(STYLES);
-const roomTypeSchema = z.enum(ROOM_TYPES);
-
-export const imageSchema = z.object({
-  id: z.string().meta({ description: 'Image id (img_…)' }),
-  image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
-  width: z.number().int(),
-  height: z.number().int(),
-});
-
-const placementSchema = z.object({
-  product_id: z.string(),
-  name: z.string(),
-  brand: z.string(),
-  category: z.string(),
-  x: z.number().int(),
-  y: z.number().int(),
-  width: z.number().int(),
-  height: z.number().int(),
-});
-
-export { presentImage };
-
-/** The synchronous 200 bodies (CONTRACT §5); a succeeded job's `result` is the same body. */
-export const stageOutput = z
-  .object({
-    success: z.literal(true),
-    claim_code: z.string(),
-    image_url: z.string().meta({ description: 'URL of the first staged image' }),
-    images: z.array(imageSchema),
-    style: styleSchema,
-    room_type: roomTypeSchema,
-    credits_used: z.number().int(),
-    credits_remaining: z.number().int(),
-    expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
-  })
-  .meta({ id: 'StageResult' });
-
-export const enhanceOutput = z
-  .object({
-    success: z.literal(true),
-    image_url: z.string(),
-    width: z.number().int(),
-    height: z.number().int(),
-    credits_used: z.literal(1),
-    credits_remaining: z.number().int(),
-  })
-  .meta({ id: 'EnhanceResult' });
-
-export const placeOutput = z
-  .object({
-    success: z.literal(true),
-    image_url: z.string(),
-    placements: z.array(placementSchema),
-    credits_used: z.literal(0),
-    credits_remaining: z.number().int(),
-  })
-  .meta({ id: 'PlaceProductsResult' });
 
 /** The 202 body of an asynchronous request (CONTRACT §5 "Asynchronous requests"). */
 export const acceptedJobSchema = z
@@ -116,7 +56,7 @@ function prefersAsync(headers: Context['headers']): boolean {
 
 /** Keeps the prepared request as a job, charged in the same transaction, and answers 202. */
 async function acceptJob(ctx: Context, caller: ApiCaller, prepared: PreparedOperation) {
-  const jobId = await enqueueJob(imagingDeps(ctx.services), caller, prepared);
+  const jobId = await enqueueJob(ctx.services.imaging, caller, prepared);
   ctx.response.setStatus(202);
   ctx.response.setHeader('Preference-Applied', 'respond-async');
   return {
@@ -183,8 +123,8 @@ export const stagingRouter = router({
       const image = upload ?? (sample === undefined ? undefined : (await sampleImage(sample)).toString('base64'));
       if (image === undefined) throw oneOfTwo();
       // The same limits, charge and operation as POST /api/v1/stage on that key.
-      return admitImageWork(imageAdmission(ctx.services), caller.keyId, async () => {
-        const deps = imagingDeps(ctx.services);
+      return admitImageWork(ctx.services.imageAdmission, caller.keyId, async () => {
+        const deps = ctx.services.imaging;
         const prepared = await prepareStage(deps, caller, {
           sources: { image },
           style: input.style,
@@ -237,7 +177,7 @@ export const stagingRouter = router({
     )
     .output(z.union([stageOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const deps = imagingDeps(ctx.services);
+      const deps = ctx.services.imaging;
       const caller = callerOf(ctx);
       const prepared = await prepareStage(deps, caller, {
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
@@ -265,7 +205,7 @@ export const stagingRouter = router({
     )
     .output(z.union([enhanceOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const deps = imagingDeps(ctx.services);
+      const deps = ctx.services.imaging;
       const caller = callerOf(ctx);
       const prepared = await prepareEnhance(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
@@ -304,7 +244,7 @@ export const stagingRouter = router({
     )
     .output(z.union([placeOutput, acceptedJobSchema]))
     .mutation(async ({ ctx, input }) => {
-      const deps = imagingDeps(ctx.services);
+      const deps = ctx.services.imaging;
       const caller = callerOf(ctx);
       const prepared = await preparePlace(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },

@@ -30,7 +30,7 @@ export interface DeliverOptions extends NetworkPolicy {
 }
 
 /** Our headers and the Standard Webhooks ones; after a rotation `webhook-signature` lists both secrets' signatures. */
-export function webhookHeaders(message: OutgoingWebhook, nowMs: number): Record<string, string> {
+function webhookHeaders(message: OutgoingWebhook, nowMs: number): Record<string, string> {
   const timestampSeconds = Math.floor(nowMs / 1000);
   const secrets = signingSecrets(message.secrets, nowMs);
   return {

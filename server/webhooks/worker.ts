@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { inClaimTransaction, lockedForClaim } from '../../db/leasing.js';
+import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../db/leasing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
@@ -67,10 +67,6 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const batchSize = options.batchSize ?? 200;
   const log = options.log ?? ((message, error) => logger.error({ err: error, component: 'webhooks' }, message));
 
-  let running = false;
-  let loopDone: Promise<void> = Promise.resolve();
-  let wakePending = false;
-  let wakeWaiter: (() => void) | null = null;
   let limitedByCapacity = false;
   // Claimed rows are "held" from their claim until their attempt ends; up to four times the in-flight limits are held,
   // so the next attempts are already at hand when one finishes and no webhook waits on a claiming round trip.
@@ -81,17 +77,28 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const queues = new Map<number, ClaimedDelivery[]>();
   const maxHeld = 4 * concurrency;
   const maxHeldPerKey = 4 * perTarget;
-  const work = new Set<Promise<unknown>>();
   const retryTimers = new Set<NodeJS.Timeout>();
 
   // Successful results are written in batches; failures (rare, each with its own next time) one by one.
   let delivered: Array<DeliveredItem & { done: () => void; fail: (error: unknown) => void }> = [];
   let flushTimer: NodeJS.Timeout | null = null;
 
-  function wake() {
-    wakePending = true;
-    wakeWaiter?.();
-  }
+  const loop = createLeaseLoop({
+    round,
+    pollIntervalMs,
+    wakeOn: { emitter: outboxSignal, event: OUTBOX_WAKE },
+    onRoundError: (error) => log('claiming due deliveries failed; trying again shortly', error),
+    // Freed slots are claimed together: a claiming transaction per finished attempt would cost more than the attempt.
+    pauseAfterRound: () => (limitedByCapacity ? CLAIM_COALESCE_MS : 0),
+    onStop: async () => {
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
+      await releaseQueued();
+    },
+    // Attempts in flight finish (each bounded by the timeout) and every result is written before stop returns.
+    flush: flushDelivered,
+  });
+  const { wake, track } = loop;
 
   function adjust(map: Map<number, number>, key: number, delta: number) {
     const value = (map.get(key) ?? 0) + delta;
@@ -101,7 +108,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   /** Starts queued attempts while the worker and each webhook have free slots. */
   function pump() {
-    if (!running) return;
+    if (!loop.running) return;
     for (const [keyId, queue] of queues) {
       while (inFlight < concurrency && (inFlightByKey.get(keyId) ?? 0) < perTarget) {
         const delivery = queue.shift();
@@ -135,12 +142,6 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
           .execute(),
       ).catch((error) => log(`releasing delivery ${delivery.id} failed; it is retried when its lease ends`, error));
     }
-  }
-
-  function track<T>(promise: Promise<T>): Promise<T> {
-    work.add(promise);
-    void promise.finally(() => work.delete(promise)).catch(() => {});
-    return promise;
   }
 
   function flushDelivered(): Promise<void> {
@@ -297,7 +298,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       final: disabled,
     });
     options.metrics?.webhookAttempts.inc({ outcome: outcome.status === 'pending' ? 'retry' : 'failed' });
-    if (outcome.status === 'pending' && running) {
+    if (outcome.status === 'pending' && loop.running) {
       const timer = setTimeout(
         () => {
           retryTimers.delete(timer);
@@ -332,56 +333,5 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     return more && rows.length > 0;
   }
 
-  function waitForWake(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakeWaiter = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakeWaiter = done;
-    });
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      wakePending = false;
-      let more = false;
-      try {
-        more = await round();
-      } catch (error) {
-        log('claiming due deliveries failed; trying again shortly', error);
-      }
-      if (!running) break;
-      if (!more && !wakePending) await waitForWake(pollIntervalMs);
-      // Freed slots are claimed together: a claiming transaction per finished attempt would cost more than the attempt.
-      if (running && limitedByCapacity) await new Promise((resolve) => setTimeout(resolve, CLAIM_COALESCE_MS));
-    }
-  }
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      outboxSignal.on(OUTBOX_WAKE, wake);
-      loopDone = loop();
-    },
-    async stop() {
-      if (!running) return;
-      running = false;
-      outboxSignal.off(OUTBOX_WAKE, wake);
-      wakeWaiter?.();
-      for (const timer of retryTimers) clearTimeout(timer);
-      retryTimers.clear();
-      await loopDone;
-      await releaseQueued();
-      // Attempts in flight finish (each bounded by the timeout) and every result is written before we return.
-      while (work.size > 0 || delivered.length > 0) {
-        await flushDelivered();
-        await Promise.allSettled([...work]);
-      }
-    },
-    wake,
-  };
+  return { start: loop.start, stop: loop.stop, wake };
 }

@@ -1,7 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -12,75 +9,35 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { roomJpeg } from '../helpers/images.js';
+import { freePort, type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
 
 const HOLD_TIMEOUT = '2s';
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** The real server in a process of its own that the test can kill -9; its engine waits `engineDelayMs` per image. */
-async function spawnServer(options: {
-  databaseUrl: string;
-  dataDir: string;
-  port: number;
-  engineDelayMs: number;
-}): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/helpers/slow-engine-server.ts', String(options.engineDelayMs)],
+function spawnServer(options: { databaseUrl: string; dataDir: string; port: number; engineDelayMs: number }) {
+  return spawnServerProcess(
     {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        PORT: String(options.port),
-        DATABASE_URL: options.databaseUrl,
-        DATA_DIR: options.dataDir,
-        PUBLIC_BASE_URL: `http://127.0.0.1:${options.port}`,
-        CHARGE_HOLD_TIMEOUT: HOLD_TIMEOUT,
-        RATE_LIMIT_PER_MINUTE: '100000',
-        RATE_LIMIT_CONCURRENT: '100',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      PORT: String(options.port),
+      DATABASE_URL: options.databaseUrl,
+      DATA_DIR: options.dataDir,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${options.port}`,
+      CHARGE_HOLD_TIMEOUT: HOLD_TIMEOUT,
+      RATE_LIMIT_PER_MINUTE: '100000',
+      RATE_LIMIT_CONCURRENT: '100',
     },
+    ['--import', 'tsx', 'test/helpers/slow-engine-server.ts', String(options.engineDelayMs)],
   );
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    const healthy = await fetch(`http://127.0.0.1:${options.port}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (healthy) return child;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start: ${output}`);
-}
-
-async function kill9(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
 }
 
 describeEachDatabase('Charges survive kill -9 (CONTRACT §8)', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
-  let child: ChildProcess | null = null;
+  let child: ServerProcess | null = null;
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
   });
   afterAll(async () => {
-    if (child) await kill9(child);
+    await child?.kill();
     await handle?.close();
     await database?.drop();
   });
@@ -123,7 +80,7 @@ describeEachDatabase('Charges survive kill -9 (CONTRACT §8)', (dialect) => {
     expect(held).toMatchObject({ credits: 2, heldCredits: 8, holds: 5, paidImages: 0 });
     expectBooksAgree(held);
 
-    await kill9(child);
+    await child.kill();
     child = null;
     expect((await Promise.all(inFlight)).every((outcome) => outcome.died)).toBe(true);
     // Nothing ran in between: the credits are still held by requests that no longer exist.

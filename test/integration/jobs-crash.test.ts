@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,53 +8,32 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { roomJpeg } from '../helpers/images.js';
-import { type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
+import {
+  type ServerProcess,
+  spawnServerProcess,
+  spawnWorkerProcess,
+  type WorkerProcess,
+} from '../helpers/processes.js';
 
 /** A job's lease is CHARGE_HOLD_TIMEOUT: a worker killed mid-job leaves it to another after this long. */
 const LEASE = '2s';
 
-async function kill9(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
-
 /** `npm run worker` in a process of its own, with an engine that waits `engineDelayMs` per image. */
-async function spawnWorker(env: Record<string, string>, engineDelayMs: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/helpers/slow-engine-worker.ts', String(engineDelayMs)],
-    {
-      env: { ...process.env, NODE_ENV: 'test', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('slow-engine worker running')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`worker did not start: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return child;
+function spawnWorker(env: Record<string, string>, engineDelayMs: number) {
+  return spawnWorkerProcess(env, ['--import', 'tsx', 'test/helpers/slow-engine-worker.ts', String(engineDelayMs)]);
 }
 
 describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: ServerProcess | null = null;
-  const workers: ChildProcess[] = [];
+  const workers: WorkerProcess[] = [];
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     handle = openDatabase(database.url);
   });
   afterAll(async () => {
-    for (const worker of workers) await kill9(worker);
+    for (const worker of workers) await worker.kill();
     await server?.stop();
     await handle?.close();
     await database?.drop();
@@ -96,7 +73,7 @@ describeEachDatabase('Asynchronous jobs survive a worker killed with SIGKILL', (
     expect(held).toMatchObject({ credits: 8, heldCredits: 2, holds: 1, paidImages: 0 });
     expectBooksAgree(held);
 
-    await kill9(workers[0]!);
+    await workers[0]!.kill();
     expect((await api.get(`/api/v1/jobs/${jobId}`, { token: key })).body.status).toBe('running');
     // Nothing was refunded by the death: the job, not the request, owns the credits.
     expect(await readBooks(db, userId)).toEqual(held);

@@ -1,12 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
 import { roomJpeg } from '../helpers/images.js';
-import { type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
+import { type ServerProcess, spawnServerProcess, spawnWorkerProcess } from '../helpers/processes.js';
 
 describe('The production build (npm run build, npm start, npm run worker)', () => {
   let server: ServerProcess;
@@ -33,26 +32,13 @@ describe('The production build (npm run build, npm start, npm run worker)', () =
 
   it('runs the webhook worker from compiled JavaScript', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roomstage-worker-'));
-    const child = spawn(process.execPath, ['dist/server/worker-main.js'], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info',
-        DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
-        DATA_DIR: dir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const worker = await spawnWorkerProcess({
+      NODE_ENV: 'production',
+      DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+      DATA_DIR: dir,
     });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !output.includes('webhook worker running') && child.exitCode === null)
-      await new Promise((r) => setTimeout(r, 100));
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    expect(output).toContain('"msg":"Roomstage webhook worker running"');
+    const code = await worker.stop();
+    expect(worker.output()).toContain('"msg":"Roomstage webhook worker running"');
     expect(code).toBe(0);
   });
 

@@ -1,9 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
@@ -11,66 +5,30 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
+import { freePort, type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
 
 const EVENTS = 1_000;
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** `npm start` as it runs in production (server + inline worker), in a process of its own that the test can kill -9. */
-async function spawnServer(databaseUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-crash-')),
-      ALLOW_PRIVATE_NETWORK: 'true',
-      WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
-      BACKGROUND_WORK: 'inline',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function spawnServer(databaseUrl: string, port: number) {
+  return spawnServerProcess({
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
+    BACKGROUND_WORK: 'inline',
   });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    const healthy = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (healthy) return child;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start: ${output}`);
-}
-
-async function kill9(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
 }
 
 describeEachDatabase('Webhooks survive kill -9', (dialect) => {
   let database: TestDatabase;
   let receiver: WebhookReceiver;
-  let child: ChildProcess | null = null;
+  let child: ServerProcess | null = null;
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    if (child) await kill9(child);
+    await child?.kill();
     await receiver?.close();
     await database?.drop();
   });
@@ -94,7 +52,7 @@ describeEachDatabase('Webhooks survive kill -9', (dialect) => {
       eventIds = await emitStagingEvents(handle.db, { accountId: userId, keyId, count: EVENTS, perTransaction: 100 });
       // The server's worker has picked some up and is stuck on them when it dies.
       await receiver.waitFor((requests) => requests.length > 0, 5_000);
-      await kill9(child);
+      await child.kill();
       child = null;
       const counts = await handle.db
         .selectFrom('webhook_deliveries')

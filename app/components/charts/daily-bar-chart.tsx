@@ -21,7 +21,7 @@ const AXIS = 22;
 const TOP = 14;
 
 /** The smallest "nice" ceiling (1, 2, 5 × 10ⁿ) at or above `max`, so the top gridline reads as a round number. */
-export function niceCeiling(max: number): number {
+function niceCeiling(max: number): number {
   if (max <= 0) return 1;
   const magnitude = 10 ** Math.floor(Math.log10(max));
   for (const step of [1, 2, 5, 10]) if (step * magnitude >= max) return step * magnitude;

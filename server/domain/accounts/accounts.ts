@@ -5,7 +5,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../auth/pa
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 

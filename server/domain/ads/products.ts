@@ -33,7 +33,7 @@ export async function syncProductCatalog(db: Executor, catalog: readonly Sponsor
   if (known.length > 0) await db.updateTable('products').set({ active: 0 }).where('id', 'not in', known).execute();
 }
 
-export function productRoomTypes(product: Pick<Product, 'room_types'>): string[] {
+function productRoomTypes(product: Pick<Product, 'room_types'>): string[] {
   return product.room_types.split(',').filter(Boolean);
 }
 

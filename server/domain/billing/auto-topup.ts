@@ -258,7 +258,7 @@ async function awaitRunning(deps: AutoTopUpDeps, accountId: string): Promise<Top
 }
 
 /** One auto top-up try for the account, if one is needed. Never throws for a card problem. */
-export async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigger: Trigger): Promise<TopUpOutcome> {
+async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigger: Trigger): Promise<TopUpOutcome> {
   const { db, gateway, clock } = deps;
   const before = await readAccount(db, accountId);
   const skip = notNeeded(before, trigger, clock.now());

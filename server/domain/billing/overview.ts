@@ -40,7 +40,7 @@ export const BILLING_COLUMNS = [
 
 export type BillingRow = Pick<Account, (typeof BILLING_COLUMNS)[number]>;
 
-export function presentPaymentMethod(row: BillingRow): PaymentMethodSummary | null {
+function presentPaymentMethod(row: BillingRow): PaymentMethodSummary | null {
   if (row.payment_method_id === null) return null;
   return {
     brand: row.payment_method_brand ?? 'card',
@@ -52,7 +52,7 @@ export function presentPaymentMethod(row: BillingRow): PaymentMethodSummary | nu
 }
 
 /** A pause that has passed is no pause. */
-export function activePause(row: Pick<Account, 'auto_topup_paused_until'>, now: number): number | null {
+function activePause(row: Pick<Account, 'auto_topup_paused_until'>, now: number): number | null {
   return row.auto_topup_paused_until !== null && row.auto_topup_paused_until > now ? row.auto_topup_paused_until : null;
 }
 

@@ -41,7 +41,7 @@ function refusalFor(claim: Claim, now: number): AppError | null {
 }
 
 /** The claim a typed code names, or 404 (also for codes that cannot be claim codes at all). */
-export async function findClaim(db: Executor, typed: string): Promise<Claim> {
+async function findClaim(db: Executor, typed: string): Promise<Claim> {
   const code = normalizeClaimCode(typed);
   const claim = code
     ? await db.selectFrom('claims').selectAll().where('code', '=', code).executeTakeFirst()

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Account, Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
+import type { Account, Database, LedgerReason } from '../../../db/schema.js';
 import { emitEvent } from '../events/outbox.js';
 import { ledgerUsage, recordUsage } from '../usage/rollup.js';
 import { newId } from '../../ids.js';
@@ -132,16 +132,6 @@ export async function getBalance(db: Executor, accountId: string): Promise<Balan
   return presentBalance(
     await db.selectFrom('accounts').select(BALANCE_COLUMNS).where('id', '=', accountId).executeTakeFirstOrThrow(),
   );
-}
-
-export async function listLedger(db: Executor, accountId: string, limit: number): Promise<LedgerEntry[]> {
-  return db
-    .selectFrom('credit_ledger')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
 }
 
 /** Σ delta over the ledger; tests and the health of the books compare it with the cached balance. */

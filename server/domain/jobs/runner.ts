@@ -1,4 +1,4 @@
-import { inClaimTransaction, lockedForClaim } from '../../../db/leasing.js';
+import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../../db/leasing.js';
 import type { Job } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError, type ErrorBody, toErrorResponse } from '../../errors.js';
@@ -55,16 +55,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const maxAttempts = options.maxAttempts ?? 3;
   const log = (message: string, error?: unknown) => logger.error({ err: error, component: 'jobs' }, message);
-  let running = false;
-  let loopDone: Promise<void> = Promise.resolve();
-  let wakeWaiter: (() => void) | null = null;
-  let wakePending = false;
-  const inFlight = new Set<Promise<void>>();
-
-  function wake() {
-    wakePending = true;
-    wakeWaiter?.();
-  }
+  let inFlight = 0;
+  const loop = createLeaseLoop({
+    round,
+    pollIntervalMs,
+    wakeOn: { emitter: jobSignal, event: JOB_WAKE },
+    onRoundError: (error) => log('claiming jobs failed; trying again shortly', error),
+  });
 
   async function claim(): Promise<ClaimedJob | null> {
     const { db, clock } = options.deps();
@@ -213,56 +210,20 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     }
   }
 
-  function waitForWake(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeWaiter = null;
-        resolve();
-      }
-      wakeWaiter = done;
-    });
+  /** Claims one job while a slot is free and starts it; a finished job frees its slot and wakes the loop. */
+  async function round(): Promise<boolean> {
+    if (inFlight >= concurrency) return false;
+    const claimed = await claim();
+    if (!claimed) return false;
+    inFlight += 1;
+    void loop.track(
+      run(claimed).finally(() => {
+        inFlight -= 1;
+        loop.wake();
+      }),
+    );
+    return true;
   }
 
-  async function loop(): Promise<void> {
-    while (running) {
-      wakePending = false;
-      let claimed: ClaimedJob | null = null;
-      if (inFlight.size < concurrency) {
-        try {
-          claimed = await claim();
-        } catch (error) {
-          log('claiming jobs failed; trying again shortly', error);
-        }
-      }
-      if (claimed) {
-        const job = run(claimed).finally(() => {
-          inFlight.delete(job);
-          wake();
-        });
-        inFlight.add(job);
-        continue;
-      }
-      if (running && !wakePending) await waitForWake(pollIntervalMs);
-    }
-  }
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      jobSignal.on(JOB_WAKE, wake);
-      loopDone = loop();
-    },
-    async stop() {
-      if (!running) return;
-      running = false;
-      jobSignal.off(JOB_WAKE, wake);
-      wakeWaiter?.();
-      await loopDone;
-      await Promise.allSettled([...inFlight]);
-    },
-    wake,
-  };
+  return { start: loop.start, stop: loop.stop, wake: loop.wake };
 }

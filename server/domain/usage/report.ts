@@ -35,12 +35,12 @@ export interface UsageReport {
   ad_revenue: AdRevenue;
 }
 
-export function dateOfDay(day: number): string {
+function dateOfDay(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** `YYYY-MM-DD` (a real calendar date) → its UTC day number, or null. */
-export function dayOfDate(date: string): number | null {
+function dayOfDate(date: string): number | null {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
   const ms = Date.parse(`${date}T00:00:00Z`);
   if (Number.isNaN(ms) || dateOfDay(utcDay(ms)) !== date) return null;
