@@ -73,7 +73,8 @@ export async function startChildServer(
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags(name), script], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port) },
+    // One process unless the bench asks for a cluster, so figures compare with the bare single-process reference.
+    env: { ...process.env, WEB_CONCURRENCY: '1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

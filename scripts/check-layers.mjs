@@ -8,7 +8,7 @@
 //   delivery server/webhooks/, server/retention/ (background machinery that runs domain work)
 //   api      server/{trpc,services,root,response-control}.ts, server/routers/
 //   http     server/http/
-//   entry    server/main.ts, server/worker-main.ts, app/
+//   entry    server/main.ts, server/worker-main.ts, server/cluster.ts, app/
 // An import may point to its own layer or any lower one; type-only imports count too (they couple the code).
 // Routers are siblings: one imports no other router; what several share lives in server/routers/schemas.ts.
 import { execFileSync } from 'node:child_process';
@@ -27,7 +27,11 @@ export function layerOf(file) {
   if (/^server\/(trpc|services|root|response-control)\.ts$/.test(file) || file.startsWith('server/routers/'))
     return 'api';
   if (file.startsWith('server/http/')) return 'http';
-  if (file.startsWith('app/') || /^server\/(main|worker-main)\.ts$/.test(file) || file.endsWith('worker-main.ts'))
+  if (
+    file.startsWith('app/') ||
+    /^server\/(main|worker-main|cluster)\.ts$/.test(file) ||
+    file.endsWith('worker-main.ts')
+  )
     return 'entry';
   return null;
 }

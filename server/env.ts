@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const booleanFlag = z
@@ -105,6 +106,8 @@ const envSchema = z
     ORPHAN_FILE_GRACE: duration('1h'),
     IMAGE_WORK_PER_PROCESS: positiveInt(16),
     JOBS_PER_PROCESS: positiveInt(4),
+    WEB_CONCURRENCY: positiveInt(availableParallelism()),
+    WORKER_CONCURRENCY: positiveInt(1),
     CLAIM_ATTEMPTS_PER_MINUTE: positiveInt(20),
     SIGN_IN_LIMIT_PER_IP: positiveInt(30),
     SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
@@ -223,6 +226,10 @@ export type Config = {
   /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
   imageWorkPerProcess: number;
   jobsPerProcess: number;
+  /** App processes behind the one port (`npm start`); 1 runs a single process with no cluster primary. */
+  webConcurrency: number;
+  /** Processes of `npm run worker`. */
+  workerConcurrency: number;
   /** Claim previews and redemptions a minute per client IP. */
   claimAttemptsPerMinute: number;
   /** Sign-in and sign-up attempts a minute, per client IP and per e-mail address (429 with Retry-After). */
@@ -269,6 +276,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     jobsPerProcess: env.JOBS_PER_PROCESS,
+    webConcurrency: env.WEB_CONCURRENCY,
+    workerConcurrency: env.WORKER_CONCURRENCY,
     claimAttemptsPerMinute: env.CLAIM_ATTEMPTS_PER_MINUTE,
     signInLimit: { perIp: env.SIGN_IN_LIMIT_PER_IP, perEmail: env.SIGN_IN_LIMIT_PER_EMAIL },
     engine: engineConfig(env),

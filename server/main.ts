@@ -41,8 +41,15 @@ import { appRouter, createCaller } from './root.js';
 import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';
+import { isClusterProcess, runClusterPrimary } from './cluster.js';
 import { closeOnSignals } from './process-signals.js';
-import { type BackgroundWorkOptions, createServices, type Services, startBackgroundWork } from './services.js';
+import {
+  type BackgroundWorkOptions,
+  createServices,
+  prepareDatabase,
+  type Services,
+  startBackgroundWork,
+} from './services.js';
 
 const REMIX_BUILD = path.join(PROJECT_ROOT, 'build', 'index.js');
 /** Bodies of /trpc calls and dashboard form posts; image uploads have their own limits (./http/image-upload.ts). */
@@ -204,6 +211,10 @@ export async function startServer(
 
 async function main() {
   const config = loadConfigOrExit();
+  // WEB_CONCURRENCY > 1: this process becomes the cluster's primary and forks the app processes, which run below.
+  if (config.webConcurrency > 1 && !isClusterProcess()) {
+    return runClusterPrimary({ role: 'web', processes: config.webConcurrency, prepare: () => prepareDatabase(config) });
+  }
   const running = await startServer(config);
   log.info(
     { port: running.port, database: running.services.dialect, storage: config.storageUrl.split('?')[0] },

@@ -83,6 +83,23 @@ function openPayments(db: Db, config: Config, clock: Clock, metrics: Metrics) {
   return { payments, autoTopUp };
 }
 
+/** The latest migration and the house product catalog: idempotent, and safe when several processes start at once. */
+async function bringUpToDate(db: Db): Promise<void> {
+  await migrateToLatest(db);
+  await syncProductCatalog(db, SPONSORED_PRODUCTS);
+}
+
+/** Brings the database up to date once, before a cluster forks the processes that will share it. */
+export async function prepareDatabase(config: Config): Promise<void> {
+  configureLogging(config.logLevel);
+  const handle = openDatabase(config.databaseUrl);
+  try {
+    await bringUpToDate(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Opens the database, brings it to the latest migration and wires the long-lived services: the one builder of
  * every process (app server and worker).
@@ -91,8 +108,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   configureLogging(config.logLevel);
   const handle = openDatabase(config.databaseUrl, { onQuery: options.onQuery });
   try {
-    await migrateToLatest(handle.db);
-    await syncProductCatalog(handle.db, SPONSORED_PRODUCTS);
+    await bringUpToDate(handle.db);
   } catch (error) {
     await handle.close();
     throw error;

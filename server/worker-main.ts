@@ -12,7 +12,8 @@ import type { ImageEngine } from './imaging/engine.js';
 import { log } from './observability/logger.js';
 import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
 import { closeOnSignals } from './process-signals.js';
-import { createServices, startBackgroundWork } from './services.js';
+import { isClusterProcess, runClusterPrimary } from './cluster.js';
+import { createServices, prepareDatabase, startBackgroundWork } from './services.js';
 
 export interface RunningWorker {
   close(): Promise<void>;
@@ -44,7 +45,15 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
 }
 
 async function main() {
-  const running = await startWorker(loadConfigOrExit());
+  const config = loadConfigOrExit();
+  if (config.workerConcurrency > 1 && !isClusterProcess()) {
+    return runClusterPrimary({
+      role: 'worker',
+      processes: config.workerConcurrency,
+      prepare: () => prepareDatabase(config),
+    });
+  }
+  const running = await startWorker(config);
   closeOnSignals('deliveries and jobs in flight', running.close);
 }
 

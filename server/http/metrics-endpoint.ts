@@ -46,7 +46,7 @@ export function metricsEndpoint(metrics: Metrics, token: string | undefined): Re
         );
         return res.status(status).json(body);
       }
-      res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+      res.set('Content-Type', metrics.registry.contentType).send(await metrics.render());
     } catch (error) {
       next(error);
     }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
 
@@ -17,9 +18,15 @@ function prettyTransport(): pino.TransportSingleOptions | undefined {
   }
 }
 
+/** Every line says which process wrote it; in a cluster also its number (`cluster_process`). */
+function processLabels(): Record<string, number> {
+  const number = cluster.isWorker ? cluster.worker?.id : undefined;
+  return number === undefined ? { pid: process.pid } : { pid: process.pid, cluster_process: number };
+}
+
 function build(level: string): Logger {
   const transport = prettyTransport();
-  return pino({ level, base: { pid: process.pid }, ...(transport ? { transport } : {}) });
+  return pino({ level, base: processLabels(), ...(transport ? { transport } : {}) });
 }
 
 function initialLevel(): string {

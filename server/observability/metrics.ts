@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../../db/client.js';
+import { clusterMetricsReader } from './cluster-metrics.js';
 import { log } from './logger.js';
 
 /**
@@ -8,6 +9,8 @@ import { log } from './logger.js';
  */
 export interface Metrics {
   registry: Registry;
+  /** The exposition text: this process's metrics, or in a cluster the sum over its processes. */
+  render(): Promise<string>;
   requests: Counter<'method' | 'route' | 'status'>;
   requestSeconds: Histogram<'method' | 'route'>;
   imageOperations: Counter<'operation' | 'outcome'>;
@@ -28,8 +31,10 @@ export interface Metrics {
 export function createMetrics(db: Db): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const clusterRead = clusterMetricsReader(registry);
   const metrics: Metrics = {
     registry,
+    render: clusterRead ?? (() => registry.metrics()),
     requests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by route and status',
@@ -73,6 +78,8 @@ export function createMetrics(db: Db): Metrics {
         help,
         labelNames: labelName ? [labelName] : [],
         registers: [registry],
+        // Every process reads the same database value: a cluster reports it once, not summed.
+        aggregator: 'first',
         async collect() {
           try {
             const value = await read(db);

@@ -100,6 +100,8 @@ export async function spawnServerProcess(
       DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'roomstage-proc-')), 'test.db')}`,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'roomstage-proc-data-')),
       ALLOW_PRIVATE_NETWORK: 'true',
+      // One process, so a signal to the PID reaches the server itself; cluster tests ask for more.
+      WEB_CONCURRENCY: '1',
       ...MANY_SIGN_INS,
       ...env,
       PORT: port,
@@ -142,7 +144,7 @@ export async function spawnWorkerProcess(
     'worker',
     program,
     command,
-    { NODE_ENV: 'test', ALLOW_PRIVATE_NETWORK: 'true', ...env, LOG_LEVEL: 'info' },
+    { NODE_ENV: 'test', ALLOW_PRIVATE_NETWORK: 'true', WORKER_CONCURRENCY: '1', ...env, LOG_LEVEL: 'info' },
     (started) => started.output().includes('"msg":"Roomstage webhook worker running"'),
   );
   return {

@@ -47,8 +47,8 @@ afterEach(() => {
 
 // A container runtime or process manager signals the one PID it started: for `npm start` that is npm itself.
 describe('npm start and npm run worker end on a SIGTERM to the PID they were started as', () => {
-  it('npm start: the server stops and frees its port', async () => {
-    const server = await spawnServerProcess({ NODE_ENV: 'production' }, ['start'], 'npm');
+  it('npm start: the cluster primary and every app process stop and free the port', async () => {
+    const server = await spawnServerProcess({ NODE_ENV: 'production', WEB_CONCURRENCY: '2' }, ['start'], 'npm');
     const npmPid = server.child.pid ?? 0;
     const below = descendantsOf(npmPid);
     leftovers.push(...below);
@@ -65,7 +65,7 @@ describe('npm start and npm run worker end on a SIGTERM to the PID they were sta
   it('a server whose parent dies without signalling it shuts down too (the backstop)', async () => {
     // `sh -c` without exec: killing the shell hard orphans node, as an npm killed by SIGKILL would.
     const server = await spawnServerProcess(
-      { LOG_LEVEL: 'info' },
+      { LOG_LEVEL: 'info', WEB_CONCURRENCY: '2' },
       ['-c', `"${process.execPath}" --import tsx server/main.ts; true`],
       'sh',
     );
@@ -73,13 +73,19 @@ describe('npm start and npm run worker end on a SIGTERM to the PID they were sta
     leftovers.push(...below);
     process.kill(server.child.pid ?? 0, 'SIGKILL');
     expect(await allGone(below)).toEqual([]);
-    expect(server.stdout()).toContain('The parent process ended: finishing in-flight requests');
+    expect(server.stdout()).toContain('The parent process ended: finishing the web processes');
+    expect(server.stdout()).toContain('SIGTERM received: finishing in-flight requests');
   });
 
   it('npm run worker: the worker stops', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roomstage-npm-worker-'));
     const worker = await spawnWorkerProcess(
-      { NODE_ENV: 'production', DATABASE_URL: `sqlite:${join(dir, 'worker.db')}`, DATA_DIR: dir },
+      {
+        NODE_ENV: 'production',
+        WORKER_CONCURRENCY: '2',
+        DATABASE_URL: `sqlite:${join(dir, 'worker.db')}`,
+        DATA_DIR: dir,
+      },
       ['run', 'worker'],
       'npm',
     );

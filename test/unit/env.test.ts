@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDuration } from '../../server/env.js';
 
@@ -6,6 +7,16 @@ describe('configuration', () => {
     expect(loadConfig({ BACKGROUND_WORK: 'off' }).backgroundWork).toBe('off');
     expect(loadConfig({ WEBHOOK_WORKER: 'off' }).backgroundWork).toBe('off');
     expect(loadConfig({ BACKGROUND_WORK: 'inline', WEBHOOK_WORKER: 'off' }).backgroundWork).toBe('inline');
+  });
+
+  it('runs one app process per core and one worker process unless told otherwise', () => {
+    expect(loadConfig({}).webConcurrency).toBe(availableParallelism());
+    expect(loadConfig({}).workerConcurrency).toBe(1);
+    expect(loadConfig({ WEB_CONCURRENCY: '3', WORKER_CONCURRENCY: '2' })).toMatchObject({
+      webConcurrency: 3,
+      workerConcurrency: 2,
+    });
+    expect(() => loadConfig({ WEB_CONCURRENCY: '0' })).toThrow(ConfigError);
   });
 
   it('runs on embedded defaults with no variables at all', () => {
