@@ -8,6 +8,7 @@ import { createWorkGate } from './limits/work-gate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
 import { createEngine } from './imaging/engines/index.js';
+import { meteredEngine } from './imaging/metered-engine.js';
 import { configureLogging } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createAutoTopUp } from './domain/billing/auto-topup.js';
@@ -94,7 +95,7 @@ export async function createServices(
     auth: createLucia(handle.db),
     clock,
     startedAt: clock.now(),
-    engine: createEngine(config),
+    engine: meteredEngine(createEngine(config), metrics),
     storage,
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
     imageWork: createWorkGate(config.imageWorkPerProcess),

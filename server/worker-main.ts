@@ -16,6 +16,7 @@ import { systemClock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
 import type { ImageEngine } from './imaging/engine.js';
 import { createEngine } from './imaging/engines/index.js';
+import { meteredEngine } from './imaging/metered-engine.js';
 import { configureLogging, log } from './observability/logger.js';
 import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
 import { closeOnSignals } from './process-signals.js';
@@ -44,7 +45,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
   const deps: ImagingDeps = {
     db: handle.db,
-    engine: options.engine ?? createEngine(config),
+    engine: meteredEngine(options.engine ?? createEngine(config), metrics),
     storage,
     clock: systemClock,
     network: { allowPrivateNetwork: config.allowPrivateNetwork },

@@ -142,7 +142,7 @@ export const claimsRouter = router({
       z.object({
         images: z.array(
           imageSchema.extend({
-            kind: z.enum(['staged', 'enhanced', 'placed']),
+            kind: z.enum(['staged', 'enhanced', 'placed', 'decluttered']),
             claim_code: z.string().nullable(),
             created_at: isoTimestamp,
           }),
@@ -182,7 +182,7 @@ export const claimsRouter = router({
       z.object({
         images: z.array(
           imageSchema.extend({
-            kind: z.enum(['staged', 'enhanced', 'placed']),
+            kind: z.enum(['staged', 'enhanced', 'placed', 'decluttered']),
             claim_code: z.string().nullable(),
             created_at: isoTimestamp,
             has_original: z.boolean(),

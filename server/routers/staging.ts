@@ -6,6 +6,7 @@ import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '
 import { admitImageWork } from '../limits/image-admission.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
 import {
+  prepareDeclutter,
   prepareEnhance,
   preparePlace,
   prepareStage,
@@ -14,6 +15,8 @@ import {
 } from '../domain/staging/operations.js';
 import { presentImage } from '../domain/staging/responses.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
+import { MAX_SEED } from '../imaging/engines/prompts.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import { imageAdmission, imagingDeps } from '../services.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
@@ -37,6 +40,27 @@ const claimCodeInput = z
   .meta({ description: 'Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD)' });
 const styleSchema = z.enum(STYLES);
 const roomTypeSchema = z.enum(ROOM_TYPES);
+export const labelSchema = z.enum(LABELS).meta({
+  description: 'virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s',
+});
+const variationsInput = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(4)
+  .default(1)
+  .meta({ description: 'Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities' });
+const seedInput = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_SEED)
+  .meta({ description: 'The same request with the same seed draws the same picture; variation v uses seed + v' });
+/** Multipart sends every field as text; "true"/"false" are read as booleans, anything else is refused. */
+const flagInput = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+const declutterInput = flagInput.meta({
+  description: 'Empty the room of its furniture before staging it: 1 more credit per image',
+});
 
 export const imageSchema = z.object({
   id: z.string().meta({ description: 'Image id (img_…)' }),
@@ -58,16 +82,21 @@ const placementSchema = z.object({
 
 export { presentImage };
 
+const stagedImageSchema = imageSchema.extend({
+  variation: z.number().int().meta({ description: 'Which variation of its photo (0-based)' }),
+  seed: z.number().int().meta({ description: 'The seed it was drawn with: send it again to draw the same picture' }),
+});
+
 /** The synchronous 200 bodies (CONTRACT §5); a succeeded job's `result` is the same body. */
 export const stageOutput = z
   .object({
     success: z.literal(true),
     claim_code: z.string(),
     image_url: z.string().meta({ description: 'URL of the first staged image' }),
-    images: z.array(imageSchema),
+    images: z.array(stagedImageSchema).meta({ description: 'One per input image × variation, input by input' }),
     style: styleSchema,
     room_type: roomTypeSchema,
-    credits_used: z.number().int(),
+    credits_used: z.number().int().meta({ description: 'images × variations × (1 + declutter)' }),
     credits_remaining: z.number().int(),
     expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
   })
@@ -83,6 +112,33 @@ export const enhanceOutput = z
     credits_remaining: z.number().int(),
   })
   .meta({ id: 'EnhanceResult' });
+
+export const declutterOutput = enhanceOutput.meta({ id: 'DeclutterResult' });
+
+export const capabilitiesOutput = z
+  .object({
+    engine: z.enum(['builtin', 'replicate', 'openai', 'comfyui']),
+    operations: z.array(z.enum(['stage', 'enhance', 'place_products', 'declutter'])),
+    max_variations: z.number().int(),
+    declutter: z.boolean(),
+    label: z.boolean(),
+    styles: z.array(styleSchema),
+    room_types: z.array(roomTypeSchema),
+  })
+  .meta({ id: 'Capabilities' });
+
+/** What the running engine offers, as GET /api/v1/capabilities shows it. */
+function presentCapabilities(capabilities: EngineCapabilities): z.infer<typeof capabilitiesOutput> {
+  return {
+    engine: capabilities.engine,
+    operations: ['stage', 'enhance', 'place_products', ...(capabilities.declutter ? (['declutter'] as const) : [])],
+    max_variations: capabilities.maxVariations,
+    declutter: capabilities.declutter,
+    label: capabilities.label,
+    styles: [...STYLES],
+    room_types: [...ROOM_TYPES],
+  };
+}
 
 export const placeOutput = z
   .object({
@@ -142,6 +198,7 @@ export const stagingRouter = router({
         styles: z.array(styleSchema),
         room_types: z.array(roomTypeSchema),
         samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
+        capabilities: capabilitiesOutput,
         keys: z.array(
           z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) }),
         ),
@@ -153,6 +210,7 @@ export const stagingRouter = router({
         styles: [...STYLES],
         room_types: [...ROOM_TYPES],
         samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
+        capabilities: presentCapabilities(ctx.services.engine.capabilities),
         keys: keys
           .filter((key) => key.revoked_at === null)
           .map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
@@ -171,6 +229,9 @@ export const stagingRouter = router({
         sample: z.enum(PLAYGROUND_SAMPLES).optional(),
         style: styleSchema.default(DEFAULT_STYLE),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+        variations: variationsInput,
+        declutter: z.boolean().optional(),
+        label: labelSchema.optional(),
       }),
     )
     .output(stageOutput)
@@ -189,6 +250,9 @@ export const stagingRouter = router({
           sources: { image },
           style: input.style,
           roomType: input.room_type,
+          variations: input.variations,
+          declutter: input.declutter,
+          label: input.label,
         });
         return runImageRequest(deps, caller, prepared);
       });
@@ -208,6 +272,20 @@ export const stagingRouter = router({
     .output(z.object({ styles: z.array(styleSchema), room_types: z.array(roomTypeSchema) }))
     .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES] })),
 
+  capabilities: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/capabilities',
+        tags: ['Images'],
+        summary: 'What the running staging engine can do: operations, variations, declutter, label, styles',
+        protect: false,
+      },
+    })
+    .input(noInput)
+    .output(capabilitiesOutput)
+    .query(({ ctx }) => presentCapabilities(ctx.services.engine.capabilities)),
+
   stage: imageProcedure
     .meta({
       openapi: {
@@ -215,7 +293,7 @@ export const stagingRouter = router({
         path: '/api/v1/stage',
         tags: ['Images'],
         summary: 'Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code',
-        description: `Charges 1 credit per image.${ASYNC_NOTE}`,
+        description: `Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
     })
@@ -229,6 +307,10 @@ export const stagingRouter = router({
         image_url: imageUrl.optional(),
         style: styleSchema.default(DEFAULT_STYLE),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+        variations: variationsInput,
+        seed: seedInput.optional(),
+        declutter: declutterInput.optional(),
+        label: labelSchema.optional(),
         claim_code: claimCodeInput.optional(),
       }),
     )
@@ -240,6 +322,10 @@ export const stagingRouter = router({
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
         style: input.style,
         roomType: input.room_type,
+        variations: input.variations,
+        seed: input.seed,
+        declutter: input.declutter,
+        label: input.label,
         claimCode: input.claim_code,
       });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
@@ -265,6 +351,37 @@ export const stagingRouter = router({
       const caller = callerOf(ctx);
       const prepared = await prepareEnhance(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        claimCode: input.claim_code,
+      });
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+    }),
+
+  declutter: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/declutter',
+        tags: ['Images'],
+        summary: 'Empty a room photo of its furniture and clutter (1 credit); generative engines only',
+        description: `Charges 1 credit; an engine that cannot declutter answers 422 unsupported_option, charging nothing.${ASYNC_NOTE}`,
+        contentTypes: [...IMAGE_CONTENT_TYPES],
+      },
+    })
+    .input(
+      z.object({
+        image: imageText.optional(),
+        image_url: imageUrl.optional(),
+        claim_code: claimCodeInput.optional(),
+        label: labelSchema.optional(),
+      }),
+    )
+    .output(z.union([declutterOutput, acceptedJobSchema]))
+    .mutation(async ({ ctx, input }) => {
+      const deps = imagingDeps(ctx.services);
+      const caller = callerOf(ctx);
+      const prepared = await prepareDeclutter(deps, caller, {
+        sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        label: input.label,
         claimCode: input.claim_code,
       });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
