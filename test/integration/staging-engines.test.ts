@@ -6,7 +6,7 @@ import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { asksToDeclutter, EMPTY_ROOM_COLOUR, FAKE_COLOUR, type FakeProvider } from '../helpers/fake-provider.js';
 import { FakeReplicate } from '../helpers/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, roomJpeg, storedFiles } from '../helpers/images.js';
+import { fetchImage, imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
@@ -94,7 +94,8 @@ describeEachDatabase('Staging engines', (dialect) => {
       /** Nothing charged, nothing stored, the books agree. */
       async function expectUntouched(account: { key: string; userId: string }, filesBefore: string[]) {
         expect(await creditsOf(server.api, account.key)).toBe(10);
-        expect(storedFiles(server)).toEqual(filesBefore);
+        // A failed job removes its kept inputs just after it records the failure.
+        await expect.poll(() => storedFiles(server)).toEqual(filesBefore);
         const books = await readBooks(server.services.db, account.userId);
         expect(books.holds).toBe(0);
         expectBooksAgree(books);
@@ -288,6 +289,20 @@ describeEachDatabase('Staging engines', (dialect) => {
           const { bytes } = await fetchImage(server, image.image_url);
           expect(await meanColour(bytes)).toEqual(closeTo(FAKE_COLOUR));
         }
+      });
+
+      it('declutters a multipart upload of a full-size photo', async () => {
+        const { key } = await signUpWithKey(server.api);
+        const large = await roomJpeg(2400, 1600);
+        const response = await server.api.post('/api/v1/declutter', {
+          token: key,
+          body: imageForm([{ data: large }], { label: 'virtually_staged' }),
+        });
+        expect(response.status, response.text).toBe(200);
+        expect(response.body).toMatchObject({ width: 2400, height: 1600, credits_used: 1 });
+        expect(await lightPixelsInCorner((await fetchImage(server, response.body.image_url)).bytes)).toBeGreaterThan(
+          500,
+        );
       });
 
       it('declutters asynchronously: 202, then the job holds the declutter result', async () => {
