@@ -244,6 +244,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the running staging engine can do: operations, variations, declutter, label, styles */
+        get: operations["staging-capabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stage": {
         parameters: {
             query?: never;
@@ -255,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code
-         * @description Charges 1 credit per image. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-stage"];
         delete?: never;
@@ -278,6 +295,26 @@ export interface paths {
          * @description Charges 1 credit. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-enhance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/declutter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Empty a room photo of its furniture and clutter (1 credit); generative engines only
+         * @description Charges 1 credit; an engine that cannot declutter answers 422 unsupported_option, charging nothing. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
+        post: operations["staging-declutter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -510,6 +547,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/staging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The default disclosure label of staged and decluttered images */
+        get: operations["settings-staging"];
+        /** Set the default disclosure label: virtually_staged (a corner mark) or none */
+        put: operations["settings-updateStaging"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billing/transactions": {
         parameters: {
             query?: never;
@@ -548,12 +603,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Capabilities: {
+            /** @enum {string} */
+            engine: "builtin" | "replicate" | "openai" | "comfyui";
+            operations: ("stage" | "enhance" | "place_products" | "declutter")[];
+            max_variations: number;
+            declutter: boolean;
+            label: boolean;
+            styles: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
+            room_types: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+        };
         StageResult: {
             /** @constant */
             success: true;
             claim_code: string;
             /** @description URL of the first staged image */
             image_url: string;
+            /** @description One per input image × variation, input by input */
             images: {
                 /** @description Image id (img_…) */
                 id: string;
@@ -561,11 +627,16 @@ export interface components {
                 image_url: string;
                 width: number;
                 height: number;
+                /** @description Which variation of its photo (0-based) */
+                variation: number;
+                /** @description The seed it was drawn with: send it again to draw the same picture */
+                seed: number;
             }[];
             /** @enum {string} */
             style: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
             /** @enum {string} */
             room_type: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+            /** @description images × variations × (1 + declutter) */
             credits_used: number;
             credits_remaining: number;
             /**
@@ -593,6 +664,7 @@ export interface components {
             credits_used: 1;
             credits_remaining: number;
         };
+        DeclutterResult: components["schemas"]["EnhanceResult"];
         PlaceProductsResult: {
             /** @constant */
             success: true;
@@ -1341,6 +1413,35 @@ export interface operations {
             };
         };
     };
+    "staging-capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capabilities"];
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "staging-stage": {
         parameters: {
             query?: never;
@@ -1372,6 +1473,20 @@ export interface operations {
                      * @enum {string}
                      */
                     room_type?: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+                    /**
+                     * @description Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities
+                     * @default 1
+                     */
+                    variations?: number;
+                    /** @description The same request with the same seed draws the same picture; variation v uses seed + v */
+                    seed?: number;
+                    /** @description Empty the room of its furniture before staging it: 1 more credit per image */
+                    declutter?: boolean | ("true" | "false");
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                 };
@@ -1390,6 +1505,20 @@ export interface operations {
                      * @enum {string}
                      */
                     room_type?: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+                    /**
+                     * @description Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities
+                     * @default 1
+                     */
+                    variations?: number;
+                    /** @description The same request with the same seed draws the same picture; variation v uses seed + v */
+                    seed?: number;
+                    /** @description Empty the room of its furniture before staging it: 1 more credit per image */
+                    declutter?: boolean | ("true" | "false");
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                 };
@@ -1470,6 +1599,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnhanceResult"];
+                };
+            };
+            /** @description Accepted (with `Prefer: respond-async`): the request is charged and queued; poll `status_url` */
+            202: {
+                headers: {
+                    /** @description respond-async */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJob"];
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "staging-declutter": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `respond-async`: validate and charge now, answer 202 with a job at once, and let a worker do the work; poll `status_url` (GET /api/v1/jobs/{id}). The answer then carries `Preference-Applied: respond-async`. */
+                Prefer?: string;
+                /** @description 1–255 printable characters, scoped to the API key, kept 24 hours. A repeat of the same request returns the first response again (header `Idempotent-Replayed: true`, no second charge; for an asynchronous request, the same 202); the same key with another request, or while the first still runs, is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image. */
+                    image?: string;
+                    /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
+                    image_url?: string;
+                    /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
+                    claim_code?: string;
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image file (JPEG, PNG, WebP, AVIF or TIFF, ≤ 15 MB)
+                     */
+                    image?: Blob;
+                    /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
+                    image_url?: string;
+                    /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
+                    claim_code?: string;
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeclutterResult"];
                 };
             };
             /** @description Accepted (with `Prefer: respond-async`): the request is charged and queued; poll `status_url` */
@@ -1600,11 +1806,11 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        operation: "stage" | "enhance" | "place_products";
+                        operation: "stage" | "enhance" | "place_products" | "declutter";
                         /** @enum {string} */
                         status: "queued" | "running" | "succeeded" | "failed";
                         /** @description When succeeded: the body the synchronous request answers with */
-                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
+                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"] | components["schemas"]["DeclutterResult"]) | null;
                         /** @description When failed: the CONTRACT §1 error body; the credits were refunded */
                         error: {
                             error: string;
@@ -1821,7 +2027,7 @@ export interface operations {
                             width: number;
                             height: number;
                             /** @enum {string} */
-                            kind: "staged" | "enhanced" | "placed";
+                            kind: "staged" | "enhanced" | "placed" | "decluttered";
                             claim_code: string | null;
                             /**
                              * @description ISO 8601 UTC time
@@ -2192,6 +2398,86 @@ export interface operations {
                     "application/json": {
                         /** @description credits.low is emitted once each time the balance falls below this (default 5) */
                         low_balance_threshold: number;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-staging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The label of every staged or decluttered output unless the request names one (default none)
+                         * @enum {string}
+                         */
+                        label: "virtually_staged" | "none";
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-updateStaging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The label of every staged or decluttered output unless the request names one (default none)
+                     * @enum {string}
+                     */
+                    label: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The label of every staged or decluttered output unless the request names one (default none)
+                         * @enum {string}
+                         */
+                        label: "virtually_staged" | "none";
                     };
                 };
             };
