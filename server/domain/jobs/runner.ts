@@ -128,7 +128,12 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     // A stage job accepted before variations existed has none of their fields: it runs as one unlabelled picture.
     const earlier =
       input.operation === 'stage'
-        ? { variations: 1, seed: requestSeed(undefined), declutter: false, label: 'none' }
+        ? {
+            variations: 1,
+            seeds: inputs.map((image) => requestSeed(undefined, image)),
+            declutter: false,
+            label: 'none',
+          }
         : {};
     const prepared = { ...earlier, ...input, inputs } as PreparedOperation & { held: HeldCharge | null };
     const caller: ApiCaller = { accountId: job.account_id, keyId: job.key_id, idempotency: null };

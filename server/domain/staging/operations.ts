@@ -57,7 +57,8 @@ export interface PlaceResult {
 
 /**
  * A validated stage request: the inputs (originals of our own outputs) and the ids its images will get, one per
- * input × variation, input by input. Variation v is drawn with seed `seed + v`; `declutter` empties each input first.
+ * input × variation, input by input. Variation v of input i is drawn with seed `seeds[i] + v`; `declutter` empties
+ * each input first.
  */
 export interface PreparedStage {
   operation: 'stage';
@@ -68,7 +69,8 @@ export interface PreparedStage {
   style: Style;
   roomType: RoomType;
   variations: number;
-  seed: number;
+  /** Each input's base seed: the request's, or one that photo always gets. */
+  seeds: number[];
   declutter: boolean;
   label: Label;
   claimCode: string | null;
@@ -296,7 +298,7 @@ export async function prepareStage(
     style: request.style,
     roomType: request.roomType,
     variations,
-    seed: requestSeed(request.seed),
+    seeds: inputs.map((input) => requestSeed(request.seed, input)),
     declutter: request.declutter ?? false,
     label: await labelOf(deps, caller, request.label),
     claimCode,
@@ -321,14 +323,14 @@ async function performStage(
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
       const room = prepared.declutter
-        ? (await deps.engine.declutter(input, { seed: prepared.seed, label: 'none' })).data
+        ? (await deps.engine.declutter(input, { seed: prepared.seeds[index], label: 'none' })).data
         : input;
       for (let variation = 0; variation < prepared.variations; variation++) {
         const id = ids[index * prepared.variations + variation] ?? newId('image');
         const output = await deps.engine.stage(room, {
           style: prepared.style,
           roomType: prepared.roomType,
-          seed: variationSeed(prepared.seed, variation),
+          seed: variationSeed(prepared.seeds[index] ?? 0, variation),
           label: prepared.label,
         });
         stored.push({
@@ -355,6 +357,7 @@ async function performStage(
       });
       for (const [index, image] of images.entries()) {
         const variation = index % prepared.variations;
+        const seed = variationSeed(prepared.seeds[Math.floor(index / prepared.variations)] ?? 0, variation);
         await emitEvent(trx, {
           accountId: caller.accountId,
           keyId: caller.keyId,
@@ -368,7 +371,7 @@ async function performStage(
             credits_remaining: balance,
             image_id: image.id,
             variation,
-            seed: variationSeed(prepared.seed, variation),
+            seed,
           },
           now,
         });
@@ -440,7 +443,7 @@ export async function prepareDeclutter(
     inputs: [input],
     formats,
     ids: [newId('image')],
-    seed: requestSeed(undefined),
+    seed: requestSeed(undefined, input),
     label: await labelOf(deps, caller, request.label),
     claimCode,
   };

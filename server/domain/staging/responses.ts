@@ -25,12 +25,13 @@ export function presentImage(storage: ImageStorage, image: Image): ImageBody {
 /** Images are listed input by input, each input's variations in order. */
 export function stageResponse(
   storage: ImageStorage,
-  request: { style: Style; roomType: RoomType; variations: number; seed: number; declutter: boolean },
+  request: { style: Style; roomType: RoomType; variations: number; seeds: number[]; declutter: boolean },
   result: StageResult,
 ) {
   const images = result.images.map((image, index) => {
     const variation = index % request.variations;
-    return { ...presentImage(storage, image), variation, seed: variationSeed(request.seed, variation) };
+    const seed = variationSeed(request.seeds[Math.floor(index / request.variations)] ?? 0, variation);
+    return { ...presentImage(storage, image), variation, seed };
   });
   const [first] = images;
   if (!first) throw new Error('A stage result holds at least one image');
