@@ -152,7 +152,7 @@ export interface ChargeHoldsTable {
   lease_expires_at: EpochMs;
 }
 
-export type ImageKind = 'staged' | 'enhanced' | 'placed';
+export type ImageKind = 'staged' | 'enhanced' | 'placed' | 'decluttered';
 
 export interface ClaimsTable {
   /** `RS-` + 8 Crockford base32 characters, stored in canonical upper case. */
@@ -289,7 +289,7 @@ export interface UsageDailyTable {
   claims_redeemed: ColumnType<number, number | undefined, number>;
 }
 
-export type JobOperation = 'stage' | 'enhance' | 'place_products';
+export type JobOperation = 'stage' | 'enhance' | 'place_products' | 'declutter';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 /** An asynchronous image request: charged when accepted, run by whichever worker leases it. */
@@ -321,6 +321,16 @@ export interface JobInputsTable {
   position: number;
 }
 
+/** Disclosure profiles an account can default to; the mark of `label` reads "Virtually staged". */
+export type DisclosureProfile = 'none' | 'label';
+
+/** An account's staging defaults; no row: the defaults. */
+export interface StagingSettingsTable {
+  account_id: string;
+  disclosure: DisclosureProfile;
+  updated_at: EpochMs;
+}
+
 export interface Database {
   checkout_sessions: CheckoutSessionsTable;
   stripe_events: StripeEventsTable;
@@ -344,6 +354,7 @@ export interface Database {
   usage_daily: UsageDailyTable;
   jobs: JobsTable;
   job_inputs: JobInputsTable;
+  staging_settings: StagingSettingsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

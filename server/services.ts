@@ -8,6 +8,7 @@ import { createWorkGate } from './limits/work-gate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
 import { createEngine } from './imaging/engines/index.js';
+import { meteredEngine } from './imaging/metered-engine.js';
 import { configureLogging } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createAutoTopUp } from './domain/billing/auto-topup.js';
@@ -124,7 +125,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     auth: createLucia(handle.db),
     clock,
     startedAt: clock.now(),
-    engine: options.engine ?? createEngine(config),
+    engine: meteredEngine(options.engine ?? createEngine(config), metrics),
     storage,
     requestRateLimiter: createRequestRateLimiter(handle.db, { perMinute: config.rateLimitPerMinute }),
     imageWork: createWorkGate(config.imageWorkPerProcess),

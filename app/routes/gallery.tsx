@@ -12,7 +12,12 @@ export const meta: MetaFunction = () =>
     'The staged, enhanced and furnished images that belong to your Roomstage account.',
   );
 
-const KIND_TEXT = { staged: 'Staged', enhanced: 'Enhanced (4K)', placed: 'With products' } as const;
+const KIND_TEXT = {
+  staged: 'Staged',
+  enhanced: 'Enhanced (4K)',
+  placed: 'With products',
+  decluttered: 'Decluttered',
+} as const;
 const PER_PAGE = 12;
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 

@@ -1,9 +1,10 @@
-import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Link, useLoaderData } from '@remix-run/react';
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { DataTable } from '../components/data-table.js';
 import { formatTimestamp } from '../utils/format.js';
+import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
@@ -12,16 +13,26 @@ export const meta: MetaFunction = () =>
 
 const RECENT = 5;
 const CLAIM_STATUS_TEXT = { unredeemed: 'Waiting for the agent', redeemed: 'Redeemed', expired: 'Expired' } as const;
+const ENGINE_TEXT = {
+  builtin: 'Built-in (sharp: vector furniture, no network)',
+  replicate: 'Replicate',
+  openai: 'OpenAI image edits',
+  comfyui: 'ComfyUI (self-hosted)',
+} as const;
+const LABEL_TEXT = { none: 'No mark', virtually_staged: '“Virtually staged” mark in a corner' } as const;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
-  const [billing, notifications, { keys }, { claims: issued }, { claims: redeemed }] = await Promise.all([
-    context.trpc.billing.overview(),
-    context.trpc.settings.notifications(),
-    context.trpc.keys.list(),
-    context.trpc.claims.list({ role: 'issued' }),
-    context.trpc.claims.list({ role: 'redeemed' }),
-  ]);
+  const [billing, notifications, { keys }, { claims: issued }, { claims: redeemed }, capabilities, staging] =
+    await Promise.all([
+      context.trpc.billing.overview(),
+      context.trpc.settings.notifications(),
+      context.trpc.keys.list(),
+      context.trpc.claims.list({ role: 'issued' }),
+      context.trpc.claims.list({ role: 'redeemed' }),
+      context.trpc.staging.capabilities(),
+      context.trpc.settings.staging(),
+    ]);
   const activeKeys = keys.filter((key) => key.status === 'active');
   const lastUsed =
     activeKeys
@@ -42,12 +53,31 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     recentClaims: issued.slice(0, RECENT),
     issuedCount: issued.length,
     redeemedCount: redeemed.length,
+    engine: capabilities,
+    defaultLabel: staging.label,
   };
+}
+
+/** The one setting changed here: the default disclosure label of staged and decluttered images. */
+export async function action({ context, request }: ActionFunctionArgs) {
+  await requireAccount(context, request);
+  const form = await request.formData();
+  const label = formText(form, 'label') === 'virtually_staged' ? 'virtually_staged' : 'none';
+  try {
+    await context.trpc.settings.updateStaging({ label });
+    return json({ done: 'Default label saved.' } as const);
+  } catch (error) {
+    const failure = describeFormFailure(context, error, []);
+    return json(failure, { status: failure.status });
+  }
 }
 
 /** The staging company's home: balance, keys and what happened lately, with the next step always one click away. */
 export default function Overview() {
-  const { email, balance, keys, recentClaims, issuedCount, redeemedCount } = useLoaderData<typeof loader>();
+  const { email, balance, keys, recentClaims, issuedCount, redeemedCount, engine, defaultLabel } =
+    useLoaderData<typeof loader>();
+  const saved = useActionData<typeof action>();
+  const saving = useNavigation().state === 'submitting';
   // Auto top-up refills below its own threshold, so a low balance only needs action without it.
   const low = balance.credits < balance.lowBalanceThreshold && !balance.autoTopUp;
   return (
@@ -155,6 +185,50 @@ export default function Overview() {
             </tr>
           )}
         </DataTable>
+      </section>
+
+      <section className="card" aria-labelledby="engine-title">
+        <h2 id="engine-title">Staging engine</h2>
+        <dl className="result-facts">
+          <div>
+            <dt>Engine</dt>
+            <dd>{ENGINE_TEXT[engine.engine]}</dd>
+          </div>
+          <div>
+            <dt>Variations</dt>
+            <dd>Up to {engine.max_variations} an image</dd>
+          </div>
+          <div>
+            <dt>Declutter</dt>
+            <dd>{engine.declutter ? 'Available' : 'Not with this engine'}</dd>
+          </div>
+          <div>
+            <dt>Default label</dt>
+            <dd>{LABEL_TEXT[defaultLabel]}</dd>
+          </div>
+        </dl>
+        {engine.label ? (
+          <Form method="post" className="stack">
+            <div className="field">
+              <label htmlFor="field-label" className="field__label">
+                Label on every staged or decluttered image (unless a request says otherwise)
+              </label>
+              <select id="field-label" name="label" className="input" defaultValue={defaultLabel}>
+                <option value="none">{LABEL_TEXT.none}</option>
+                <option value="virtually_staged">{LABEL_TEXT.virtually_staged}</option>
+              </select>
+            </div>
+            <p className="actions">
+              <button type="submit" className="button button--small" disabled={saving}>
+                Save default label
+              </button>
+            </p>
+            <div aria-live="polite">
+              {saved && 'done' in saved ? <Alert tone="success">{saved.done}</Alert> : null}
+              {saved && 'formError' in saved ? <Alert tone="error">{saved.formError}</Alert> : null}
+            </div>
+          </Form>
+        ) : null}
       </section>
 
       <div className="grid grid--two">

@@ -95,6 +95,11 @@ export async function action({ context, request }: ActionFunctionArgs) {
   const style = formText(form, 'style') as Parameters<typeof context.trpc.staging.playground>[0]['style'];
   const roomType = formText(form, 'room_type') as Parameters<typeof context.trpc.staging.playground>[0]['room_type'];
   const keyId = Number(formText(form, 'key_id'));
+  // Only offered where the engine has them (see the loader's capabilities); the procedure checks again.
+  const variations = Number(formText(form, 'variations') ?? '1') || 1;
+  const declutter = formText(form, 'declutter') === 'on' ? true : undefined;
+  const labelField = formText(form, 'label');
+  const label = labelField === 'virtually_staged' || labelField === 'none' ? labelField : undefined;
   let image: string | undefined;
   if (source === 'upload') {
     if (!(photo instanceof Blob) || photo.size === 0)
@@ -106,7 +111,16 @@ export async function action({ context, request }: ActionFunctionArgs) {
       ? undefined
       : (formText(form, 'sample') as Parameters<typeof context.trpc.staging.playground>[0]['sample']);
   try {
-    const staged = await context.trpc.staging.playground({ key_id: keyId, image, sample, style, room_type: roomType });
+    const staged = await context.trpc.staging.playground({
+      key_id: keyId,
+      image,
+      sample,
+      style,
+      room_type: roomType,
+      variations,
+      declutter,
+      label,
+    });
     return json({ staged, keyId });
   } catch (error) {
     const failure = describeFormFailure(context, error, SHOWN_FIELDS);
@@ -115,7 +129,15 @@ export async function action({ context, request }: ActionFunctionArgs) {
 }
 
 export default function Playground() {
-  const { styles, room_types: roomTypes, samples, keys, credits, origin } = useLoaderData<typeof loader>();
+  const {
+    styles,
+    room_types: roomTypes,
+    samples,
+    keys,
+    credits,
+    origin,
+    capabilities,
+  } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const staging = navigation.state === 'submitting';
@@ -125,6 +147,9 @@ export default function Playground() {
   const [keyId, setKeyId] = useState<number | undefined>(keys[0]?.id);
   const [style, setStyle] = useState<string>(styles[0] ?? '');
   const [roomType, setRoomType] = useState<string>(roomTypes[0] ?? '');
+  const [variations, setVariations] = useState(1);
+  const [declutter, setDeclutter] = useState(false);
+  const cost = variations * (declutter ? 2 : 1);
   const chosenKey =
     keys.find((key) => key.id === (staged ? result && 'keyId' in result && result.keyId : keyId)) ?? keys[0];
   const creditsLeft = staged ? staged.credits_remaining : credits;
@@ -144,8 +169,8 @@ export default function Playground() {
       <div aria-live="polite" className="stack">
         {staged ? (
           <Alert tone="success" title="Staged">
-            1 credit spent; {staged.credits_remaining} left. Claim code <code>{staged.claim_code}</code> is ready for
-            the estate agent.
+            {staged.credits_used} credit{staged.credits_used === 1 ? '' : 's'} spent; {staged.credits_remaining} left.
+            Claim code <code>{staged.claim_code}</code> is ready for the estate agent.
           </Alert>
         ) : null}
         {failure ? (
@@ -230,6 +255,49 @@ export default function Playground() {
             </fieldset>
             <WordChoice label="Style" name="style" values={styles} value={style} onChange={setStyle} />
             <WordChoice label="Room type" name="room_type" values={roomTypes} value={roomType} onChange={setRoomType} />
+            {capabilities.max_variations > 1 ? (
+              <div className="field">
+                <label htmlFor="field-variations" className="field__label">
+                  Variations
+                </label>
+                <select
+                  id="field-variations"
+                  name="variations"
+                  className="input"
+                  value={variations}
+                  onChange={(event) => setVariations(Number(event.currentTarget.value))}
+                >
+                  {Array.from({ length: capabilities.max_variations }, (_, index) => index + 1).map((count) => (
+                    <option key={count} value={count}>
+                      {count === 1 ? '1 picture' : `${count} different pictures`}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ) : null}
+            {capabilities.declutter ? (
+              <label className="choice">
+                <input
+                  type="checkbox"
+                  name="declutter"
+                  checked={declutter}
+                  onChange={(event) => setDeclutter(event.currentTarget.checked)}
+                />{' '}
+                Empty the room of its furniture first (1 more credit)
+              </label>
+            ) : null}
+            {capabilities.label ? (
+              <div className="field">
+                <label htmlFor="field-label" className="field__label">
+                  Label
+                </label>
+                <select id="field-label" name="label" className="input" defaultValue="">
+                  <option value="">Your default (set on the overview)</option>
+                  <option value="virtually_staged">“Virtually staged” mark in a corner</option>
+                  <option value="none">No mark</option>
+                </select>
+              </div>
+            ) : null}
             <div className="field">
               <label htmlFor="field-key_id" className="field__label">
                 Charge through key
@@ -254,7 +322,7 @@ export default function Playground() {
                 {staging ? 'Staging… (a few seconds)' : 'Stage photo'}
               </button>
               <p id="stage-cost" className="field__hint">
-                Costs 1 credit, refunded if staging fails.
+                Costs {cost} credit{cost === 1 ? '' : 's'}, refunded if staging fails.
                 {creditsLeft === 0
                   ? ' You have no credits left: buy some on the Billing page, or the request is refused.'
                   : ''}
@@ -297,6 +365,17 @@ export default function Playground() {
               <dd>{staged.credits_remaining}</dd>
             </div>
           </dl>
+          {staged.images.length > 1 ? (
+            <ul className="link-list">
+              {staged.images.map((image) => (
+                <li key={image.id}>
+                  <a href={image.image_url}>
+                    Variation {image.variation + 1} (seed {image.seed})
+                  </a>
+                </li>
+              ))}
+            </ul>
+          ) : null}
           <p className="actions">
             <a href={staged.image_url} download className="button button--small">
               Download the staged image

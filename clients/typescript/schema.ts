@@ -292,6 +292,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the running staging engine can do: operations, variations, declutter, label, styles
+         * @description Public: which operations and options the configured engine offers, so a client can hide what it lacks. A request for anything else is 422 unsupported_option before any charge.
+         */
+        get: operations["staging-capabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stage": {
         parameters: {
             query?: never;
@@ -303,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code
-         * @description Charges 1 credit per image. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-stage"];
         delete?: never;
@@ -326,6 +346,26 @@ export interface paths {
          * @description Charges 1 credit. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-enhance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/declutter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Empty a room photo of its furniture and clutter (1 credit); generative engines only
+         * @description Charges 1 credit; an engine that cannot declutter answers 422 unsupported_option, charging nothing. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
+        post: operations["staging-declutter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -600,6 +640,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/staging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The default disclosure label of staged and decluttered images
+         * @description The label every staged or decluttered output gets unless its request names one.
+         */
+        get: operations["settings-staging"];
+        /**
+         * Set the default disclosure label: virtually_staged (a corner mark) or none
+         * @description Applies to images staged or decluttered from now on; images already made keep theirs.
+         */
+        put: operations["settings-updateStaging"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billing/transactions": {
         parameters: {
             query?: never;
@@ -644,12 +708,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Capabilities: {
+            /** @enum {string} */
+            engine: "builtin" | "replicate" | "openai" | "comfyui";
+            operations: ("stage" | "enhance" | "place_products" | "declutter")[];
+            max_variations: number;
+            declutter: boolean;
+            label: boolean;
+            styles: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
+            room_types: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+        };
         StageResult: {
             /** @constant */
             success: true;
             claim_code: string;
             /** @description URL of the first staged image */
             image_url: string;
+            /** @description One per input image × variation, input by input */
             images: {
                 /** @description Image id (img_…) */
                 id: string;
@@ -657,11 +732,16 @@ export interface components {
                 image_url: string;
                 width: number;
                 height: number;
+                /** @description Which variation of its photo (0-based) */
+                variation: number;
+                /** @description The seed it was drawn with: send it again to draw the same picture */
+                seed: number;
             }[];
             /** @enum {string} */
             style: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
             /** @enum {string} */
             room_type: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+            /** @description images × variations × (1 + declutter) */
             credits_used: number;
             credits_remaining: number;
             /**
@@ -689,6 +769,7 @@ export interface components {
             credits_used: 1;
             credits_remaining: number;
         };
+        DeclutterResult: components["schemas"]["EnhanceResult"];
         PlaceProductsResult: {
             /** @constant */
             success: true;
@@ -872,16 +953,17 @@ export interface components {
         /**
          * @description Unprocessable Entity:
          *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
+         *     - `unsupported_option`: the running engine cannot do what the request asks (`option` names it); nothing was charged
          *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
          */
-        "Error.invalid_image.engine_rejected": {
+        "Error.invalid_image.unsupported_option.engine_rejected": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "invalid_image" | "engine_rejected";
+                    code: "invalid_image" | "unsupported_option" | "engine_rejected";
                 };
             };
         };
@@ -1685,6 +1767,28 @@ export interface operations {
             500: components["responses"]["Error.internal_error"];
         };
     };
+    "staging-capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capabilities"];
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
     "staging-stage": {
         parameters: {
             query?: never;
@@ -1716,6 +1820,20 @@ export interface operations {
                      * @enum {string}
                      */
                     room_type?: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+                    /**
+                     * @description Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities
+                     * @default 1
+                     */
+                    variations?: number;
+                    /** @description The same request with the same seed draws the same picture; variation v uses seed + v */
+                    seed?: number;
+                    /** @description Empty the room of its furniture before staging it: 1 more credit per image */
+                    declutter?: boolean | ("true" | "false");
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                 };
@@ -1734,6 +1852,20 @@ export interface operations {
                      * @enum {string}
                      */
                     room_type?: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+                    /**
+                     * @description Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities
+                     * @default 1
+                     */
+                    variations?: number;
+                    /** @description The same request with the same seed draws the same picture; variation v uses seed + v */
+                    seed?: number;
+                    /** @description Empty the room of its furniture before staging it: 1 more credit per image */
+                    declutter?: boolean | ("true" | "false");
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                 };
@@ -1769,7 +1901,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image.engine_rejected"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable.engine_unavailable"];
@@ -1844,6 +1976,87 @@ export interface operations {
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable"];
+        };
+    };
+    "staging-declutter": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `respond-async`: validate and charge now, answer 202 with a job at once, and let a worker do the work; poll `status_url` (GET /api/v1/jobs/{id}). The answer then carries `Preference-Applied: respond-async`. */
+                Prefer?: string;
+                /** @description 1–255 printable characters, scoped to the API key, kept 24 hours. A repeat of the same request returns the first response again (header `Idempotent-Replayed: true`, no second charge; for an asynchronous request, the same 202); the same key with another request, or while the first still runs, is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image. */
+                    image?: string;
+                    /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
+                    image_url?: string;
+                    /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
+                    claim_code?: string;
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image file (JPEG, PNG, WebP, AVIF or TIFF, ≤ 15 MB)
+                     */
+                    image?: Blob;
+                    /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
+                    image_url?: string;
+                    /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
+                    claim_code?: string;
+                    /**
+                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeclutterResult"];
+                };
+            };
+            /** @description Accepted (with `Prefer: respond-async`): the request is charged and queued; poll `status_url` */
+            202: {
+                headers: {
+                    /** @description respond-async */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJob"];
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            402: components["responses"]["Error.insufficient_credits.no_credits"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict.claim_already_redeemed"];
+            410: components["responses"]["Error.claim_expired"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+            503: components["responses"]["Error.service_unavailable.engine_unavailable"];
         };
     };
     "staging-placeProducts": {
@@ -1955,11 +2168,11 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        operation: "stage" | "enhance" | "place_products";
+                        operation: "stage" | "enhance" | "place_products" | "declutter";
                         /** @enum {string} */
                         status: "queued" | "running" | "succeeded" | "failed";
                         /** @description When succeeded: the body the synchronous request answers with */
-                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
+                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"] | components["schemas"]["DeclutterResult"]) | null;
                         /** @description When failed: the CONTRACT §1 error body; the credits were refunded */
                         error: {
                             error: string;
@@ -2167,7 +2380,7 @@ export interface operations {
                             width: number;
                             height: number;
                             /** @enum {string} */
-                            kind: "staged" | "enhanced" | "placed";
+                            kind: "staged" | "enhanced" | "placed" | "decluttered";
                             claim_code: string | null;
                             /**
                              * @description ISO 8601 UTC time
@@ -2503,6 +2716,79 @@ export interface operations {
                     "application/json": {
                         /** @description credits.low is emitted once each time the balance falls below this (default 5) */
                         low_balance_threshold: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "settings-staging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The label of every staged or decluttered output unless the request names one (default none)
+                         * @enum {string}
+                         */
+                        label: "virtually_staged" | "none";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "settings-updateStaging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The label of every staged or decluttered output unless the request names one (default none)
+                     * @enum {string}
+                     */
+                    label: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The label of every staged or decluttered output unless the request names one (default none)
+                         * @enum {string}
+                         */
+                        label: "virtually_staged" | "none";
                     };
                 };
             };

@@ -46,6 +46,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'the body or one image is over its limit',
   unsupported_media_type: 'the Content-Type or the image format is not accepted',
   invalid_image: 'the bytes are not a decodable image, or its size is out of range',
+  unsupported_option: 'the running engine cannot do what the request asks (`option` names it); nothing was charged',
   engine_rejected: 'the staging engine refused the image (a content policy); the credits were refunded',
   rate_limited: 'over a rate limit; retry after `Retry-After` seconds',
   internal_error: 'a fault on our side, logged; the body never carries its details',

@@ -10,7 +10,12 @@ import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 
 /** The endpoints that take images; only they accept multipart and large JSON bodies. */
-export const IMAGE_UPLOAD_PATHS = ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products'] as const;
+export const IMAGE_UPLOAD_PATHS = [
+  '/api/v1/stage',
+  '/api/v1/enhance',
+  '/api/v1/place-products',
+  '/api/v1/declutter',
+] as const;
 
 /** Ten base64 images of 15 MB each, plus the other fields. */
 export const IMAGE_JSON_LIMIT = '210mb';

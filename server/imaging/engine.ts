@@ -68,18 +68,47 @@ export interface Scene {
   pieces: ScenePiece[];
 }
 
-/** `seed`: the same request with the same seed asks a generative engine for the same picture. */
+/** Whether an output carries the "Virtually staged" disclosure mark in a corner. */
+export type Label = 'virtually_staged' | 'none';
+export const LABELS = ['virtually_staged', 'none'] as const satisfies readonly Label[];
+
+/**
+ * `seed`: the same request with the same seed gives the same picture (the built-in engine picks its furniture
+ * arrangement from it, a generative one is sent it). `label`: the disclosure mark, drawn when the output is finished.
+ */
 export interface StageOptions {
   style: Style;
   roomType: RoomType;
   seed?: number;
+  label?: Label;
+}
+
+export interface DeclutterOptions {
+  seed?: number;
+  label?: Label;
+}
+
+export type EngineName = 'builtin' | 'replicate' | 'openai' | 'comfyui';
+
+/** What the running engine can do; requests asking for more are refused before any charge. */
+export interface EngineCapabilities {
+  engine: EngineName;
+  /** Variations one stage request may ask for per image. */
+  maxVariations: number;
+  /** Whether `declutter` (emptying a furnished room) is available. */
+  declutter: boolean;
+  /** Whether outputs can carry the disclosure mark. */
+  label: boolean;
 }
 
 export interface ImageEngine {
+  readonly capabilities: EngineCapabilities;
   /** Validates bytes before any full decode; throws AppError. */
   inspect(input: Buffer): Promise<ImageInfo>;
   /** Engines that know where they put the furniture say so in `scene`; callers keep it to re-render later. */
   stage(input: Buffer, options: StageOptions): Promise<EngineImage & { scene?: Scene }>;
+  /** Removes the movable furniture and clutter, keeping the room; only where `capabilities.declutter` says so. */
+  declutter(input: Buffer, options: DeclutterOptions): Promise<EngineImage>;
   enhance(input: Buffer): Promise<EngineImage>;
   /** An upright JPEG whose long edge is at most `maxEdge` (never enlarged): the dashboard's before/after views. */
   preview(input: Buffer, maxEdge: number): Promise<EngineImage>;

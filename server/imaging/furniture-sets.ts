@@ -176,3 +176,36 @@ export const PRODUCT_SLOTS: Record<string, ProductSlotSpec> = {
 
 /** Unknown categories are treated as small floor items. */
 export const DEFAULT_PRODUCT_SLOT: ProductSlotSpec = { zone: 'floor', width: 0.08, slots: FLOOR_SLOTS, lift: 0.04 };
+
+/** mulberry32: a tiny seeded generator, so one seed always gives the same arrangement on every machine. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The room's set arranged for one seed: odd seeds mirror the room left to right (so consecutive seeds, the
+ * variations of one request, always look different), and every piece moves and resizes a little. Pieces that rest
+ * on or stand in front of another keep their place relative to it. Without a seed the set is drawn as designed.
+ */
+export function arrangedSet(roomType: RoomType, seed?: number): PieceSpec[] {
+  const specs = FURNITURE_SETS[roomType];
+  if (seed === undefined) return specs;
+  const random = seededRandom(seed);
+  const mirror = seed % 2 === 1;
+  const moved = new Map<string, number>();
+  return specs.map((spec) => {
+    const tied = spec.on?.key ?? spec.inFrontOf;
+    const baseCx = mirror ? 1 - spec.cx : spec.cx;
+    const shift = tied !== undefined && moved.has(tied) ? (moved.get(tied) ?? 0) : (random() - 0.5) * 0.06;
+    const scale = spec.on ? 1 : 0.92 + random() * 0.16;
+    moved.set(spec.key, shift);
+    return { ...spec, cx: Math.min(0.97, Math.max(0.03, baseCx + shift)), width: spec.width * scale };
+  });
+}

@@ -9,10 +9,21 @@ import { availableParallelism } from 'node:os';
 import sharp, { type Sharp } from 'sharp';
 import { AppError } from '../errors.js';
 import { assetAspect, bucketWidth } from './assets.js';
-import type { RoomType, Style } from './catalog-data.js';
-import type { EngineImage, ImageEngine, ImageInfo, PlaceableProduct, Placement, Scene, ScenePiece } from './engine.js';
+import type {
+  EngineCapabilities,
+  EngineImage,
+  ImageEngine,
+  ImageInfo,
+  Label,
+  PlaceableProduct,
+  Placement,
+  Scene,
+  ScenePiece,
+  StageOptions,
+} from './engine.js';
+import { finishOutput, STAGED_JPEG } from './finish.js';
 import { layoutUnit } from './free-space.js';
-import { FURNITURE_CATEGORIES, FURNITURE_SETS, type PieceSpec } from './furniture-sets.js';
+import { arrangedSet, FURNITURE_CATEGORIES, type PieceSpec } from './furniture-sets.js';
 import { inspectInput, isDecodeFailure, MAX_PIXELS } from './input-rules.js';
 import { analyseRoom, type Box, overlaps } from './room-map.js';
 import { arrangeProducts, drawOrder, sceneOverlays } from './scene.js';
@@ -20,8 +31,9 @@ import { Semaphore } from './semaphore.js';
 import { gradeMatrix, STYLE_LOOKS } from './styles.js';
 
 export const ENHANCE_LONG_EDGE = 3840;
-/** Every staged output, whichever engine drew it, is encoded with these settings. */
-export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
+export { STAGED_JPEG };
+/** Variations of one photo a request may ask for: each is a different arrangement (a different seed). */
+const MAX_VARIATIONS = 4;
 const ENHANCE_QUALITY = 90;
 /** Previews are looked at, not kept: smaller files, no visible loss at dashboard sizes. */
 const PREVIEW_QUALITY = 82;
@@ -39,6 +51,13 @@ export interface SharpImageEngineOptions {
 }
 
 export class SharpImageEngine implements ImageEngine {
+  /** It draws vector furniture; emptying a furnished room needs a generative model. */
+  readonly capabilities: EngineCapabilities = {
+    engine: 'builtin',
+    maxVariations: MAX_VARIATIONS,
+    declutter: false,
+    label: true,
+  };
   private readonly gate: Semaphore;
 
   constructor(options: SharpImageEngineOptions = {}) {
@@ -49,15 +68,23 @@ export class SharpImageEngine implements ImageEngine {
     return inspectInput(input);
   }
 
-  stage(input: Buffer, options: { style: Style; roomType: RoomType }): Promise<EngineImage & { scene: Scene }> {
+  stage(input: Buffer, options: StageOptions): Promise<EngineImage & { scene: Scene }> {
     return this.gate.run(async () => {
       const { width, height } = await inspectInput(input);
       const scene: Scene = {
         style: options.style,
-        pieces: await layoutFurniture(FURNITURE_SETS[options.roomType], width, height),
+        pieces: await layoutFurniture(arrangedSet(options.roomType, options.seed), width, height),
       };
-      return { ...(await render(input, scene, width, height)), scene };
+      return { ...(await render(input, scene, width, height, options.label)), scene };
     });
+  }
+
+  declutter(): Promise<EngineImage> {
+    return Promise.reject(
+      new AppError('unsupported_option', 'The built-in engine cannot declutter; a generative engine can.', {
+        option: 'declutter',
+      }),
+    );
   }
 
   preview(input: Buffer, maxEdge: number): Promise<EngineImage> {
@@ -159,11 +186,11 @@ async function layoutFurniture(specs: PieceSpec[], width: number, height: number
  * the furniture keeps its palette), then the pieces. Staging and placing share it, so a re-render of the same
  * original and scene gives the same pixels.
  */
-function render(input: Buffer, scene: Scene, width: number, height: number): Promise<EngineImage> {
+function render(input: Buffer, scene: Scene, width: number, height: number, label?: Label): Promise<EngineImage> {
   return sceneOverlays(scene, width, height).then((overlays) => {
     let pipeline = decode(input);
     if (scene.style) pipeline = pipeline.recomb(gradeMatrix(STYLE_LOOKS[scene.style].grade));
-    return encodeResult(pipeline.composite(overlays).jpeg(STAGED_JPEG));
+    return encodeResult(finishOutput(pipeline, { width, height }, { overlays, label }));
   });
 }
 

@@ -14,6 +14,10 @@ export interface Metrics {
   requests: Counter<'method' | 'route' | 'status'>;
   requestSeconds: Histogram<'method' | 'route'>;
   imageOperations: Counter<'operation' | 'outcome'>;
+  /** How long the image engine took per call (one image or variation), by engine and operation. */
+  engineSeconds: Histogram<'engine' | 'operation'>;
+  /** Engine calls by engine, operation and outcome (`ok` or the error code). */
+  engineOperations: Counter<'engine' | 'operation' | 'outcome'>;
   webhookAttempts: Counter<'outcome'>;
   /** Asynchronous jobs finished by this process, by operation and outcome (succeeded, failed). */
   jobOutcomes: Counter<'operation' | 'outcome'>;
@@ -52,6 +56,20 @@ export function createMetrics(db: Db): Metrics {
       name: 'image_operations_total',
       help: 'Image operations (stage, enhance, place) by outcome',
       labelNames: ['operation', 'outcome'],
+      registers: [registry],
+    }),
+    engineSeconds: new Histogram({
+      name: 'engine_duration_seconds',
+      help: 'Image engine latency per call, by engine and operation',
+      labelNames: ['engine', 'operation'],
+      // Remote engines take seconds to minutes; the built-in one well under a second.
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
+      registers: [registry],
+    }),
+    engineOperations: new Counter({
+      name: 'engine_operations_total',
+      help: 'Image engine calls by engine, operation and outcome (ok or the error code)',
+      labelNames: ['engine', 'operation', 'outcome'],
       registers: [registry],
     }),
     webhookAttempts: new Counter({

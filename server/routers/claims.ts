@@ -153,7 +153,7 @@ export const claimsRouter = router({
       z.object({
         images: z.array(
           imageSchema.extend({
-            kind: z.enum(['staged', 'enhanced', 'placed']),
+            kind: z.enum(['staged', 'enhanced', 'placed', 'decluttered']),
             claim_code: z.string().nullable(),
             created_at: isoTimestamp,
           }),
@@ -193,7 +193,7 @@ export const claimsRouter = router({
       z.object({
         images: z.array(
           imageSchema.extend({
-            kind: z.enum(['staged', 'enhanced', 'placed']),
+            kind: z.enum(['staged', 'enhanced', 'placed', 'decluttered']),
             claim_code: z.string().nullable(),
             created_at: isoTimestamp,
             has_original: z.boolean(),

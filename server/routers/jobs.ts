@@ -3,7 +3,14 @@ import { iso } from '../clock.js';
 import { findOwnJob } from '../domain/jobs/jobs.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
 import { apiKeyProcedure, router } from '../trpc.js';
-import { enhanceOutput, isoTimestamp, nullableTimestamp, placeOutput, stageOutput } from './schemas.js';
+import {
+  declutterOutput,
+  enhanceOutput,
+  isoTimestamp,
+  nullableTimestamp,
+  placeOutput,
+  stageOutput,
+} from './schemas.js';
 
 /** A failed job's CONTRACT §1 error body, as the synchronous request would have answered it. */
 const jobErrorSchema = z.object({
@@ -33,10 +40,10 @@ export const jobsRouter = router({
     .output(
       z.object({
         id: z.string(),
-        operation: z.enum(['stage', 'enhance', 'place_products']),
+        operation: z.enum(['stage', 'enhance', 'place_products', 'declutter']),
         status: z.enum(['queued', 'running', 'succeeded', 'failed']),
         result: z
-          .union([stageOutput, enhanceOutput, placeOutput])
+          .union([stageOutput, enhanceOutput, placeOutput, declutterOutput])
           .nullable()
           .meta({ description: 'When succeeded: the body the synchronous request answers with' }),
         error: jobErrorSchema

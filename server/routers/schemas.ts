@@ -56,16 +56,21 @@ const placementSchema = z.object({
   height: z.number().int(),
 });
 
-/** The synchronous 200 bodies (CONTRACT §5); a succeeded job's `result` is the same body. */
+const stagedImageSchema = imageSchema.extend({
+  variation: z.number().int().meta({ description: 'Which variation of its photo (0-based)' }),
+  seed: z.number().int().meta({ description: 'The seed it was drawn with: send it again to draw the same picture' }),
+});
+
+/** The synchronous 200 bodies; a succeeded job's `result` is the same body. */
 export const stageOutput = z
   .object({
     success: z.literal(true),
     claim_code: z.string(),
     image_url: z.string().meta({ description: 'URL of the first staged image' }),
-    images: z.array(imageSchema),
+    images: z.array(stagedImageSchema).meta({ description: 'One per input image × variation, input by input' }),
     style: styleSchema,
     room_type: roomTypeSchema,
-    credits_used: z.number().int(),
+    credits_used: z.number().int().meta({ description: 'images × variations × (1 + declutter)' }),
     credits_remaining: z.number().int(),
     expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
   })
@@ -81,6 +86,8 @@ export const enhanceOutput = z
     credits_remaining: z.number().int(),
   })
   .meta({ id: 'EnhanceResult' });
+
+export const declutterOutput = enhanceOutput.meta({ id: 'DeclutterResult' });
 
 export const placeOutput = z
   .object({

@@ -6,8 +6,16 @@ import {
   MAX_LOW_BALANCE_THRESHOLD,
   setNotificationSettings,
 } from '../domain/settings/settings.js';
+import { getStagingSettings, setStagingSettings } from '../domain/settings/staging.js';
+import { LABELS } from '../imaging/engine.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { noInput } from './schemas.js';
+
+const stagingSettingsSchema = z.object({
+  label: z.enum(LABELS).meta({
+    description: 'The label of every staged or decluttered output unless the request names one (default none)',
+  }),
+});
 
 const notificationsSchema = z.object({
   low_balance_threshold: z
@@ -70,4 +78,32 @@ export const settingsRouter = router({
     .input(notificationsSchema)
     .output(notificationsSchema)
     .mutation(({ ctx, input }) => setNotificationSettings(ctx.services.db, ctx.account.id, input)),
+
+  staging: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/settings/staging',
+        tags: ['Settings'],
+        summary: 'The default disclosure label of staged and decluttered images',
+        description: 'The label every staged or decluttered output gets unless its request names one.',
+      },
+    })
+    .input(noInput)
+    .output(stagingSettingsSchema)
+    .query(({ ctx }) => getStagingSettings(ctx.services.db, ctx.account.id)),
+
+  updateStaging: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/settings/staging',
+        tags: ['Settings'],
+        summary: 'Set the default disclosure label: virtually_staged (a corner mark) or none',
+        description: 'Applies to images staged or decluttered from now on; images already made keep theirs.',
+      },
+    })
+    .input(stagingSettingsSchema)
+    .output(stagingSettingsSchema)
+    .mutation(({ ctx, input }) => setStagingSettings(ctx.services.db, ctx.account.id, input, ctx.services.clock.now())),
 });

@@ -6,6 +6,7 @@ import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '
 import { admitImageWork } from '../limits/image-admission.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
 import {
+  prepareDeclutter,
   prepareEnhance,
   preparePlace,
   prepareStage,
@@ -13,9 +14,19 @@ import {
   runImageRequest,
 } from '../domain/staging/operations.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
+import { MAX_SEED } from '../imaging/engines/prompts.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
-import { enhanceOutput, noInput, placeOutput, roomTypeSchema, stageOutput, styleSchema } from './schemas.js';
+import {
+  declutterOutput,
+  enhanceOutput,
+  noInput,
+  placeOutput,
+  roomTypeSchema,
+  stageOutput,
+  styleSchema,
+} from './schemas.js';
 
 /** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
 const IMAGE_CONTENT_TYPES = ['application/json', 'multipart/form-data'] as const;
@@ -33,6 +44,52 @@ const claimCodeInput = z
   .min(1)
   .max(64)
   .meta({ description: 'Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD)' });
+const labelSchema = z.enum(LABELS).meta({
+  description: 'virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s',
+});
+const variationsInput = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(4)
+  .default(1)
+  .meta({ description: 'Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities' });
+const seedInput = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_SEED)
+  .meta({ description: 'The same request with the same seed draws the same picture; variation v uses seed + v' });
+/** Multipart sends every field as text; "true"/"false" are read as booleans, anything else is refused. */
+const flagInput = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+const declutterInput = flagInput.meta({
+  description: 'Empty the room of its furniture before staging it: 1 more credit per image',
+});
+
+const capabilitiesOutput = z
+  .object({
+    engine: z.enum(['builtin', 'replicate', 'openai', 'comfyui']),
+    operations: z.array(z.enum(['stage', 'enhance', 'place_products', 'declutter'])),
+    max_variations: z.number().int(),
+    declutter: z.boolean(),
+    label: z.boolean(),
+    styles: z.array(styleSchema),
+    room_types: z.array(roomTypeSchema),
+  })
+  .meta({ id: 'Capabilities' });
+
+/** What the running engine offers, as GET /api/v1/capabilities shows it. */
+function presentCapabilities(capabilities: EngineCapabilities): z.infer<typeof capabilitiesOutput> {
+  return {
+    engine: capabilities.engine,
+    operations: ['stage', 'enhance', 'place_products', ...(capabilities.declutter ? (['declutter'] as const) : [])],
+    max_variations: capabilities.maxVariations,
+    declutter: capabilities.declutter,
+    label: capabilities.label,
+    styles: [...STYLES],
+    room_types: [...ROOM_TYPES],
+  };
+}
 
 /** The 202 body of an asynchronous request (CONTRACT §5 "Asynchronous requests"). */
 export const acceptedJobSchema = z
@@ -82,6 +139,7 @@ export const stagingRouter = router({
         styles: z.array(styleSchema),
         room_types: z.array(roomTypeSchema),
         samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
+        capabilities: capabilitiesOutput,
         keys: z.array(
           z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) }),
         ),
@@ -93,6 +151,7 @@ export const stagingRouter = router({
         styles: [...STYLES],
         room_types: [...ROOM_TYPES],
         samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
+        capabilities: presentCapabilities(ctx.services.engine.capabilities),
         keys: keys
           .filter((key) => key.revoked_at === null)
           .map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
@@ -111,6 +170,9 @@ export const stagingRouter = router({
         sample: z.enum(PLAYGROUND_SAMPLES).optional(),
         style: styleSchema.default(DEFAULT_STYLE),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+        variations: variationsInput,
+        declutter: z.boolean().optional(),
+        label: labelSchema.optional(),
       }),
     )
     .output(stageOutput)
@@ -129,6 +191,9 @@ export const stagingRouter = router({
           sources: { image },
           style: input.style,
           roomType: input.room_type,
+          variations: input.variations,
+          declutter: input.declutter,
+          label: input.label,
         });
         return runImageRequest(deps, caller, prepared);
       });
@@ -150,6 +215,22 @@ export const stagingRouter = router({
     .output(z.object({ styles: z.array(styleSchema), room_types: z.array(roomTypeSchema) }))
     .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES] })),
 
+  capabilities: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/capabilities',
+        tags: ['Images'],
+        summary: 'What the running staging engine can do: operations, variations, declutter, label, styles',
+        description:
+          'Public: which operations and options the configured engine offers, so a client can hide what it lacks. A request for anything else is 422 unsupported_option before any charge.',
+        protect: false,
+      },
+    })
+    .input(noInput)
+    .output(capabilitiesOutput)
+    .query(({ ctx }) => presentCapabilities(ctx.services.engine.capabilities)),
+
   stage: imageProcedure
     .meta({
       openapi: {
@@ -157,10 +238,10 @@ export const stagingRouter = router({
         path: '/api/v1/stage',
         tags: ['Images'],
         summary: 'Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code',
-        description: `Charges 1 credit per image.${ASYNC_NOTE}`,
+        description: `Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
-      errors: ['insufficient_credits', 'no_credits', 'engine_rejected', 'engine_unavailable'],
+      errors: ['insufficient_credits', 'no_credits', 'unsupported_option', 'engine_rejected', 'engine_unavailable'],
     })
     .input(
       z.object({
@@ -172,6 +253,10 @@ export const stagingRouter = router({
         image_url: imageUrl.optional(),
         style: styleSchema.default(DEFAULT_STYLE),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
+        variations: variationsInput,
+        seed: seedInput.optional(),
+        declutter: declutterInput.optional(),
+        label: labelSchema.optional(),
         claim_code: claimCodeInput.optional(),
       }),
     )
@@ -183,6 +268,10 @@ export const stagingRouter = router({
         sources: { image: input.image, images: input.images, image_url: input.image_url, uploads: ctx.uploads },
         style: input.style,
         roomType: input.room_type,
+        variations: input.variations,
+        seed: input.seed,
+        declutter: input.declutter,
+        label: input.label,
         claimCode: input.claim_code,
       });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
@@ -209,6 +298,38 @@ export const stagingRouter = router({
       const caller = callerOf(ctx);
       const prepared = await prepareEnhance(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        claimCode: input.claim_code,
+      });
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+    }),
+
+  declutter: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/declutter',
+        tags: ['Images'],
+        summary: 'Empty a room photo of its furniture and clutter (1 credit); generative engines only',
+        description: `Charges 1 credit; an engine that cannot declutter answers 422 unsupported_option, charging nothing.${ASYNC_NOTE}`,
+        contentTypes: [...IMAGE_CONTENT_TYPES],
+      },
+      errors: ['insufficient_credits', 'no_credits', 'unsupported_option', 'engine_rejected', 'engine_unavailable'],
+    })
+    .input(
+      z.object({
+        image: imageText.optional(),
+        image_url: imageUrl.optional(),
+        claim_code: claimCodeInput.optional(),
+        label: labelSchema.optional(),
+      }),
+    )
+    .output(z.union([declutterOutput, acceptedJobSchema]))
+    .mutation(async ({ ctx, input }) => {
+      const deps = ctx.services.imaging;
+      const caller = callerOf(ctx);
+      const prepared = await prepareDeclutter(deps, caller, {
+        sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        label: input.label,
         claimCode: input.claim_code,
       });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);

@@ -4,6 +4,7 @@ import { type FakeAnswer, FakeProvider } from './fake-provider.js';
 
 interface QueuedPrompt {
   workflow: Record<string, { inputs: Record<string, unknown> }>;
+  prompt: string;
   finished: boolean;
   failed: boolean;
 }
@@ -17,8 +18,13 @@ export class FakeComfyUI extends FakeProvider {
   readonly uploads = new Map<string, Buffer>();
   readonly prompts = new Map<string, QueuedPrompt>();
 
-  env(): Record<string, string> {
-    return { ENGINE: 'comfyui', COMFYUI_URL: this.url };
+  /** With `declutter`, the example workflow also serves as COMFYUI_DECLUTTER_WORKFLOW (only its prompt differs). */
+  env(options: { declutter?: boolean } = {}): Record<string, string> {
+    return {
+      ENGINE: 'comfyui',
+      COMFYUI_URL: this.url,
+      ...(options.declutter !== false && { COMFYUI_DECLUTTER_WORKFLOW: 'docs/engines/comfyui-staging-workflow.json' }),
+    };
   }
 
   protected async route(method: string, url: URL, body: Buffer, req: IncomingMessage): Promise<FakeAnswer> {
@@ -47,7 +53,7 @@ export class FakeComfyUI extends FakeProvider {
       const seed = Object.values(workflow).find((node) => 'seed' in node.inputs)?.inputs.seed as number;
       this.commissions.push({ prompt: texts[0] ?? '', negativePrompt: texts[1], seed });
       const id = randomUUID();
-      const queued: QueuedPrompt = { workflow, finished: false, failed: false };
+      const queued: QueuedPrompt = { workflow, prompt: texts[0] ?? '', finished: false, failed: false };
       this.prompts.set(id, queued);
       const refuse = this.refuse;
       void this.draw().then(() => Object.assign(queued, { finished: true, failed: refuse }));
@@ -66,8 +72,10 @@ export class FakeComfyUI extends FakeProvider {
         body: { [historyPath[1]!]: { prompt: [0, historyPath[1], queued.workflow, {}, ['9']], outputs, status } },
       };
     }
-    if (method === 'GET' && url.pathname === '/view' && url.searchParams.get('type') === 'output')
-      return { status: 200, body: this.picture };
+    if (method === 'GET' && url.pathname === '/view' && url.searchParams.get('type') === 'output') {
+      const id = /^roomstage_(.+)\.png$/.exec(url.searchParams.get('filename') ?? '')?.[1] ?? '';
+      return { status: 200, body: this.pictureFor(this.prompts.get(id)?.prompt ?? '') };
+    }
     return { status: 404, body: {} };
   }
 }

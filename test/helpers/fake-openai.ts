@@ -54,7 +54,10 @@ export class FakeOpenAI extends FakeProvider {
     }
     return {
       status: 200,
-      body: { created: Math.floor(Date.now() / 1000), data: [{ b64_json: this.picture.toString('base64') }] },
+      body: {
+        created: Math.floor(Date.now() / 1000),
+        data: [{ b64_json: this.pictureFor(String(form.get('prompt'))).toString('base64') }],
+      },
     };
   }
 }

@@ -2,14 +2,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 
-/** The colour of every picture the fakes draw: a stored output of this colour came from the provider. */
+/** The colour of every staged picture the fakes draw: a stored output of this colour came from the provider. */
 export const FAKE_COLOUR = { r: 190, g: 40, b: 150 };
+/** The colour of the fakes' emptied rooms (asked with the declutter prompt). */
+export const EMPTY_ROOM_COLOUR = { r: 60, g: 170, b: 90 };
 
 /** A square-ish provider size, so fitting back to the photo must both resize and crop. */
-export function fakePicture(width = 1024, height = 1024): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: FAKE_COLOUR } })
+export function fakePicture(width = 1024, height = 1024, colour = FAKE_COLOUR): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: colour } })
     .png()
     .toBuffer();
+}
+
+/** Whether a prompt asks to empty the room (Roomstage's declutter prompt) rather than to stage it. */
+export function asksToDeclutter(prompt: string): boolean {
+  return /completely empty/i.test(prompt);
 }
 
 export interface FakeAnswer {
@@ -28,6 +35,8 @@ export interface Commission {
   prompt: string;
   negativePrompt?: string;
   seed?: number;
+  /** The model asked (Replicate): the staging or the declutter model. */
+  model?: string;
 }
 
 /**
@@ -44,10 +53,12 @@ export abstract class FakeProvider {
   readonly calls: RecordedCall[] = [];
   readonly commissions: Commission[] = [];
   protected picture: Buffer = Buffer.alloc(0);
+  protected emptyRoom: Buffer = Buffer.alloc(0);
   private server: Server | null = null;
 
   async start(): Promise<this> {
     this.picture = await fakePicture();
+    this.emptyRoom = await fakePicture(1024, 1024, EMPTY_ROOM_COLOUR);
     this.server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -66,10 +77,15 @@ export abstract class FakeProvider {
     this.failNext.length = 0;
   }
 
-  /** Environment for a Roomstage server that uses this provider. */
-  abstract env(): Record<string, string>;
+  /** Environment for a Roomstage server that uses this provider; `declutter: false` leaves decluttering unset. */
+  abstract env(options?: { declutter?: boolean }): Record<string, string>;
 
   protected abstract route(method: string, url: URL, body: Buffer, req: IncomingMessage): Promise<FakeAnswer>;
+
+  /** The picture the fake draws for a prompt: an empty room for a declutter prompt, else the staged colour. */
+  protected pictureFor(prompt: string): Buffer {
+    return asksToDeclutter(prompt) ? this.emptyRoom : this.picture;
+  }
 
   /** Waits the picture's drawing time. */
   protected draw(): Promise<void> {

@@ -24,18 +24,23 @@ export class FakeReplicate extends FakeProvider {
   readonly predictions = new Map<string, FakePrediction>();
   readonly preferWait: Array<string | undefined> = [];
 
-  env(): Record<string, string> {
+  /** With `declutter`, REPLICATE_DECLUTTER_MODEL names a second model (roomstage/declutterer). */
+  env(options: { declutter?: boolean } = {}): Record<string, string> {
     return {
       ENGINE: 'replicate',
       REPLICATE_API_TOKEN: 'r8_fake',
       REPLICATE_MODEL: 'roomstage/stager',
+      ...(options.declutter !== false && { REPLICATE_DECLUTTER_MODEL: 'roomstage/declutterer' }),
       REPLICATE_BASE_URL: `${this.url}/v1`,
     };
   }
 
   protected async route(method: string, url: URL, body: Buffer, req: IncomingMessage): Promise<FakeAnswer> {
     // Output files are served without credentials, as Replicate's file host serves them.
-    if (method === 'GET' && url.pathname.startsWith('/files/')) return { status: 200, body: this.picture };
+    if (method === 'GET' && url.pathname.startsWith('/files/')) {
+      const prediction = this.predictions.get(url.pathname.slice('/files/'.length).replace(/\.png$/, ''));
+      return { status: 200, body: this.pictureFor(String(prediction?.input.prompt ?? '')) };
+    }
     if (req.headers.authorization !== 'Bearer r8_fake') return { status: 401, body: { detail: 'Invalid token.' } };
     const createPath =
       method === 'POST' ? url.pathname.match(/^\/v1\/(?:models\/([^/]+\/[^/]+)\/)?predictions$/) : null;
@@ -72,6 +77,7 @@ export class FakeReplicate extends FakeProvider {
       prompt: String(input.prompt),
       negativePrompt: String(input.negative_prompt),
       seed: input.seed as number,
+      model,
     });
     const prediction: FakePrediction = {
       id,

@@ -3,7 +3,9 @@ import type { ImageEngine } from '../../server/imaging/engine.js';
 /** `real` with some of its methods replaced: a failing or slow engine for one test. */
 export function engineWith(real: ImageEngine, overrides: Partial<ImageEngine>): ImageEngine {
   return {
+    capabilities: real.capabilities,
     inspect: (input) => real.inspect(input),
+    declutter: (input, options) => real.declutter(input, options),
     stage: (input, options) => real.stage(input, options),
     enhance: (input) => real.enhance(input),
     preview: (input, maxEdge) => real.preview(input, maxEdge),

@@ -75,7 +75,9 @@ describeEachDatabase(
 
     function engineWith(overrides: Partial<ImageEngine>): ImageEngine {
       return {
+        capabilities: realEngine.capabilities,
         inspect: (input) => realEngine.inspect(input),
+        declutter: (input, options) => realEngine.declutter(input, options),
         stage: (input, options) => realEngine.stage(input, options),
         enhance: (input) => realEngine.enhance(input),
         preview: (input, maxEdge) => realEngine.preview(input, maxEdge),

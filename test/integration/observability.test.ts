@@ -113,7 +113,7 @@ describe('GET /metrics', () => {
     expect((await server.api.get('/metrics', { token: 'scrape-secret' })).status).toBe(200);
   });
 
-  it('reports requests by route and status, latency histograms, image operations and the webhook queue', async () => {
+  it('reports requests by route and status, latency histograms, image and engine operations and the webhook queue', async () => {
     const { key } = await signUpWithKey(server.api);
     await server.api.post('/api/v1/stage', { token: key, body: imageForm([{ data: await roomJpeg(400, 300) }]) });
     await server.api.get('/api/v1/keys/999999', { token: key });
@@ -125,6 +125,8 @@ describe('GET /metrics', () => {
       /http_request_duration_seconds_bucket\{le="[\d.]+",method="POST",route="\/api\/v1\/stage"\} \d/,
     );
     expect(text).toMatch(/image_operations_total\{operation="staging.stage",outcome="ok"\} 1/);
+    expect(text).toMatch(/engine_operations_total\{engine="builtin",operation="stage",outcome="ok"\} 1/);
+    expect(text).toMatch(/engine_duration_seconds_count\{engine="builtin",operation="stage"\} 1/);
     expect(text).toMatch(/^webhook_queue_depth \d+$/m);
     // The stage above finished: its hold was made final, so none is outstanding.
     expect(text).toMatch(/^charge_holds_outstanding 0$/m);

@@ -3,7 +3,7 @@ import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
 
-/** Every endpoint of CONTRACT §2–§7 and §9 with the credential it takes (None, Key or Token). */
+/** Every endpoint of CONTRACT §2–§7, §9 and §11 with the credential it takes (None, Key or Token). */
 const CONTRACT_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey' | 'identityToken'][] = [
   ['get', '/api/health', 'none'],
   ['post', '/api/v1/auth/signup', 'none'],
@@ -18,6 +18,10 @@ const CONTRACT_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey'
   ['post', '/api/v1/enhance', 'apiKey'],
   ['post', '/api/v1/place-products', 'apiKey'],
   ['get', '/api/v1/styles', 'none'],
+  ['get', '/api/v1/capabilities', 'none'],
+  ['post', '/api/v1/declutter', 'apiKey'],
+  ['get', '/api/v1/settings/staging', 'identityToken'],
+  ['put', '/api/v1/settings/staging', 'identityToken'],
   ['post', '/api/v1/claim/preview', 'identityToken'],
   ['post', '/api/v1/claim', 'identityToken'],
   ['get', '/api/v1/claims', 'identityToken'],
@@ -70,7 +74,7 @@ describeEachDatabase('The OpenAPI document', (dialect) => {
   });
 
   it('describes the multipart form of the image endpoints', () => {
-    for (const path of ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products']) {
+    for (const path of ['/api/v1/stage', '/api/v1/enhance', '/api/v1/place-products', '/api/v1/declutter']) {
       const content = (doc.paths[path]!.post as unknown as { requestBody: { content: Record<string, unknown> } })
         .requestBody.content;
       expect(Object.keys(content), path).toEqual(expect.arrayContaining(['application/json', 'multipart/form-data']));

@@ -167,6 +167,50 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await issuedClaims(studio.token)).toHaveLength(1);
   });
 
+  it('offers variations and the label the engine has, but not declutter, and stages 2 variations for 2 credits', async () => {
+    const studio = await signUpWithKey(server.api);
+    const page = await fetch(new URL('/playground', server.url), { headers: asSession(studio.token) });
+    const html = (await page.text()).replace(/<!-- -->/g, '');
+    expect(html).toContain('name="variations"');
+    expect(html).toContain('name="label"');
+    expect(html).not.toContain('name="declutter"');
+
+    const result = await stageInPlayground(studio.token, {
+      source: 'sample',
+      sample: 'empty-living-room',
+      style: 'modern',
+      room_type: 'living_room',
+      key_id: String(studio.keyId),
+      variations: '2',
+      label: 'virtually_staged',
+    });
+    expect(result.status).toBe(200);
+    expect(result.html).toContain('2 credits spent; 8 left');
+    expect(result.html).toContain('Variation 2');
+    expect(await creditsOf(server.api, studio.key)).toBe(8);
+  });
+
+  it('shows the running engine on the overview and saves the default label there', async () => {
+    const { token } = await signUp(server.api);
+    const overview = async () =>
+      (await (await fetch(new URL('/overview', server.url), { headers: asSession(token) })).text()).replace(
+        /<!-- -->/g,
+        '',
+      );
+    const before = await overview();
+    expect(before).toContain('Staging engine');
+    expect(before).toContain('Built-in');
+    const saved = await fetch(new URL('/overview', server.url), {
+      method: 'POST',
+      headers: { ...asSession(token), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'label=virtually_staged',
+      redirect: 'manual',
+    });
+    expect(saved.status).toBe(200);
+    expect((await server.api.get('/api/v1/settings/staging', { token })).body).toEqual({ label: 'virtually_staged' });
+    expect(await overview()).toContain('“Virtually staged” mark in a corner');
+  });
+
   it('sends visitors without a session to sign in', async () => {
     const response = await fetch(new URL('/playground', server.url), { redirect: 'manual' });
     expect(response.status).toBe(302);

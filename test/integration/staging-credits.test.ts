@@ -57,7 +57,9 @@ describeEachDatabase('Credits for image operations: charged before processing, r
   /** The real engine with one operation replaced. */
   function engineWith(overrides: Partial<ImageEngine>): ImageEngine {
     return {
+      capabilities: realEngine.capabilities,
       inspect: (input) => realEngine.inspect(input),
+      declutter: (input, options) => realEngine.declutter(input, options),
       stage: (input, options) => realEngine.stage(input, options),
       enhance: (input) => realEngine.enhance(input),
       preview: (input, maxEdge) => realEngine.preview(input, maxEdge),
@@ -236,6 +238,8 @@ describeEachDatabase('Credits for image operations: charged before processing, r
           credits_used: 1,
           credits_remaining: 8,
           image_id: image.id,
+          variation: 0,
+          seed: image.seed,
         },
       });
     }

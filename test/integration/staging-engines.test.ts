@@ -3,14 +3,41 @@ import sharp from 'sharp';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { FakeComfyUI } from '../helpers/fake-comfyui.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { FAKE_COLOUR, type FakeProvider } from '../helpers/fake-provider.js';
+import { asksToDeclutter, EMPTY_ROOM_COLOUR, FAKE_COLOUR, type FakeProvider } from '../helpers/fake-provider.js';
 import { FakeReplicate } from '../helpers/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, roomJpeg, storedFiles } from '../helpers/images.js';
+import { fetchImage, imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 import { signUp } from '../helpers/api-client.js';
+import { markBox } from '../../server/imaging/disclosure-mark.js';
+
+/** The mean colour of a stored output, rounded. */
+async function meanColour(bytes: Buffer): Promise<number[]> {
+  const { channels } = await sharp(bytes).stats();
+  return channels.slice(0, 3).map((channel) => Math.round(channel.mean));
+}
+
+const closeTo = (colour: { r: number; g: number; b: number }) => [
+  expect.closeTo(colour.r, -1.5),
+  expect.closeTo(colour.g, -1.5),
+  expect.closeTo(colour.b, -1.5),
+];
+
+/** Pixels inside the mark's corner box that are near white: the mark's text on a picture that has none. */
+async function lightPixelsInCorner(bytes: Buffer): Promise<number> {
+  const { data, info } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const box = markBox(info.width, info.height);
+  let light = 0;
+  for (let y = box.top; y < box.top + box.height; y++) {
+    for (let x = box.left; x < box.left + box.width; x++) {
+      const at = (y * info.width + x) * 3;
+      if (data[at]! > 200 && data[at + 1]! > 200 && data[at + 2]! > 200) light += 1;
+    }
+  }
+  return light;
+}
 
 /** CONTRACT §11: each remote engine, driven through its real client against a local server speaking its protocol. */
 const ENGINES: Array<{ name: string; fake: () => FakeProvider; refuses: boolean }> = [
@@ -200,6 +227,124 @@ describeEachDatabase('Staging engines', (dialect) => {
         await expectUntouched(account, before);
       });
 
+      it('tells its capabilities: declutter and up to 4 variations', async () => {
+        const response = await server.api.get('/api/v1/capabilities');
+        expect(response.status, response.text).toBe(200);
+        expect(response.body).toMatchObject({
+          engine: engine.name,
+          operations: ['stage', 'enhance', 'place_products', 'declutter'],
+          max_variations: 4,
+          declutter: true,
+          label: true,
+        });
+      });
+
+      it("declutters for 1 credit: the provider's empty room at the input's size, in the agent's gallery", async () => {
+        const api = await signUpWithKey(server.api);
+        const staged = await stage(api.key);
+        const claimCode = staged.body.claim_code as string;
+        const response = await server.api.post('/api/v1/declutter', {
+          token: api.key,
+          json: { image: photo.toString('base64'), claim_code: claimCode },
+        });
+        expect(response.status, response.text).toBe(200);
+        expect(response.body).toEqual({
+          success: true,
+          image_url: expect.any(String),
+          width: 640,
+          height: 400,
+          credits_used: 1,
+          credits_remaining: 8,
+        });
+        const { bytes, metadata } = await fetchImage(server, response.body.image_url);
+        expect(metadata).toMatchObject({ format: 'jpeg', width: 640, height: 400 });
+        expect(await meanColour(bytes)).toEqual(closeTo(EMPTY_ROOM_COLOUR));
+        const [commission] = fake.commissions.slice(-1);
+        expect(asksToDeclutter(commission!.prompt)).toBe(true);
+        if (engine.name === 'replicate') expect(commission!.model).toBe('roomstage/declutterer');
+
+        const agent = await signUp(server.api);
+        expect((await server.api.post('/api/v1/claim', { token: agent.token, json: { code: claimCode } })).status).toBe(
+          200,
+        );
+        const gallery = await server.api.get('/api/v1/images', { token: agent.token });
+        expect(gallery.body.images.map((image: { kind: string }) => image.kind).sort()).toEqual([
+          'decluttered',
+          'staged',
+        ]);
+        expectBooksAgree(await readBooks(server.services.db, api.userId));
+      });
+
+      it('stages a decluttered photo for 2 credits an image: emptied once, then each variation staged', async () => {
+        const { key } = await signUpWithKey(server.api);
+        const asked = fake.commissions.length;
+        const response = await stage(key, { declutter: true, variations: 2, seed: 500 });
+        expect(response.status, response.text).toBe(200);
+        expect(response.body).toMatchObject({ credits_used: 4, credits_remaining: 6 });
+        expect(response.body.images.map((image: { seed: number }) => image.seed)).toEqual([500, 501]);
+        const commissions = fake.commissions.slice(asked);
+        expect(commissions.map((commission) => asksToDeclutter(commission.prompt))).toEqual([true, false, false]);
+        if (engine.name !== 'openai') expect(commissions.slice(1).map((c) => c.seed)).toEqual([500, 501]);
+        for (const image of response.body.images) {
+          const { bytes } = await fetchImage(server, image.image_url);
+          expect(await meanColour(bytes)).toEqual(closeTo(FAKE_COLOUR));
+        }
+      });
+
+      it('declutters a multipart upload of a full-size photo', async () => {
+        const { key } = await signUpWithKey(server.api);
+        const large = await roomJpeg(2400, 1600);
+        const response = await server.api.post('/api/v1/declutter', {
+          token: key,
+          body: imageForm([{ data: large }], { label: 'virtually_staged' }),
+        });
+        expect(response.status, response.text).toBe(200);
+        expect(response.body).toMatchObject({ width: 2400, height: 1600, credits_used: 1 });
+        expect(await lightPixelsInCorner((await fetchImage(server, response.body.image_url)).bytes)).toBeGreaterThan(
+          500,
+        );
+      });
+
+      it('declutters asynchronously: 202, then the job holds the declutter result', async () => {
+        const { key } = await signUpWithKey(server.api);
+        const accepted = await server.api.post('/api/v1/declutter', {
+          token: key,
+          json: { image: photo.toString('base64') },
+          headers: ASYNC,
+        });
+        expect(accepted.status, accepted.text).toBe(202);
+        const job = await finishedJob(key, accepted.body.job_id);
+        expect(job).toMatchObject({
+          operation: 'declutter',
+          status: 'succeeded',
+          result: { success: true, width: 640, height: 400, credits_used: 1, credits_remaining: 9 },
+        });
+        expect(await creditsOf(server.api, key)).toBe(9);
+      });
+
+      it('refunds a declutter the provider cannot do: 503, nothing kept', async () => {
+        const account = await signUpWithKey(server.api);
+        const before = storedFiles(server);
+        fake.down = true;
+        const response = await server.api.post('/api/v1/declutter', {
+          token: account.key,
+          json: { image: photo.toString('base64') },
+        });
+        expect(response.status, response.text).toBe(503);
+        await expectUntouched(account, before);
+      });
+
+      it("marks the provider's picture when the label is asked, and only then", async () => {
+        const { key } = await signUpWithKey(server.api);
+        const labelled = await stage(key, { label: 'virtually_staged' });
+        const plain = await stage(key, { label: 'none' });
+        expect(labelled.status, labelled.text).toBe(200);
+        expect(await lightPixelsInCorner((await fetchImage(server, labelled.body.image_url)).bytes)).toBeGreaterThan(
+          50,
+        );
+        expect(await lightPixelsInCorner((await fetchImage(server, plain.body.image_url)).bytes)).toBe(0);
+      });
+
       if (engine.refuses) {
         it('answers 422 engine_rejected when the provider refuses the content; nothing kept', async () => {
           const account = await signUpWithKey(server.api);
@@ -211,6 +356,37 @@ describeEachDatabase('Staging engines', (dialect) => {
           await expectUntouched(account, before);
         });
       }
+    });
+  }
+
+  for (const engine of ENGINES.filter(({ name }) => name !== 'openai')) {
+    describe(`ENGINE=${engine.name} without a declutter model or workflow`, () => {
+      let server: TestServer & { dropDatabase(): Promise<void> };
+      let fake: FakeProvider;
+      beforeAll(async () => {
+        fake = await engine.fake().start();
+        server = await startImagingServer(dialect, { env: fake.env({ declutter: false }) });
+      });
+      afterAll(async () => {
+        await server?.close();
+        await server?.dropDatabase();
+        await fake?.stop();
+      });
+
+      it('says it cannot declutter and refuses it with 422 unsupported_option, charging nothing', async () => {
+        const capabilities = await server.api.get('/api/v1/capabilities');
+        expect(capabilities.body).toMatchObject({ engine: engine.name, declutter: false });
+        expect(capabilities.body.operations).not.toContain('declutter');
+        const { key } = await signUpWithKey(server.api);
+        const photo = (await roomJpeg(300, 300)).toString('base64');
+        const response = await server.api.post('/api/v1/declutter', { token: key, json: { image: photo } });
+        expect(response.status, response.text).toBe(422);
+        expect(response.body).toMatchObject({ code: 'unsupported_option', option: 'declutter' });
+        const staged = await server.api.post('/api/v1/stage', { token: key, json: { image: photo, declutter: true } });
+        expect(staged.status).toBe(422);
+        expect(await creditsOf(server.api, key)).toBe(10);
+        expect(fake.commissions).toHaveLength(0);
+      });
     });
   }
 });

@@ -35,6 +35,8 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
             image_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:1\/images\/img_\w+\.jpg$/),
             width: 1000,
             height: 700,
+            variation: 0,
+            seed: expect.any(Number),
           },
         ],
         style: 'scandinavian',

@@ -16,6 +16,9 @@ export interface EventData {
     credits_used: number;
     credits_remaining: number;
     image_id: string;
+    /** Which variation of its photo (0-based) and the seed it was drawn with. */
+    variation?: number;
+    seed?: number;
   };
   'claim.redeemed': { claim_code: string; claimed_by_email: string; image_count: number; redeemed_at: string };
   'credits.low': { current_balance: number; threshold: number };

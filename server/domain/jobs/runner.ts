@@ -10,6 +10,7 @@ import { emitEvent } from '../events/outbox.js';
 import type { HeldCharge } from '../staging/charge.js';
 import type { ApiCaller, ImagingDeps } from '../staging/deps.js';
 import { performPrepared, type PreparedOperation } from '../staging/operations.js';
+import { requestSeed } from '../staging/variations.js';
 import { discardJobInputs, JOB_HOLD_LEASE_MS, JOB_WAKE, type JobInput, jobSignal, readJobInputs } from './jobs.js';
 
 /*
@@ -121,7 +122,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         'internal_error',
         'The images of this job are no longer available; its credits were refunded. Send the request again.',
       );
-    const prepared = { ...input, inputs } as PreparedOperation & { held: HeldCharge | null };
+    // A stage job accepted before variations existed has none of their fields: it runs as one unlabelled picture.
+    const earlier =
+      input.operation === 'stage'
+        ? {
+            variations: 1,
+            seeds: inputs.map((image) => requestSeed(undefined, image)),
+            declutter: false,
+            label: 'none',
+          }
+        : {};
+    const prepared = { ...earlier, ...input, inputs } as PreparedOperation & { held: HeldCharge | null };
     const caller: ApiCaller = { accountId: job.account_id, keyId: job.key_id, idempotency: null };
     // The hold was taken for as long as the job may wait; running it renews it on that scale, not CHARGE_HOLD_TIMEOUT.
     const jobDeps: ImagingDeps = { ...deps, chargeHoldTimeoutMs: JOB_HOLD_LEASE_MS };

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import { DEFAULT_ROOM_TYPE, isRoomType } from '../../imaging/catalog-data.js';
-import type { AcceptedFormat, EngineImage, ImageEngine, Placement } from '../../imaging/engine.js';
+import type { AcceptedFormat, EngineImage, ImageEngine, Label, Placement } from '../../imaging/engine.js';
 import { isDecodeFailure } from '../../imaging/input-rules.js';
 import { newImageName } from '../../storage/storage.js';
 import { productsForRoom } from '../ads/products.js';
@@ -18,7 +18,9 @@ import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
-import { enhanceResponse, placeResponse, stageResponse } from './responses.js';
+import { declutterResponse, enhanceResponse, placeResponse, stageResponse } from './responses.js';
+import { creditsPerStagedImage, requestSeed, variationSeed } from './variations.js';
+import { getStagingSettings } from '../settings/staging.js';
 import { log } from '../../observability/logger.js';
 
 /*
@@ -39,6 +41,8 @@ export interface EnhanceResult {
   creditsRemaining: number;
 }
 
+export type DeclutterResult = EnhanceResult;
+
 export interface PlaceResult {
   image: Image;
   placements: Placement[];
@@ -51,7 +55,11 @@ export interface PlaceResult {
  * halves at once; an asynchronous one (../jobs) keeps the prepared request in a job and a worker performs it later.
  */
 
-/** A validated stage request: the inputs (originals of our own outputs), the ids its images will get. */
+/**
+ * A validated stage request: the inputs (originals of our own outputs) and the ids its images will get, one per
+ * input × variation, input by input. Variation v of input i is drawn with seed `seeds[i] + v`; `declutter` empties
+ * each input first.
+ */
 export interface PreparedStage {
   operation: 'stage';
   inputs: Buffer[];
@@ -60,6 +68,21 @@ export interface PreparedStage {
   ids: string[];
   style: Style;
   roomType: RoomType;
+  variations: number;
+  /** Each input's base seed: the request's, or one that photo always gets. */
+  seeds: number[];
+  declutter: boolean;
+  label: Label;
+  claimCode: string | null;
+}
+
+export interface PreparedDeclutter {
+  operation: 'declutter';
+  inputs: [Buffer];
+  formats: AcceptedFormat[];
+  ids: [string];
+  seed: number;
+  label: Label;
   claimCode: string | null;
 }
 
@@ -83,15 +106,58 @@ export interface PreparedPlace {
   claimCode: string | null;
 }
 
-export type PreparedOperation = PreparedStage | PreparedEnhance | PreparedPlace;
+export type PreparedOperation = PreparedStage | PreparedEnhance | PreparedPlace | PreparedDeclutter;
 
 /** Runs inside the transaction that stores the result, after its rows: a job records its outcome there. */
 export type OnStored<R> = (trx: ImagingDeps['db'], result: R) => Promise<void>;
 
-/** What a prepared request costs; null when it is free. */
+/**
+ * What a prepared request costs; null when it is free. A stage costs images × variations × (1 + declutter), all
+ * in one charge, so a balance that cannot cover every variation refuses the whole request. Declutter is staging
+ * work on the ledger (its reasons are a closed list).
+ */
 export function chargeOf(caller: ApiCaller, prepared: PreparedOperation): Charge | null {
-  if (prepared.operation === 'place_products') return null;
-  return { caller, credits: prepared.inputs.length, reason: prepared.operation, reference: prepared.ids[0] };
+  const reference = prepared.ids[0];
+  switch (prepared.operation) {
+    case 'place_products':
+      return null;
+    case 'stage': {
+      const credits = prepared.inputs.length * prepared.variations * creditsPerStagedImage(prepared);
+      return { caller, credits, reason: 'stage', reference };
+    }
+    case 'declutter':
+      return { caller, credits: 1, reason: 'stage', reference };
+    case 'enhance':
+      return { caller, credits: 1, reason: 'enhance', reference };
+  }
+}
+
+/** The label of a request's outputs: the request's, else the account's default. */
+async function labelOf(deps: ImagingDeps, caller: ApiCaller, label: Label | undefined): Promise<Label> {
+  return label ?? (await getStagingSettings(deps.db, caller.accountId)).label;
+}
+
+/**
+ * Refuses what the running engine cannot do (422 `unsupported_option`, extra `option`), before the images are even
+ * read: a request that cannot succeed never downloads, inspects or charges anything.
+ */
+export function assertEngineSupports(
+  engine: ImageEngine,
+  request: { variations?: number; declutter?: boolean; label?: Label },
+): void {
+  const { capabilities } = engine;
+  const refuse = (option: string, message: string) => {
+    throw new AppError('unsupported_option', message, { option });
+  };
+  if (request.declutter && !capabilities.declutter)
+    refuse('declutter', `The ${capabilities.engine} engine cannot declutter; see GET /api/v1/capabilities.`);
+  if ((request.variations ?? 1) > capabilities.maxVariations)
+    refuse(
+      'variations',
+      `The ${capabilities.engine} engine draws at most ${capabilities.maxVariations} variations an image.`,
+    );
+  if (request.label === 'virtually_staged' && !capabilities.label)
+    refuse('label', `The ${capabilities.engine} engine cannot draw the disclosure mark.`);
 }
 
 /**
@@ -204,8 +270,19 @@ async function canonicalClaimCode(
 export async function prepareStage(
   deps: ImagingDeps,
   caller: ApiCaller,
-  request: { sources: ImageSources; style: Style; roomType: RoomType; claimCode?: string },
+  request: {
+    sources: ImageSources;
+    style: Style;
+    roomType: RoomType;
+    variations?: number;
+    seed?: number;
+    declutter?: boolean;
+    label?: Label;
+    claimCode?: string;
+  },
 ): Promise<PreparedStage> {
+  assertEngineSupports(deps.engine, request);
+  const variations = request.variations ?? 1;
   const inputs = await originalsOf(
     deps,
     caller.accountId,
@@ -217,14 +294,21 @@ export async function prepareStage(
     operation: 'stage',
     inputs,
     formats,
-    ids: inputs.map(() => newId('image')),
+    ids: inputs.flatMap(() => Array.from({ length: variations }, () => newId('image'))),
     style: request.style,
     roomType: request.roomType,
+    variations,
+    seeds: inputs.map((input) => requestSeed(request.seed, input)),
+    declutter: request.declutter ?? false,
+    label: await labelOf(deps, caller, request.label),
     claimCode,
   };
 }
 
-/** POST /api/v1/stage: 1 credit per image, all or nothing; a new claim unless `claimCode` names an open one. */
+/**
+ * POST /api/v1/stage: every variation of every image, all or nothing, in one claim (a new one unless `claimCode`
+ * names an open one). A decluttered photo is emptied once and its variations are all staged from it.
+ */
 async function performStage(
   deps: ImagingDeps,
   caller: ApiCaller,
@@ -238,12 +322,22 @@ async function performStage(
     const stored: StoredOutput[] = [];
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
-      const id = ids[index] ?? newId('image');
-      const output = await deps.engine.stage(input, { style: prepared.style, roomType: prepared.roomType });
-      stored.push({
-        ...(await store(deps, written, id, output)),
-        origin: await keepOrigin(deps, written, id, input, output),
-      });
+      const room = prepared.declutter
+        ? (await deps.engine.declutter(input, { seed: prepared.seeds[index], label: 'none' })).data
+        : input;
+      for (let variation = 0; variation < prepared.variations; variation++) {
+        const id = ids[index * prepared.variations + variation] ?? newId('image');
+        const output = await deps.engine.stage(room, {
+          style: prepared.style,
+          roomType: prepared.roomType,
+          seed: variationSeed(prepared.seeds[index] ?? 0, variation),
+          label: prepared.label,
+        });
+        stored.push({
+          ...(await store(deps, written, id, output)),
+          origin: await keepOrigin(deps, written, id, input, output),
+        });
+      }
     }
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
@@ -261,7 +355,9 @@ async function performStage(
         outputs: stored,
         now,
       });
-      for (const image of images) {
+      for (const [index, image] of images.entries()) {
+        const variation = index % prepared.variations;
+        const seed = variationSeed(prepared.seeds[Math.floor(index / prepared.variations)] ?? 0, variation);
         await emitEvent(trx, {
           accountId: caller.accountId,
           keyId: caller.keyId,
@@ -271,9 +367,11 @@ async function performStage(
             claim_code: claim.code,
             style: prepared.style,
             room_type: prepared.roomType,
-            credits_used: 1,
+            credits_used: creditsPerStagedImage(prepared),
             credits_remaining: balance,
             image_id: image.id,
+            variation,
+            seed,
           },
           now,
         });
@@ -317,6 +415,65 @@ async function performEnhance(
           keyId: caller.keyId,
           claimCode,
           kind: 'enhanced',
+          style: null,
+          roomType: null,
+          outputs: [stored],
+          now,
+        }),
+      );
+      const result = { image, creditsRemaining: held.balanceAfter };
+      await onStored?.(trx, result);
+      return result;
+    });
+  });
+}
+
+/** Reads and checks a declutter request; an engine that cannot declutter refuses it before anything is read. */
+export async function prepareDeclutter(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  request: { sources: ImageSources; label?: Label; claimCode?: string },
+): Promise<PreparedDeclutter> {
+  assertEngineSupports(deps.engine, { declutter: true, label: request.label });
+  const input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
+  const formats = await inspectAll(deps.engine, [input]);
+  const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
+  return {
+    operation: 'declutter',
+    inputs: [input],
+    formats,
+    ids: [newId('image')],
+    seed: requestSeed(undefined, input),
+    label: await labelOf(deps, caller, request.label),
+    claimCode,
+  };
+}
+
+/**
+ * POST /api/v1/declutter: 1 credit; the room emptied of its movable furniture, at the input's size. Its original is
+ * not kept as ours: a decluttered photo sent to stage is staged as it is, not from the cluttered original.
+ */
+async function performDeclutter(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: PreparedDeclutter,
+  held: HeldCharge,
+  onStored?: OnStored<DeclutterResult>,
+): Promise<DeclutterResult> {
+  const { claimCode } = prepared;
+  return undoOnFailure(deps, held, async (written) => {
+    const output = await deps.engine.declutter(prepared.inputs[0], { seed: prepared.seed, label: prepared.label });
+    const stored = await store(deps, written, prepared.ids[0], output);
+    return inTransaction(deps.db, async (trx) => {
+      await finalizeHold(trx, held.holdId);
+      const now = deps.clock.now();
+      if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
+      const image = only(
+        await insertImages(trx, {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          claimCode,
+          kind: 'decluttered',
           style: null,
           roomType: null,
           outputs: [stored],
@@ -448,7 +605,9 @@ export type ImageResponse<P extends PreparedOperation> = P extends PreparedStage
   ? ReturnType<typeof stageResponse>
   : P extends PreparedEnhance
     ? ReturnType<typeof enhanceResponse>
-    : ReturnType<typeof placeResponse>;
+    : P extends PreparedDeclutter
+      ? ReturnType<typeof declutterResponse>
+      : ReturnType<typeof placeResponse>;
 
 /**
  * Performs a prepared request whose credits are already held (place-products holds none) and answers with its
@@ -476,6 +635,10 @@ export async function performPrepared<P extends PreparedOperation>(
     case 'enhance': {
       const toBody = (result: EnhanceResult) => enhanceResponse(deps.storage, result);
       return toBody(await performEnhance(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
+    }
+    case 'declutter': {
+      const toBody = (result: DeclutterResult) => declutterResponse(deps.storage, result);
+      return toBody(await performDeclutter(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
     }
     case 'place_products': {
       const toBody = (result: PlaceResult) => placeResponse(deps.storage, result);

@@ -3,7 +3,8 @@ import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import type { Placement } from '../../imaging/engine.js';
 import type { ImageStorage } from '../../storage/storage.js';
-import type { EnhanceResult, PlaceResult, StageResult } from './operations.js';
+import type { DeclutterResult, EnhanceResult, PlaceResult, StageResult } from './operations.js';
+import { creditsPerStagedImage, variationSeed } from './variations.js';
 
 /*
  * The 200 bodies of the three image operations (CONTRACT §5), built in one place: the synchronous response and a
@@ -21,12 +22,17 @@ export function presentImage(storage: ImageStorage, image: Image): ImageBody {
   return { id: image.id, image_url: storage.url(image.storage_name), width: image.width, height: image.height };
 }
 
+/** Images are listed input by input, each input's variations in order. */
 export function stageResponse(
   storage: ImageStorage,
-  request: { style: Style; roomType: RoomType },
+  request: { style: Style; roomType: RoomType; variations: number; seeds: number[]; declutter: boolean },
   result: StageResult,
 ) {
-  const images = result.images.map((image) => presentImage(storage, image));
+  const images = result.images.map((image, index) => {
+    const variation = index % request.variations;
+    const seed = variationSeed(request.seeds[Math.floor(index / request.variations)] ?? 0, variation);
+    return { ...presentImage(storage, image), variation, seed };
+  });
   const [first] = images;
   if (!first) throw new Error('A stage result holds at least one image');
   return {
@@ -36,7 +42,7 @@ export function stageResponse(
     images,
     style: request.style,
     room_type: request.roomType,
-    credits_used: images.length,
+    credits_used: images.length * creditsPerStagedImage(request),
     credits_remaining: result.creditsRemaining,
     expires_at: iso(result.claim.expires_at),
   };
@@ -71,4 +77,9 @@ export function placeResponse(
     credits_used: 0 as const,
     credits_remaining: result.creditsRemaining,
   };
+}
+
+/** The declutter body has the enhance body's shape. */
+export function declutterResponse(storage: ImageStorage, result: DeclutterResult) {
+  return enhanceResponse(storage, result);
 }

@@ -27,6 +27,8 @@ export const IMAGE_COUNTER: Record<ImageKind, UsageCounter> = {
   staged: 'images_staged',
   enhanced: 'images_enhanced',
   placed: 'product_placements',
+  // Emptying a room is staging work for the agent; usage has no counter of its own for it.
+  decluttered: 'images_staged',
 };
 
 /** How a ledger entry moves usage: spending (net of refunds) and buying; the signup bonus moves neither. */

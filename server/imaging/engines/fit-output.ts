@@ -1,13 +1,13 @@
 /**
- * The one post-processing step every remote engine's picture goes through: providers answer in their own sizes
- * (1024², 1536×1024, …) and colour spaces, so the output is fitted back to the input's width and height after EXIF
- * orientation (resize, then centre crop), made sRGB and encoded as the built-in engine encodes its staged images.
+ * What every remote engine's picture goes through: providers answer in their own sizes (1024², 1536×1024, …) and
+ * colour spaces, so the output is fitted back to the input's width and height after EXIF orientation (resize, then
+ * centre crop) and finished as the built-in engine finishes its outputs (../finish.ts: the mark, sRGB, the encoding).
  * Also the other direction: what a provider is sent.
  */
 import sharp from 'sharp';
-import type { EngineImage } from '../engine.js';
+import type { EngineImage, Label } from '../engine.js';
+import { finishOutput } from '../finish.js';
 import { MAX_PIXELS } from '../input-rules.js';
-import { STAGED_JPEG } from '../sharp-engine.js';
 import { EngineUnavailable, DEFAULT_RETRY_AFTER_SECONDS } from './failures.js';
 
 export interface Size {
@@ -15,16 +15,17 @@ export interface Size {
   height: number;
 }
 
-/** The provider's picture at `size`; a picture that does not decode is the provider's failure, not the caller's. */
-export async function fitOutput(produced: Buffer, size: Size): Promise<EngineImage> {
+/**
+ * The provider's picture at `size`, with the disclosure mark when `label` asks for it; a picture that does not decode
+ * is the provider's failure, not the caller's.
+ */
+export async function fitOutput(produced: Buffer, size: Size, label?: Label): Promise<EngineImage> {
   try {
-    const { data, info } = await sharp(produced, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+    const fitted = sharp(produced, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
       .rotate()
       .resize(size.width, size.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' })
-      .flatten({ background: '#ffffff' })
-      .toColourspace('srgb')
-      .jpeg(STAGED_JPEG)
-      .toBuffer({ resolveWithObject: true });
+      .flatten({ background: '#ffffff' });
+    const { data, info } = await finishOutput(fitted, size, { label }).toBuffer({ resolveWithObject: true });
     return { data, contentType: 'image/jpeg', extension: 'jpg', width: info.width, height: info.height };
   } catch {
     throw new EngineUnavailable(

@@ -33,6 +33,12 @@ export const PROMPT_TABLE = {
   negative:
     'changing the walls, windows, doors, floors, ceiling or the view; moving or removing architecture; ' +
     'blurry, distorted, cartoon, illustration, text, watermark, people, low quality',
+  declutter:
+    'The same room completely empty: remove all movable furniture, rugs, decor, clutter and personal items. ' +
+    'Photorealistic interior photograph, same camera angle and light; bare floor and walls where things stood.',
+  declutterNegative:
+    'changing the walls, windows, doors, floors, ceiling or the view; moving or removing architecture or built-in ' +
+    'fixtures; any furniture, objects or clutter left behind; blurry, distorted, text, watermark, people',
 } as const;
 
 export interface StagingPrompt {
@@ -42,7 +48,7 @@ export interface StagingPrompt {
 }
 
 /** Seeds fit every provider's integer input (ComfyUI, Stable Diffusion and Replicate models take 32-bit seeds). */
-const MAX_SEED = 2 ** 31 - 1;
+export const MAX_SEED = 2 ** 31 - 1;
 
 /** The prompt for a request; without a seed one is drawn, so the stored request can be repeated exactly. */
 export function stagingPrompt(style: Style, roomType: RoomType, seed?: number): StagingPrompt {
@@ -50,4 +56,13 @@ export function stagingPrompt(style: Style, roomType: RoomType, seed?: number): 
     .replace('{room}', PROMPT_TABLE.rooms[roomType])
     .replace('{style}', PROMPT_TABLE.styles[style]);
   return { prompt, negativePrompt: PROMPT_TABLE.negative, seed: seed ?? randomInt(0, MAX_SEED) };
+}
+
+/** What a generative engine is asked for to empty a room (declutter); the same seed sends the same request. */
+export function declutterPrompt(seed?: number): StagingPrompt {
+  return {
+    prompt: PROMPT_TABLE.declutter,
+    negativePrompt: PROMPT_TABLE.declutterNegative,
+    seed: seed ?? randomInt(0, MAX_SEED),
+  };
 }

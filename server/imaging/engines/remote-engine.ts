@@ -15,6 +15,8 @@ import type { NetworkPolicy } from '../../outbound/network-guard.js';
 import { AppError } from '../../errors.js';
 import { log } from '../../observability/logger.js';
 import type {
+  DeclutterOptions,
+  EngineCapabilities,
   EngineImage,
   ImageEngine,
   ImageInfo,
@@ -26,15 +28,22 @@ import type {
 import { Semaphore } from '../semaphore.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, EngineUnavailable, engineFailureIn } from './failures.js';
 import { fitOutput, type ProviderInput, providerInput } from './fit-output.js';
-import { type StagingPrompt, stagingPrompt } from './prompts.js';
+import { declutterPrompt, type StagingPrompt, stagingPrompt } from './prompts.js';
 
 export type EngineName = 'replicate' | 'openai' | 'comfyui';
 
-/** One provider's protocol: the staged picture's bytes in any size and format sharp reads. */
+/**
+ * One provider's protocol: the staged picture's bytes in any size and format sharp reads. `declutter` is there only
+ * when the provider is set up for it (a declutter model or workflow, or an edit prompt that empties the room).
+ */
 export interface StagingProvider {
   readonly name: EngineName;
   stage(call: RemoteCall, source: ProviderInput, request: StagingPrompt): Promise<Buffer>;
+  declutter?(call: RemoteCall, source: ProviderInput, request: StagingPrompt): Promise<Buffer>;
 }
+
+/** Each variation is one more call to the provider with its own seed. */
+const MAX_REMOTE_VARIATIONS = 4;
 
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
@@ -223,13 +232,22 @@ function asEngineFailure(error: unknown): AppError {
   );
 }
 
-/** An ImageEngine whose staging is done by a provider; the rest is the built-in engine's. */
+/** An ImageEngine whose staging (and decluttering) is done by a provider; the rest is the built-in engine's. */
 export class RemoteEngine implements ImageEngine {
+  readonly capabilities: EngineCapabilities;
+
   constructor(
     readonly provider: StagingProvider,
     private readonly builtin: ImageEngine,
     private readonly calls: RemoteCalls,
-  ) {}
+  ) {
+    this.capabilities = {
+      engine: provider.name,
+      maxVariations: MAX_REMOTE_VARIATIONS,
+      declutter: provider.declutter !== undefined,
+      label: true,
+    };
+  }
 
   inspect(input: Buffer): Promise<ImageInfo> {
     return this.builtin.inspect(input);
@@ -239,7 +257,21 @@ export class RemoteEngine implements ImageEngine {
     const request = stagingPrompt(options.style, options.roomType, options.seed);
     const [size, source] = await Promise.all([this.builtin.inspect(input), providerInput(input)]);
     const produced = await this.calls.run((call) => this.provider.stage(call, source, request));
-    return fitOutput(produced, size);
+    return fitOutput(produced, size, options.label);
+  }
+
+  async declutter(input: Buffer, options: DeclutterOptions): Promise<EngineImage> {
+    const { provider } = this;
+    const declutter = provider.declutter?.bind(provider);
+    if (!declutter) {
+      throw new AppError('unsupported_option', `The ${provider.name} engine is not set up to declutter.`, {
+        option: 'declutter',
+      });
+    }
+    const request = declutterPrompt(options.seed);
+    const [size, source] = await Promise.all([this.builtin.inspect(input), providerInput(input)]);
+    const produced = await this.calls.run((call) => declutter(call, source, request));
+    return fitOutput(produced, size, options.label);
   }
 
   preview(input: Buffer, maxEdge: number): Promise<EngineImage> {

@@ -7,8 +7,9 @@ import Replicate, { type Prediction } from 'replicate';
 import type { EngineConfig } from '../../env.js';
 import { log } from '../../observability/logger.js';
 import { EngineRejected } from './failures.js';
-import { dataUrlOf } from './fit-output.js';
+import { dataUrlOf, type ProviderInput } from './fit-output.js';
 import { fillPlaceholders } from './placeholders.js';
+import type { StagingPrompt } from './prompts.js';
 import { pictureAt, type RemoteCall, type StagingProvider } from './remote-engine.js';
 
 type ReplicateSettings = Extract<EngineConfig, { name: 'replicate' }>;
@@ -46,48 +47,58 @@ export function firstPicture(output: unknown): string | null {
   return null;
 }
 
+/** Staging runs REPLICATE_MODEL; decluttering runs REPLICATE_DECLUTTER_MODEL (with the same input), when set. */
 export function replicateProvider(settings: ReplicateSettings): StagingProvider {
   const template = settings.inputTemplate ?? DEFAULT_REPLICATE_INPUT;
+  const { declutterModel } = settings;
+  const predict = async (
+    model: string,
+    call: RemoteCall,
+    source: ProviderInput,
+    request: StagingPrompt,
+  ): Promise<Buffer> => {
+    const client = new Replicate({
+      auth: settings.apiToken,
+      baseUrl: settings.baseUrl,
+      fetch: call.fetch,
+      useFileOutput: false,
+    });
+    const input = fillPlaceholders(template, {
+      image: dataUrlOf(source),
+      prompt: request.prompt,
+      negative_prompt: request.negativePrompt,
+      seed: request.seed,
+    });
+    let prediction: Prediction | null = null;
+    call.signal.addEventListener('abort', () => {
+      if (prediction && !FINISHED.has(prediction.status)) cancelQuietly(settings, prediction.id);
+    });
+    const wait = Math.max(1, Math.min(MAX_WAIT_SECONDS, Math.floor(call.remainingMs() / 1000) - 1));
+    prediction = await client.predictions.create({ ...modelReference(model), input: input as object, wait });
+    while (!FINISHED.has(prediction.status)) {
+      await call.sleep(POLL_INTERVAL_MS);
+      prediction = await client.predictions.get(prediction.id);
+    }
+    if (prediction.status !== 'succeeded') {
+      const reason =
+        typeof prediction.error === 'string' ? prediction.error : JSON.stringify(prediction.error ?? prediction.status);
+      if (REFUSAL.test(reason))
+        throw new EngineRejected(
+          `The staging engine refused this image: ${reason.slice(0, 200)}. Your credits were refunded.`,
+        );
+      throw new Error(`prediction ${prediction.id} ${prediction.status}: ${reason.slice(0, 300)}`);
+    }
+    const location = firstPicture(prediction.output);
+    if (!location) throw new Error(`prediction ${prediction.id} succeeded without a picture in its output`);
+    return pictureAt(call, location);
+  };
   return {
     name: 'replicate',
-    async stage(call: RemoteCall, source, request) {
-      const client = new Replicate({
-        auth: settings.apiToken,
-        baseUrl: settings.baseUrl,
-        fetch: call.fetch,
-        useFileOutput: false,
-      });
-      const input = fillPlaceholders(template, {
-        image: dataUrlOf(source),
-        prompt: request.prompt,
-        negative_prompt: request.negativePrompt,
-        seed: request.seed,
-      });
-      let prediction: Prediction | null = null;
-      call.signal.addEventListener('abort', () => {
-        if (prediction && !FINISHED.has(prediction.status)) cancelQuietly(settings, prediction.id);
-      });
-      const wait = Math.max(1, Math.min(MAX_WAIT_SECONDS, Math.floor(call.remainingMs() / 1000) - 1));
-      prediction = await client.predictions.create({ ...modelReference(settings.model), input: input as object, wait });
-      while (!FINISHED.has(prediction.status)) {
-        await call.sleep(POLL_INTERVAL_MS);
-        prediction = await client.predictions.get(prediction.id);
-      }
-      if (prediction.status !== 'succeeded') {
-        const reason =
-          typeof prediction.error === 'string'
-            ? prediction.error
-            : JSON.stringify(prediction.error ?? prediction.status);
-        if (REFUSAL.test(reason))
-          throw new EngineRejected(
-            `The staging engine refused this image: ${reason.slice(0, 200)}. Your credits were refunded.`,
-          );
-        throw new Error(`prediction ${prediction.id} ${prediction.status}: ${reason.slice(0, 300)}`);
-      }
-      const location = firstPicture(prediction.output);
-      if (!location) throw new Error(`prediction ${prediction.id} succeeded without a picture in its output`);
-      return pictureAt(call, location);
-    },
+    stage: (call, source, request) => predict(settings.model, call, source, request),
+    ...(declutterModel && {
+      declutter: (call: RemoteCall, source: ProviderInput, request: StagingPrompt) =>
+        predict(declutterModel, call, source, request),
+    }),
   };
 }
 

@@ -1,0 +1,22 @@
+/**
+ * The one last step every staged or decluttered output goes through, whichever engine drew it: what is drawn over
+ * the picture (the built-in engine's furniture), then the disclosure mark when the request asks for it, sRGB, and
+ * the staged JPEG encoding. The pipeline must already be at the output's size.
+ */
+import type { OverlayOptions, Sharp } from 'sharp';
+import { markOverlay } from './disclosure-mark.js';
+import type { Label } from './engine.js';
+
+/** Every staged output, whichever engine drew it, is encoded with these settings. */
+export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
+
+export function finishOutput(
+  pipeline: Sharp,
+  size: { width: number; height: number },
+  options: { overlays?: OverlayOptions[]; label?: Label } = {},
+): Sharp {
+  // sharp keeps only the last composite() of a pipeline, so the mark joins the same list, drawn last.
+  const overlays = [...(options.overlays ?? [])];
+  if (options.label === 'virtually_staged') overlays.push(markOverlay(size.width, size.height));
+  return pipeline.composite(overlays).toColourspace('srgb').jpeg(STAGED_JPEG);
+}
