@@ -7,6 +7,7 @@ import { createRequestRateLimiter } from './limits/request-rate.js';
 import { createWorkGate } from './limits/work-gate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
+import { readUploadedAssetsWith } from './imaging/assets.js';
 import { createEngine } from './imaging/engines/index.js';
 import { configureLogging } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -85,6 +86,7 @@ export async function createServices(
   }
   const clock = options.clock ?? systemClock;
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
+  readUploadedAssetsWith(async (name) => (await storage.get(name))?.data ?? null);
   const metrics = createProcessMetrics(handle.db);
   const { payments, autoTopUp } = openPayments(handle.db, config, clock, metrics);
   const services: Services = {

@@ -13,7 +13,7 @@ import {
   runImageRequest,
 } from '../domain/staging/operations.js';
 import { presentImage } from '../domain/staging/responses.js';
-import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import { imageAdmission, imagingDeps } from '../services.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
@@ -54,6 +54,11 @@ const placementSchema = z.object({
   y: z.number().int(),
   width: z.number().int(),
   height: z.number().int(),
+  campaign_id: z
+    .string()
+    .nullable()
+    .meta({ description: 'The campaign that pays for this placement (cmp_…); null for a house product' }),
+  sponsored: z.boolean().meta({ description: 'True when an advertiser pays for this placement' }),
 });
 
 export { presentImage };
@@ -202,13 +207,19 @@ export const stagingRouter = router({
         tags: ['Images'],
         summary: 'Staging styles and room types',
         description:
-          'The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`). No credential is needed.',
+          'The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`), and the product categories advertisers can upload. No credential is needed.',
         protect: false,
       },
     })
     .input(noInput)
-    .output(z.object({ styles: z.array(styleSchema), room_types: z.array(roomTypeSchema) }))
-    .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES] })),
+    .output(
+      z.object({
+        styles: z.array(styleSchema),
+        room_types: z.array(roomTypeSchema),
+        product_categories: z.array(z.enum(PRODUCT_CATEGORIES)),
+      }),
+    )
+    .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES], product_categories: [...PRODUCT_CATEGORIES] })),
 
   stage: imageProcedure
     .meta({
