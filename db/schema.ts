@@ -37,6 +37,8 @@ export interface AccountsTable {
   auto_topup_paused_until: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
   auto_topup_consecutive_failures: ColumnType<number, number | undefined, number>;
   auto_topup_last_failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Advertising funds in milli-cents (1/1000 of a US cent): always Σ ad_funds_ledger deltas, never below 0. */
+  ad_funds_millicents: ColumnType<number, number | undefined, number>;
 }
 
 export interface SessionsTable {
@@ -191,16 +193,112 @@ export interface ImagesTable {
   created_at: EpochMs;
 }
 
+export type ProductStatus = 'active' | 'paused' | 'rejected';
+
+/** House products (the built-in catalog) have no `account_id`; advertisers' products do, and an uploaded image. */
 export interface ProductsTable {
   id: string;
   name: string;
   brand: string;
   category: string;
+  /** What the engine draws: an SVG under server/imaging/assets/products/, or the uploaded image's storage name. */
   asset: string;
+  /** The house catalog's old display rate (history only); paid products are billed by their campaign's cpm. */
   revenue_per_mille_cents: number;
   /** Comma-separated room types the product suits. */
   room_types: string;
   active: ColumnType<Flag, Flag | undefined, Flag>;
+  account_id: ColumnType<string | null, string | null | undefined, string | null>;
+  status: ColumnType<ProductStatus, ProductStatus | undefined, ProductStatus>;
+  image_storage_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Comma-separated styles the product suits; empty: any style. */
+  styles: ColumnType<string, string | undefined, string>;
+  /** Set by DELETE: never selected again, kept for the images that show it. */
+  archived_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  created_at: ColumnType<EpochMs, EpochMs | undefined, EpochMs>;
+}
+
+/** `scheduled` and `ended` are not stored: they follow from the dates. */
+export type StoredCampaignStatus = 'active' | 'paused' | 'exhausted';
+
+export interface CampaignsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  cpm_cents: number;
+  total_budget_millicents: number;
+  daily_budget_millicents: number | null;
+  starts_at: EpochMs | null;
+  ends_at: EpochMs | null;
+  status: ColumnType<StoredCampaignStatus, StoredCampaignStatus | undefined, StoredCampaignStatus>;
+  /** Why it is exhausted: its total budget, or the advertiser's funds (buying funds revives those). */
+  exhausted_reason: ColumnType<
+    'budget' | 'funds' | null,
+    'budget' | 'funds' | null | undefined,
+    'budget' | 'funds' | null
+  >;
+  spent_millicents: ColumnType<number, number | undefined, number>;
+  impressions: ColumnType<number, number | undefined, number>;
+  unbilled_impressions: ColumnType<number, number | undefined, number>;
+  /** The UTC day (days since 1970) `spent_today_millicents` counts: the daily budget is checked on this row. */
+  spend_day: ColumnType<number, number | undefined, number>;
+  spent_today_millicents: ColumnType<number, number | undefined, number>;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+export interface CampaignProductsTable {
+  campaign_id: string;
+  product_id: string;
+  /** Rotates products of equal cpm: the one placed longest ago goes first. */
+  last_placed_at: ColumnType<EpochMs, EpochMs | undefined, EpochMs>;
+}
+
+/** One campaign on one UTC day: what the report reads. spend = agent + service, to the milli-cent. */
+export interface CampaignDailyTable {
+  campaign_id: string;
+  day: number;
+  account_id: string;
+  impressions: ColumnType<number, number | undefined, number>;
+  unbilled_impressions: ColumnType<number, number | undefined, number>;
+  spend_millicents: ColumnType<number, number | undefined, number>;
+  agent_millicents: ColumnType<number, number | undefined, number>;
+  service_millicents: ColumnType<number, number | undefined, number>;
+}
+
+export type AdFundsReason = 'purchase' | 'spend' | 'adjustment';
+
+export interface AdFundsLedgerTable {
+  id: Generated<number>;
+  public_id: string;
+  account_id: string;
+  delta_millicents: number;
+  reason: AdFundsReason;
+  reference: string | null;
+  /** Set on spend rows: one per campaign and UTC day, grown by each billed impression. */
+  spend_key: string | null;
+  created_at: EpochMs;
+}
+
+/** An agent's share of the impressions of one image on one UTC day. */
+export interface EarningsDailyTable {
+  account_id: string;
+  image_id: string;
+  day: number;
+  impressions: ColumnType<number, number | undefined, number>;
+  earned_millicents: ColumnType<number, number | undefined, number>;
+}
+
+export type PayoutStatus = 'requested' | 'paid' | 'rejected';
+
+export interface PayoutsTable {
+  id: string;
+  account_id: string;
+  amount_cents: number;
+  status: PayoutStatus;
+  reference: string | null;
+  created_at: EpochMs;
+  paid_at: EpochMs | null;
 }
 
 export interface PlacementsTable {
@@ -215,6 +313,13 @@ export interface PlacementsTable {
   revenue_per_mille_cents: number;
   impressions: ColumnType<number, number | undefined, number>;
   created_at: EpochMs;
+  /** The campaign that paid for this placement; null for house products (and placements made before campaigns). */
+  campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The campaign's cpm when placed: each billed impression costs this many milli-cents. */
+  cpm_cents: ColumnType<number, number | undefined, number>;
+  billed_impressions: ColumnType<number, number | undefined, number>;
+  unbilled_impressions: ColumnType<number, number | undefined, number>;
+  spend_millicents: ColumnType<number, number | undefined, number>;
 }
 
 export interface RateLimitWindowsTable {
@@ -234,10 +339,16 @@ export type CheckoutStatus = 'open' | 'complete' | 'expired';
 export type GatewayName = 'stripe' | 'simulated';
 
 /** A purchase of credits; `credited_at` is claimed once, by whichever of the Stripe event or the return page comes first. */
+export type CheckoutPurpose = 'credits' | 'ad_funds';
+
 export interface CheckoutSessionsTable {
   id: string;
   account_id: string;
+  /** Credits bought (purpose `credits`); 0 for ad funds. */
   credits: number;
+  purpose: ColumnType<CheckoutPurpose, CheckoutPurpose | undefined, CheckoutPurpose>;
+  /** Ad funds bought, in cents (purpose `ad_funds`); 0 for credits. */
+  amount_cents: ColumnType<number, number | undefined, number>;
   gateway: GatewayName;
   checkout_url: string;
   status: CheckoutStatus;
@@ -347,6 +458,12 @@ export interface Database {
   images: ImagesTable;
   products: ProductsTable;
   placements: PlacementsTable;
+  campaigns: CampaignsTable;
+  campaign_products: CampaignProductsTable;
+  campaign_daily: CampaignDailyTable;
+  ad_funds_ledger: AdFundsLedgerTable;
+  earnings_daily: EarningsDailyTable;
+  payouts: PayoutsTable;
   idempotency_keys: IdempotencyKeysTable;
   image_operation_leases: ImageOperationLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
@@ -368,6 +485,9 @@ export type Claim = Selectable<ClaimsTable>;
 export type Image = Selectable<ImagesTable>;
 export type Product = Selectable<ProductsTable>;
 export type PlacementRow = Selectable<PlacementsTable>;
+export type Campaign = Selectable<CampaignsTable>;
+export type AdFundsEntry = Selectable<AdFundsLedgerTable>;
+export type Payout = Selectable<PayoutsTable>;
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 export type TopUpAttempt = Selectable<TopUpAttemptsTable>;
 export type Job = Selectable<JobsTable>;

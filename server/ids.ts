@@ -29,6 +29,10 @@ export const ID_PREFIXES = {
   simulatedCard: 'pm_sim',
   job: 'job',
   jobLease: 'jwk',
+  product: 'prd',
+  campaign: 'cmp',
+  adFunds: 'aft',
+  payout: 'po',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

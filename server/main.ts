@@ -24,6 +24,7 @@ import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } fro
 import { imageFilesRouter } from './http/image-files.js';
 import { dashboardBodyLimit } from './http/body-limits.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
+import { PRODUCT_UPLOAD_PATH, productUploadBody } from './http/product-upload.js';
 import { metricsEndpoint } from './http/metrics-endpoint.js';
 import { refuseCrossSiteForms } from './http/same-origin.js';
 import { cspNonceOf, embeddableResources, securityHeaders } from './http/security-headers.js';
@@ -102,6 +103,7 @@ async function createApp(services: Services) {
 
   // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
   app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services));
+  app.post(PRODUCT_UPLOAD_PATH, productUploadBody);
   app.use(stripeWebhookRouter(services));
   app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));

@@ -1,7 +1,9 @@
+import { adsRouter } from './routers/ads.js';
 import { authRouter } from './routers/auth.js';
 import { billingRouter } from './routers/billing.js';
 import { claimsRouter } from './routers/claims.js';
 import { creditsRouter } from './routers/credits.js';
+import { earningsRouter } from './routers/earnings.js';
 import { healthRouter } from './routers/health.js';
 import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
@@ -24,6 +26,8 @@ export const appRouter = router({
   billing: billingRouter,
   settings: settingsRouter,
   usage: usageRouter,
+  ads: adsRouter,
+  earnings: earningsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,7 @@ import { createRequestRateLimiter } from './limits/request-rate.js';
 import { createWorkGate } from './limits/work-gate.js';
 import { syncProductCatalog } from './domain/ads/products.js';
 import { SPONSORED_PRODUCTS } from './imaging/catalog-data.js';
+import { readUploadedAssetsWith } from './imaging/assets.js';
 import { createEngine } from './imaging/engines/index.js';
 import { meteredEngine } from './imaging/metered-engine.js';
 import { configureLogging } from './observability/logger.js';
@@ -116,6 +117,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   }
   const clock = options.clock ?? systemClock;
   const storage = openImageStorage(config.storageUrl, config.publicBaseUrl);
+  readUploadedAssetsWith(async (name) => (await storage.get(name))?.data ?? null);
   const metrics = createProcessMetrics(handle.db);
   const { payments, autoTopUp } = openPayments(handle.db, config, clock, metrics);
   const core = {

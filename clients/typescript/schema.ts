@@ -281,7 +281,7 @@ export interface paths {
         };
         /**
          * Staging styles and room types
-         * @description The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`). No credential is needed.
+         * @description The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`), and the product categories advertisers can upload. No credential is needed.
          */
         get: operations["staging-styles"];
         put?: never;
@@ -704,6 +704,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ads/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s own advertised products
+         * @description Every product this account uploaded, newest first, archived ones included.
+         */
+        get: operations["ads-listProducts"];
+        put?: never;
+        /**
+         * Upload a product to advertise (a PNG or WebP cut-out with transparency)
+         * @description multipart/form-data: the picture in the file field `image` (PNG or WebP with transparent pixels, ≤ 5 MB, 200–4 000 px a side; re-encoded, metadata stripped), `name`, `brand`, `category`, `room_types` (repeatable, at least one) and `styles` (repeatable; none = any style). Nothing is stored when the picture is refused.
+         */
+        post: operations["ads-createProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ads/products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Archive a product: never placed again, kept in the images that show it
+         * @description Archives the product. It stays in placed images’ history. Another account’s product is 404.
+         */
+        delete: operations["ads-archiveProduct"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a product, change where it suits, pause or resume it
+         * @description Changes name, brand, room types, styles, or status (`active` or `paused`). Another account’s product is 404.
+         */
+        patch: operations["ads-updateProduct"];
+        trace?: never;
+    };
+    "/api/v1/ads/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s campaigns with their status, spend and impressions
+         * @description Every campaign of this account, newest first. `scheduled` and `ended` follow from the dates; `exhausted` means the budget (total or today’s) or the funds ran out.
+         */
+        get: operations["ads-listCampaigns"];
+        put?: never;
+        /**
+         * Start a campaign: own products, a cpm, a total and an optional daily budget and dates
+         * @description Each impression of an image showing one of the products is billed cpm_cents / 1000 cents from the budgets and the account’s ad funds. Products must be this account’s own (another account’s: 404).
+         */
+        post: operations["ads-createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ads/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One campaign of the account
+         * @description The campaign with its status, spend and impressions. Another account’s campaign is 404.
+         */
+        get: operations["ads-getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume a campaign, change its budgets or end date
+         * @description Raising the total budget revives an exhausted campaign. Another account’s campaign is 404.
+         */
+        patch: operations["ads-updateCampaign"];
+        trace?: never;
+    };
+    "/api/v1/ads/funds/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy advertising funds through Stripe Checkout ($10–$10 000)
+         * @description Opens a Checkout Session for amount_cents (1 000–1 000 000) through the same gateway as credit purchases; the funds are added once, when the payment completes.
+         */
+        post: operations["ads-fundsCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ads/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ad funds balance and ledger, newest first, in pages
+         * @description The balance in cents and every change in milli-cents (1/1000 cent): purchases, spend (one entry per campaign and UTC day, growing with each billed impression) and adjustments.
+         */
+        get: operations["ads-funds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ads/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Impressions and spend per day and per campaign
+         * @description Every UTC day of the range (default the last 30 days), zeros included, and each campaign’s totals; `campaign_id` narrows both to one campaign (another account’s: 404).
+         */
+        get: operations["ads-report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent’s ad earnings: balances, per day and per image
+         * @description Half of what advertisers paid for the impressions of images in claims this account redeemed. `available_cents` can be paid out; `daily` has every UTC day of the range (default the last 30 days).
+         */
+        get: operations["earnings-report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/earnings/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s payout requests, newest first
+         * @description Every payout this account asked for, with its status and when it was paid.
+         */
+        get: operations["earnings-payouts"];
+        put?: never;
+        /**
+         * Ask for a payout of available earnings (at least $10)
+         * @description Moves amount_cents (≥ 1 000, at most `available_cents`) from available to requested; over the available amount is 409.
+         */
+        post: operations["earnings-requestPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -783,6 +983,10 @@ export interface components {
                 y: number;
                 width: number;
                 height: number;
+                /** @description The campaign that pays for this placement (cmp_…); null for a house product */
+                campaign_id: string | null;
+                /** @description True when an advertiser pays for this placement */
+                sponsored: boolean;
             }[];
             /** @constant */
             credits_used: 0;
@@ -1760,6 +1964,7 @@ export interface operations {
                     "application/json": {
                         styles: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
                         room_types: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+                        product_categories: ("sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool")[];
                     };
                 };
             };
@@ -2912,6 +3117,742 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-listProducts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        products: {
+                            /** @description prd_… */
+                            id: string;
+                            name: string;
+                            brand: string;
+                            /** @enum {string} */
+                            category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                            room_types: string[];
+                            /** @description Styles the product suits; empty: any style */
+                            styles: string[];
+                            image_url: string | null;
+                            /**
+                             * @description Only active products are placed; archived ones stay in the images that show them
+                             * @enum {string}
+                             */
+                            status: "active" | "paused" | "rejected" | "archived";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-createProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The product picture: PNG or WebP with transparent pixels, ≤ 5 MB
+                     */
+                    image: Blob;
+                    name: string;
+                    brand: string;
+                    /** @enum {string} */
+                    category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                    /** @description Room types the product suits (repeatable field, at least one) */
+                    room_types?: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+                    /** @description Styles the product suits (repeatable field; none = any) */
+                    styles?: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
+                };
+                "application/json": {
+                    /** @description The picture: a file field in multipart/form-data (or base64 in JSON) */
+                    image: string;
+                    name: string;
+                    brand: string;
+                    /** @enum {string} */
+                    category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                    /** @description Room types the product suits (repeatable field, at least one) */
+                    room_types?: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+                    /** @description Styles the product suits (repeatable field; none = any) */
+                    styles?: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            422: components["responses"]["Error.invalid_image"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-archiveProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Product id (prd_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-updateProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Product id (prd_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    brand?: string;
+                    room_types?: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+                    styles?: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
+                    /** @enum {string} */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-listCampaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaigns: {
+                            /** @description cmp_… */
+                            id: string;
+                            name: string;
+                            product_ids: string[];
+                            /** @description What 1 000 billed impressions cost, in US cents */
+                            cpm_cents: number;
+                            total_budget_cents: number;
+                            daily_budget_cents: number | null;
+                            starts_at: string | null;
+                            ends_at: string | null;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "exhausted" | "scheduled" | "ended";
+                            /** @description Spent so far, in whole US cents (rounded down) */
+                            spent_cents: number;
+                            /** @description Spent this UTC day, in whole US cents (rounded down) */
+                            spent_today_cents: number;
+                            /** @description Billed impressions */
+                            impressions: number;
+                            /** @description Impressions the budget or the funds could not cover */
+                            unbilled_impressions: number;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-createCampaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    product_ids: string[];
+                    /** @description US cents per 1 000 impressions */
+                    cpm_cents: number;
+                    total_budget_cents: number;
+                    daily_budget_cents?: number;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 time; default now
+                     */
+                    starts_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 time; default none
+                     */
+                    ends_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description cmp_… */
+                        id: string;
+                        name: string;
+                        product_ids: string[];
+                        /** @description What 1 000 billed impressions cost, in US cents */
+                        cpm_cents: number;
+                        total_budget_cents: number;
+                        daily_budget_cents: number | null;
+                        starts_at: string | null;
+                        ends_at: string | null;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "exhausted" | "scheduled" | "ended";
+                        /** @description Spent so far, in whole US cents (rounded down) */
+                        spent_cents: number;
+                        /** @description Spent this UTC day, in whole US cents (rounded down) */
+                        spent_today_cents: number;
+                        /** @description Billed impressions */
+                        impressions: number;
+                        /** @description Impressions the budget or the funds could not cover */
+                        unbilled_impressions: number;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-getCampaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id (cmp_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description cmp_… */
+                        id: string;
+                        name: string;
+                        product_ids: string[];
+                        /** @description What 1 000 billed impressions cost, in US cents */
+                        cpm_cents: number;
+                        total_budget_cents: number;
+                        daily_budget_cents: number | null;
+                        starts_at: string | null;
+                        ends_at: string | null;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "exhausted" | "scheduled" | "ended";
+                        /** @description Spent so far, in whole US cents (rounded down) */
+                        spent_cents: number;
+                        /** @description Spent this UTC day, in whole US cents (rounded down) */
+                        spent_today_cents: number;
+                        /** @description Billed impressions */
+                        impressions: number;
+                        /** @description Impressions the budget or the funds could not cover */
+                        unbilled_impressions: number;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-updateCampaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id (cmp_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status?: "active" | "paused";
+                    total_budget_cents?: number;
+                    daily_budget_cents?: number | null;
+                    ends_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description cmp_… */
+                        id: string;
+                        name: string;
+                        product_ids: string[];
+                        /** @description What 1 000 billed impressions cost, in US cents */
+                        cpm_cents: number;
+                        total_budget_cents: number;
+                        daily_budget_cents: number | null;
+                        starts_at: string | null;
+                        ends_at: string | null;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "exhausted" | "scheduled" | "ended";
+                        /** @description Spent so far, in whole US cents (rounded down) */
+                        spent_cents: number;
+                        /** @description Spent this UTC day, in whole US cents (rounded down) */
+                        spent_today_cents: number;
+                        /** @description Billed impressions */
+                        impressions: number;
+                        /** @description Impressions the budget or the funds could not cover */
+                        unbilled_impressions: number;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-fundsCheckout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount_cents: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send the customer here to pay */
+                        checkout_url: string;
+                        session_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-funds": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        balance_cents: number;
+                        transactions: {
+                            id: string;
+                            delta_millicents: number;
+                            /** @enum {string} */
+                            reason: "purchase" | "spend" | "adjustment";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "ads-report": {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                campaign_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        daily: {
+                            /** @example 2026-11-23 */
+                            date: string;
+                            impressions: number;
+                            unbilled_impressions: number;
+                            spend_cents: number;
+                        }[];
+                        campaigns: {
+                            id: string;
+                            name: string;
+                            impressions: number;
+                            spend_cents: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "earnings-report": {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        available_cents: number;
+                        requested_cents: number;
+                        paid_cents: number;
+                        daily: {
+                            /** @example 2026-11-23 */
+                            date: string;
+                            impressions: number;
+                            earned_cents: number;
+                        }[];
+                        images: {
+                            image_id: string;
+                            impressions: number;
+                            earned_cents: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "earnings-payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payouts: {
+                            /** @description po_… */
+                            id: string;
+                            amount_cents: number;
+                            /** @enum {string} */
+                            status: "requested" | "paid" | "rejected";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            paid_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "earnings-requestPayout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount_cents: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description po_… */
+                        id: string;
+                        amount_cents: number;
+                        /** @enum {string} */
+                        status: "requested" | "paid" | "rejected";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        paid_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };

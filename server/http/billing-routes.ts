@@ -99,7 +99,7 @@ export function simulatedCheckoutRouter(services: Services): Router {
         page(
           'Simulated payment',
           `<p><span class="badge">Simulated payment</span></p>
-<h1>${session.credits} credit${session.credits === 1 ? '' : 's'} added</h1>
+<h1>${session.purpose === 'ad_funds' ? `$${(Number(session.amount_cents) / 100).toFixed(2)} of advertising funds added` : `${session.credits} credit${session.credits === 1 ? '' : 's'} added`}</h1>
 <p>This server runs without Stripe keys, so payments are <strong>simulated</strong>: no card was charged and no money moved.
 A simulated card is saved for auto top-up${req.query.card === 'declines_off_session' ? ' (it declines every off-session charge, like Stripe’s test card 4000 0000 0000 0341)' : ''}.
 Opening this page again adds nothing.</p>

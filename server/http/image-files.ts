@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Request, Router } from 'express';
+import { isProductImage } from '../domain/ads/advertiser-products.js';
 import { countImpression } from '../domain/ads/revenue.js';
 import { findImageByStorageName } from '../domain/staging/images.js';
 import { errorResponse } from '../errors.js';
@@ -22,7 +23,7 @@ function viewerOf(req: Request): string {
 
 /**
  * GET /images/<name>: stored images, without credentials (the unguessable name is the capability). Only names with
- * a recorded image row are served, so files of a failed request never show. A GET of a placed image counts one
+ * a recorded image row (or an advertiser's product picture) are served, so files of a failed request never show. A GET of a placed image counts one
  * impression per placement before the bytes go out, at most once an hour per viewer.
  */
 export function imageFilesRouter(services: Services): Router {
@@ -33,16 +34,18 @@ export function imageFilesRouter(services: Services): Router {
       const notFound = () => res.status(404).json(errorResponse('not_found', 'No such image.').body);
       if (!isImageName(name)) return notFound();
       const image = await findImageByStorageName(services.db, name);
-      const stored = image ? await services.storage.get(name) : null;
-      if (!image || !stored) return notFound();
-      if (image.kind === 'placed' && req.method === 'GET') {
+      const product = !image && (await isProductImage(services.db, name));
+      const stored = image || product ? await services.storage.get(name) : null;
+      if (!stored) return notFound();
+      const contentType = image ? image.content_type : 'image/png';
+      if (image?.kind === 'placed' && req.method === 'GET') {
         const view = { imageId: image.id, viewer: viewerOf(req), now: services.clock.now() };
         await countImpression(services.db, view).catch((error: unknown) =>
           log.error({ err: error, imageId: image.id }, 'impression not counted'),
         );
       }
       res.status(200).set({
-        'Content-Type': image.content_type,
+        'Content-Type': contentType,
         'Content-Length': String(stored.data.length),
         'Cache-Control': CACHE_FOREVER,
         'X-Content-Type-Options': 'nosniff',

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { IMAGE_UPLOAD_PATHS } from './image-upload.js';
+import { PRODUCT_UPLOAD_PATH } from './product-upload.js';
 
 type SchemaObject = { type?: string; properties?: Record<string, unknown>; required?: string[] } & Record<
   string,
@@ -32,6 +33,19 @@ export function describeImageUploads(document: OpenAPIObject): OpenAPIObject {
         }
       : { ...binary, description: 'The image file (JPEG, PNG, WebP, AVIF or TIFF, ≤ 15 MB)' };
     multipart.schema = { ...schema, properties };
+  }
+  const product = (
+    document.paths?.[PRODUCT_UPLOAD_PATH]?.post?.requestBody as
+      | { content?: Record<string, { schema?: SchemaObject }> }
+      | undefined
+  )?.content?.['multipart/form-data'];
+  if (product?.schema) {
+    const schema = structuredClone(product.schema);
+    schema.properties = {
+      ...(schema.properties ?? {}),
+      image: { ...binary, description: 'The product picture: PNG or WebP with transparent pixels, ≤ 5 MB' },
+    };
+    product.schema = schema;
   }
   return document;
 }

@@ -48,6 +48,8 @@ const TAGS: Record<string, string> = {
   Billing: 'Buying credits through Stripe Checkout, the card on file and the credit ledger (Token).',
   Settings: 'Account settings (Token): auto top-up and the low-balance notification.',
   Usage: 'What the account used and earned between two dates (Token).',
+  Ads: 'Advertising (Token): products with their pictures, campaigns with budgets, ad funds and the spend report. Money in milli-cents is 1/1000 of a US cent.',
+  Earnings: 'An agent’s share of the ad revenue of the images they redeemed (Token), and payouts.',
   Operations: 'Running the service: its health.',
 };
 

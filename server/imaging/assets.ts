@@ -25,21 +25,42 @@ const SAFE_NAME = /^[a-z0-9][a-z0-9-]*\.svg$/;
 
 interface Template {
   svg: string;
+  /** An uploaded product's PNG (then `svg` is empty). */
+  raster?: Buffer;
   width: number;
   height: number;
 }
 const templates = new Map<string, Promise<Template>>();
 
+/** Advertisers' product pictures live in image storage under names like `img_….png`, not in ./assets/. */
+const UPLOADED_NAME = /^img_[0-9A-Za-z]{22}_[0-9A-Za-z]{20}\.png$/;
+let uploadedAssets: ((name: string) => Promise<Buffer | null>) | null = null;
+
+/** Where the engine reads uploaded product pictures from: the process's image storage, set once at start. */
+export function readUploadedAssetsWith(loader: (name: string) => Promise<Buffer | null>): void {
+  uploadedAssets = loader;
+}
+
+async function loadUploaded(name: string): Promise<Template> {
+  const data = uploadedAssets ? await uploadedAssets(name) : null;
+  if (!data) throw new Error(`Uploaded product image ${name} not found`);
+  const meta = await sharp(data).metadata();
+  return { svg: '', raster: data, width: meta.width ?? 1, height: meta.height ?? 1 };
+}
+
 function loadTemplate(kind: AssetKind, name: string): Promise<Template> {
-  if (!SAFE_NAME.test(name)) return Promise.reject(new Error(`Bad asset name: ${name}`));
+  const uploaded = kind === 'products' && UPLOADED_NAME.test(name);
+  if (!uploaded && !SAFE_NAME.test(name)) return Promise.reject(new Error(`Bad asset name: ${name}`));
   const key = `${kind}/${name}`;
   let template = templates.get(key);
   if (!template) {
-    template = readFile(`${ASSET_DIR}${key}`, 'utf8').then((svg) => {
-      const viewBox = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(svg);
-      if (!viewBox) throw new Error(`Asset ${key} has no viewBox`);
-      return { svg, width: Number(viewBox[1]), height: Number(viewBox[2]) };
-    });
+    template = uploaded
+      ? loadUploaded(name)
+      : readFile(`${ASSET_DIR}${key}`, 'utf8').then((svg) => {
+          const viewBox = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(svg);
+          if (!viewBox) throw new Error(`Asset ${key} has no viewBox`);
+          return { svg, width: Number(viewBox[1]), height: Number(viewBox[2]) };
+        });
     template.catch(() => templates.delete(key));
     templates.set(key, template);
   }
@@ -73,14 +94,14 @@ async function renderTile(
   shadow: ShadowKind,
 ): Promise<Tile> {
   const template = await loadTemplate(kind, name);
-  const svg = palette ? applyPalette(template.svg, palette) : template.svg;
   const height = Math.max(1, Math.round((width * template.height) / template.width));
-  const density = Math.min(100_000, Math.max(1, (72 * width) / template.width));
-  const piece = await sharp(Buffer.from(svg), { density })
-    .resize(width, height, { fit: 'fill' })
-    .ensureAlpha()
-    .raw()
-    .toBuffer();
+  // Photographs of real products keep their colours; only our vector artwork takes the style's palette.
+  const source = template.raster
+    ? sharp(template.raster)
+    : sharp(Buffer.from(palette ? applyPalette(template.svg, palette) : template.svg), {
+        density: Math.min(100_000, Math.max(1, (72 * width) / template.width)),
+      });
+  const piece = await source.resize(width, height, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
 
   const look = SHADOWS[shadow];
   const sigma = Math.max(0.5, look.sigma * width);

@@ -136,8 +136,9 @@ async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): 
     if (candidates.length === 0) return;
     const names = candidates;
     candidates = [];
-    // A file is known when a row names it as an output, as the original kept to re-render from, or as a job's input.
-    const [outputs, originals, jobInputs] = await Promise.all([
+    // A file is known when a row names it as an output, as the original kept to re-render from, as a job's input, or
+    // as an advertiser's product picture.
+    const [outputs, originals, jobInputs, productImages] = await Promise.all([
       db.selectFrom('images').select('storage_name as name').where('storage_name', 'in', names).execute(),
       db
         .selectFrom('images')
@@ -145,8 +146,9 @@ async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): 
         .where('original_storage_name', 'in', names)
         .execute(),
       db.selectFrom('job_inputs').select('storage_name as name').where('storage_name', 'in', names).execute(),
+      db.selectFrom('products').select('image_storage_name as name').where('image_storage_name', 'in', names).execute(),
     ]);
-    const known = new Set([...outputs, ...originals, ...jobInputs].map((row) => row.name));
+    const known = new Set([...outputs, ...originals, ...jobInputs, ...productImages].map((row) => row.name));
     for (const name of names.filter((n) => !known.has(n))) {
       await storage.delete(name);
       removed += 1;

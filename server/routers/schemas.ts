@@ -54,6 +54,11 @@ const placementSchema = z.object({
   y: z.number().int(),
   width: z.number().int(),
   height: z.number().int(),
+  campaign_id: z
+    .string()
+    .nullable()
+    .meta({ description: 'The campaign that pays for this placement (cmp_…); null for a house product' }),
+  sponsored: z.boolean().meta({ description: 'True when an advertiser pays for this placement' }),
 });
 
 const stagedImageSchema = imageSchema.extend({

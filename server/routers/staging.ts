@@ -13,7 +13,7 @@ import {
   type PreparedOperation,
   runImageRequest,
 } from '../domain/staging/operations.js';
-import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
 import { MAX_SEED } from '../imaging/engines/prompts.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
@@ -207,13 +207,19 @@ export const stagingRouter = router({
         tags: ['Images'],
         summary: 'Staging styles and room types',
         description:
-          'The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`). No credential is needed.',
+          'The styles and room types that stage and place-products accept, with their defaults first (`modern`, `living_room`), and the product categories advertisers can upload. No credential is needed.',
         protect: false,
       },
     })
     .input(noInput)
-    .output(z.object({ styles: z.array(styleSchema), room_types: z.array(roomTypeSchema) }))
-    .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES] })),
+    .output(
+      z.object({
+        styles: z.array(styleSchema),
+        room_types: z.array(roomTypeSchema),
+        product_categories: z.array(z.enum(PRODUCT_CATEGORIES)),
+      }),
+    )
+    .query(() => ({ styles: [...STYLES], room_types: [...ROOM_TYPES], product_categories: [...PRODUCT_CATEGORIES] })),
 
   capabilities: publicProcedure
     .meta({

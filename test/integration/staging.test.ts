@@ -249,6 +249,8 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
           y: expect.any(Number),
           width: expect.any(Number),
           height: expect.any(Number),
+          campaign_id: null,
+          sponsored: false,
         });
         expect(placement.x + placement.width).toBeLessThanOrEqual(1000);
         expect(placement.y + placement.height).toBeLessThanOrEqual(700);

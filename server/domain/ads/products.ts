@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isMysql } from '../../../db/client.js';
 import type { Database, Product } from '../../../db/schema.js';
-import type { RoomType, SponsoredProduct } from '../../imaging/catalog-data.js';
+import type { SponsoredProduct } from '../../imaging/catalog-data.js';
 
 type Executor = Kysely<Database>;
 
@@ -30,21 +30,20 @@ export async function syncProductCatalog(db: Executor, catalog: readonly Sponsor
     ).execute();
   }
   const known = catalog.map((product) => product.id);
-  if (known.length > 0) await db.updateTable('products').set({ active: 0 }).where('id', 'not in', known).execute();
+  if (known.length > 0)
+    await db
+      .updateTable('products')
+      .set({ active: 0 })
+      .where('account_id', 'is', null)
+      .where('id', 'not in', known)
+      .execute();
 }
 
-function productRoomTypes(product: Pick<Product, 'room_types'>): string[] {
+export function productRoomTypes(product: Pick<Product, 'room_types'>): string[] {
   return product.room_types.split(',').filter(Boolean);
 }
 
-/** Active products that suit the room, the best-paying first (the engine places them in that order of preference). */
-export async function productsForRoom(db: Executor, roomType: RoomType): Promise<Product[]> {
-  const products = await db
-    .selectFrom('products')
-    .selectAll()
-    .where('active', '=', 1)
-    .orderBy('revenue_per_mille_cents', 'desc')
-    .orderBy('id')
-    .execute();
-  return products.filter((product) => productRoomTypes(product).includes(roomType));
+/** Empty: the product suits any style. */
+export function productStyles(product: Pick<Product, 'styles'>): string[] {
+  return product.styles.split(',').filter(Boolean);
 }

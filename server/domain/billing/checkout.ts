@@ -3,6 +3,8 @@ import type { Db } from '../../../db/client.js';
 import type { CheckoutSession, CheckoutStatus, Database } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError } from '../../errors.js';
+import { changeAdFunds } from '../ads/funds.js';
+import { centsToMillicents } from '../ads/money.js';
 import { changeCredits } from '../credits/ledger.js';
 import type { PaymentGateway, SavedCard } from './gateway.js';
 import { saveCard } from './payment-methods.js';
@@ -25,10 +27,13 @@ function present(row: Pick<CheckoutSession, 'id' | 'status' | 'credits'>): Check
   return { session_id: row.id, status: row.status, credits: row.credits };
 }
 
-/** POST /billing/checkout: a Checkout Session for `credits` at $1 each, saving the card for off-session use. */
+/**
+ * POST /billing/checkout: a Checkout Session for `credits` at $1 each, saving the card for off-session use. With
+ * `adFundsCents` (POST /ads/funds/checkout) it buys advertising funds instead, through the same gateway and crediting.
+ */
 export async function startCheckout(
   deps: BillingDeps,
-  input: { accountId: string; credits: number },
+  input: { accountId: string; credits: number; adFundsCents?: number },
 ): Promise<{ checkout_url: string; session_id: string }> {
   const { db, gateway } = deps;
   const account = await db
@@ -41,6 +46,7 @@ export async function startCheckout(
     email: account.email,
     customerId: account.stripe_customer_id,
     credits: input.credits,
+    ...(input.adFundsCents !== undefined && { adFundsCents: input.adFundsCents }),
     successUrl: `${deps.publicBaseUrl}/billing/return?session_id={CHECKOUT_SESSION_ID}`,
     cancelUrl: `${deps.publicBaseUrl}/billing`,
   });
@@ -58,6 +64,8 @@ export async function startCheckout(
       id: created.sessionId,
       account_id: input.accountId,
       credits: input.credits,
+      purpose: input.adFundsCents === undefined ? 'credits' : 'ad_funds',
+      amount_cents: input.adFundsCents ?? 0,
       gateway: gateway.name,
       checkout_url: created.url,
       status: 'open',
@@ -86,9 +94,20 @@ export async function completeCheckout(
   if (Number(claimed.numUpdatedRows) !== 1) return false;
   const session = await trx
     .selectFrom('checkout_sessions')
-    .select(['account_id', 'credits'])
+    .select(['account_id', 'credits', 'purpose', 'amount_cents'])
     .where('id', '=', input.sessionId)
     .executeTakeFirstOrThrow();
+  if (session.purpose === 'ad_funds') {
+    await changeAdFunds(trx, {
+      accountId: session.account_id,
+      deltaMillicents: centsToMillicents(Number(session.amount_cents)),
+      reason: 'purchase',
+      reference: input.sessionId,
+      now: input.now,
+    });
+    if (input.card) await saveCard(trx, session.account_id, input.card);
+    return true;
+  }
   await changeCredits(trx, {
     accountId: session.account_id,
     delta: session.credits,

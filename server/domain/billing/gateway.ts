@@ -19,6 +19,8 @@ export interface CheckoutRequest {
   /** The account's Customer at the gateway, if it has one already. */
   customerId: string | null;
   credits: number;
+  /** Set for a purchase of advertising funds (then `credits` is 0): this many US cents, no card saved. */
+  adFundsCents?: number;
   /** Where the customer lands after paying (`{CHECKOUT_SESSION_ID}` is filled in by Stripe) and after cancelling. */
   successUrl: string;
   cancelUrl: string;

@@ -75,21 +75,36 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
             { idempotencyKey: `customer-${request.accountId}` },
           )
         ).id;
+      const adFunds = request.adFundsCents !== undefined;
+      const metadata: Record<string, string> = adFunds
+        ? { account_id: request.accountId, purpose: 'ad_funds', amount_cents: String(request.adFundsCents) }
+        : { account_id: request.accountId, credits: String(request.credits) };
       const session = await stripe.checkout.sessions.create({
         mode: 'payment',
         customer: customerId,
         client_reference_id: request.accountId,
         line_items: [
-          {
-            quantity: request.credits,
-            price_data: { currency: 'usd', unit_amount: CENTS_PER_CREDIT, product_data: { name: 'Roomstage credit' } },
-          },
+          adFunds
+            ? {
+                quantity: 1,
+                price_data: {
+                  currency: 'usd',
+                  unit_amount: request.adFundsCents,
+                  product_data: { name: 'Roomstage advertising funds' },
+                },
+              }
+            : {
+                quantity: request.credits,
+                price_data: {
+                  currency: 'usd',
+                  unit_amount: CENTS_PER_CREDIT,
+                  product_data: { name: 'Roomstage credit' },
+                },
+              },
         ],
-        payment_intent_data: {
-          setup_future_usage: 'off_session',
-          metadata: { account_id: request.accountId, credits: String(request.credits) },
-        },
-        metadata: { account_id: request.accountId, credits: String(request.credits) },
+        // Only credit purchases save the card: it is what auto top-up charges.
+        payment_intent_data: adFunds ? { metadata } : { setup_future_usage: 'off_session', metadata },
+        metadata,
         success_url: request.successUrl,
         cancel_url: request.cancelUrl,
       });

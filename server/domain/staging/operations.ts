@@ -4,11 +4,11 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import { DEFAULT_ROOM_TYPE, isRoomType } from '../../imaging/catalog-data.js';
-import type { AcceptedFormat, EngineImage, ImageEngine, Label, Placement } from '../../imaging/engine.js';
+import type { AcceptedFormat, EngineImage, ImageEngine, Label } from '../../imaging/engine.js';
 import { isDecodeFailure } from '../../imaging/input-rules.js';
 import { newImageName } from '../../storage/storage.js';
-import { productsForRoom } from '../ads/products.js';
-import { recordPlacements } from '../ads/revenue.js';
+import { recordPlacements, type SponsoredPlacement } from '../ads/revenue.js';
+import { selectProducts } from '../ads/selection.js';
 import { addImagesToClaim, assertClaimOpenForIssuer, issueClaim } from '../claims/claims.js';
 import { getBalance } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
@@ -45,7 +45,7 @@ export type DeclutterResult = EnhanceResult;
 
 export interface PlaceResult {
   image: Image;
-  placements: Placement[];
+  placements: SponsoredPlacement[];
   creditsRemaining: number;
 }
 
@@ -523,8 +523,8 @@ export async function preparePlace(
 }
 
 /**
- * POST /api/v1/place-products: free. Products are the active catalog entries that suit the room (the source
- * image's room when not given).
+ * POST /api/v1/place-products: free. Products are selected by ../ads/selection.ts for the room (the source image's
+ * room when not given) and style.
  */
 async function performPlace(
   deps: ImagingDeps,
@@ -542,7 +542,8 @@ async function performPlace(
   source ??= known?.image;
   const roomType: RoomType =
     prepared.roomType ?? (isRoomType(source?.room_type) ? source.room_type : DEFAULT_ROOM_TYPE);
-  const products = await productsForRoom(deps.db, roomType);
+  const selection = await selectProducts(deps.db, { roomType, style: source?.style ?? null, now: deps.clock.now() });
+  const { products } = selection;
   const id = prepared.ids[0];
 
   return undoOnFailure(deps, null, async (written) => {
@@ -567,7 +568,6 @@ async function performPlace(
       known && !redraw ? { ...output, scene: undefined } : output,
     );
     const stored = { ...(await store(deps, written, id, output)), origin };
-    const rates = new Map(products.map((product) => [product.id, product.revenue_per_mille_cents]));
     return inTransaction(deps.db, async (trx) => {
       const now = deps.clock.now();
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
@@ -584,9 +584,14 @@ async function performPlace(
           now,
         }),
       );
-      await recordPlacements(trx, { imageId: row.id, placements: output.placements, ratesCents: rates, now });
+      const placements = await recordPlacements(trx, {
+        imageId: row.id,
+        placements: output.placements,
+        selection,
+        now,
+      });
       const { credits } = await getBalance(trx, caller.accountId);
-      const result = { image: row, placements: output.placements, creditsRemaining: credits };
+      const result = { image: row, placements, creditsRemaining: credits };
       await onStored?.(trx, result);
       return result;
     });

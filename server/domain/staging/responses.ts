@@ -1,7 +1,7 @@
 import type { Image } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
-import type { Placement } from '../../imaging/engine.js';
+import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
 import type { DeclutterResult, EnhanceResult, PlaceResult, StageResult } from './operations.js';
 import { creditsPerStagedImage, variationSeed } from './variations.js';
@@ -66,7 +66,7 @@ export function placeResponse(
 ): {
   success: true;
   image_url: string;
-  placements: Placement[];
+  placements: SponsoredPlacement[];
   credits_used: 0;
   credits_remaining: number;
 } {

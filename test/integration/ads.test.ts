@@ -1,0 +1,371 @@
+import sharp from 'sharp';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inTransaction } from '../../db/transaction.js';
+import { changeAdFunds } from '../../server/domain/ads/funds.js';
+import { type ApiClient, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { imageForm, onServer, roomJpeg, storedFiles } from '../helpers/images.js';
+import { startImagingServer } from '../helpers/staging.js';
+
+/** A sofa cut-out: an opaque shape on transparent pixels, as advertisers upload them. */
+async function sofaPng(width = 600, height = 360, transparent = true): Promise<Buffer> {
+  const shape = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect x="20" y="60" width="${width - 40}" height="${height - 80}" rx="30" fill="#7a5c3e"/></svg>`,
+  );
+  return sharp({
+    create: { width, height, channels: 4, background: { r: 255, g: 255, b: 255, alpha: transparent ? 0 : 1 } },
+  })
+    .composite([{ input: shape }])
+    .png()
+    .toBuffer();
+}
+
+describeEachDatabase('Sponsored products, campaigns and earnings', (dialect) => {
+  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  let api: ApiClient;
+  let photo: Buffer;
+  beforeAll(async () => {
+    server = await startImagingServer(dialect);
+    api = server.api;
+    photo = await roomJpeg(1000, 700);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+  });
+
+  async function uploadSofa(token: string, fields: Record<string, string> = {}) {
+    const form = imageForm([{ data: await sofaPng(), type: 'image/png', name: 'sofa.png' }], {
+      name: 'Cloud Sofa',
+      brand: 'Brandco',
+      category: 'sofa',
+      room_types: 'living_room',
+      ...fields,
+    });
+    return api.post('/api/v1/ads/products', { token, body: form });
+  }
+
+  async function buyFunds(token: string, amountCents: number) {
+    const checkout = await api.post('/api/v1/ads/funds/checkout', { token, json: { amount_cents: amountCents } });
+    expect(checkout.status).toBe(200);
+    const paid = await fetch(new URL(onServer(checkout.body.checkout_url), server.url));
+    expect(paid.status).toBe(200);
+  }
+
+  async function advertiser(campaign: Record<string, unknown>, fundsCents = 10_000) {
+    const brand = await signUp(api);
+    const product = await uploadSofa(brand.token);
+    expect(product.status).toBe(201);
+    await buyFunds(brand.token, fundsCents);
+    const created = await api.post('/api/v1/ads/campaigns', {
+      token: brand.token,
+      json: { name: 'Launch', product_ids: [product.body.id], ...campaign },
+    });
+    expect(created.status).toBe(201);
+    return { ...brand, productId: product.body.id as string, campaignId: created.body.id as string };
+  }
+
+  /** A staging company stages a room into a claim, places products in it, and an agent redeems the claim. */
+  async function placedListing(options: { redeem?: boolean } = {}) {
+    const company = await signUpWithKey(api);
+    const staged = await api.post('/api/v1/stage', { token: company.key, json: { image: photo.toString('base64') } });
+    expect(staged.status).toBe(200);
+    const placed = await api.post('/api/v1/place-products', {
+      token: company.key,
+      json: { image_id: staged.body.images[0].id, claim_code: staged.body.claim_code, max_products: 3 },
+    });
+    expect(placed.status).toBe(200);
+    const agent = await signUp(api);
+    if (options.redeem !== false) {
+      const redeemed = await api.post('/api/v1/claim', { token: agent.token, json: { code: staged.body.claim_code } });
+      expect(redeemed.status).toBe(200);
+    }
+    return { company, agent, placed: placed.body, imagePath: onServer(placed.body.image_url) };
+  }
+
+  async function serve(path: string, viewers: string[], concurrency = 100) {
+    const statuses: number[] = [];
+    for (let at = 0; at < viewers.length; at += concurrency) {
+      const batch = viewers.slice(at, at + concurrency);
+      statuses.push(
+        ...(await Promise.all(
+          batch.map(async (viewer) => {
+            const response = await fetch(new URL(path, server.url), { headers: { 'user-agent': viewer } });
+            await response.arrayBuffer();
+            return response.status;
+          }),
+        )),
+      );
+    }
+    return statuses;
+  }
+
+  async function moneyIdentity() {
+    const db = server.services.db;
+    const daily = await db
+      .selectFrom('campaign_daily')
+      .select([
+        sql<number>`coalesce(sum(spend_millicents), 0)`.as('spend'),
+        sql<number>`coalesce(sum(agent_millicents), 0)`.as('agent'),
+        sql<number>`coalesce(sum(service_millicents), 0)`.as('service'),
+      ])
+      .executeTakeFirstOrThrow();
+    const earned = await db
+      .selectFrom('earnings_daily')
+      .select(sql<number>`coalesce(sum(earned_millicents), 0)`.as('earned'))
+      .executeTakeFirstOrThrow();
+    const campaigns = await db
+      .selectFrom('campaigns')
+      .select(sql<number>`coalesce(sum(spent_millicents), 0)`.as('spent'))
+      .executeTakeFirstOrThrow();
+    const ledgerSpend = await db
+      .selectFrom('ad_funds_ledger')
+      .where('reason', '=', 'spend')
+      .select(sql<number>`coalesce(sum(delta_millicents), 0)`.as('spend'))
+      .executeTakeFirstOrThrow();
+    const mismatchedFunds = await db
+      .selectFrom('accounts')
+      .leftJoin('ad_funds_ledger', 'ad_funds_ledger.account_id', 'accounts.id')
+      .select([
+        'accounts.id',
+        'accounts.ad_funds_millicents',
+        sql<number>`coalesce(sum(delta_millicents), 0)`.as('sum'),
+      ])
+      .groupBy(['accounts.id', 'accounts.ad_funds_millicents'])
+      .execute();
+    for (const row of mismatchedFunds) {
+      expect(Number(row.ad_funds_millicents)).toBe(Number(row.sum));
+      expect(Number(row.ad_funds_millicents)).toBeGreaterThanOrEqual(0);
+    }
+    expect(Number(daily.spend)).toBe(Number(daily.agent) + Number(daily.service));
+    expect(Number(earned.earned)).toBe(Number(daily.agent));
+    expect(Number(campaigns.spent)).toBe(Number(daily.spend));
+    expect(-Number(ledgerSpend.spend)).toBe(Number(daily.spend));
+  }
+
+  it('bills exactly the impressions a budget covers when 1 000 distinct viewers load a placed image at once', async () => {
+    // 10 000 milli-cents an impression, a $10 budget: exactly 100 impressions can be paid for.
+    const brand = await advertiser({ cpm_cents: 10_000, total_budget_cents: 1_000 });
+    const listing = await placedListing();
+    const sponsored = listing.placed.placements.filter((p: { sponsored: boolean }) => p.sponsored);
+    expect(sponsored).toEqual([
+      expect.objectContaining({ product_id: brand.productId, campaign_id: brand.campaignId, category: 'sofa' }),
+    ]);
+    // House products fill the other slots, never a second sofa.
+    for (const placement of listing.placed.placements.filter((p: { sponsored: boolean }) => !p.sponsored)) {
+      expect(placement).toMatchObject({ campaign_id: null });
+      expect(placement.category).not.toBe('sofa');
+    }
+
+    const viewers = Array.from({ length: 1000 }, (_, i) => `viewer-${i}`);
+    const statuses = await serve(listing.imagePath, viewers);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+
+    const campaign = await api.get(`/api/v1/ads/campaigns/${brand.campaignId}`, { token: brand.token });
+    expect(campaign.body).toMatchObject({
+      status: 'exhausted',
+      spent_cents: 1_000,
+      impressions: 100,
+      unbilled_impressions: 900,
+    });
+    const funds = await api.get('/api/v1/ads/funds', { token: brand.token });
+    expect(funds.body.balance_cents).toBe(9_000);
+    expect(funds.body.transactions.map((t: { reason: string }) => t.reason).sort()).toEqual(['purchase', 'spend']);
+    const earnings = await api.get('/api/v1/earnings', { token: listing.agent.token });
+    expect(earnings.body).toMatchObject({ available_cents: 500, requested_cents: 0, paid_cents: 0 });
+    expect(earnings.body.images).toEqual([
+      { image_id: expect.stringMatching(/^img_/), impressions: 100, earned_cents: 500 },
+    ]);
+    const report = await api.get('/api/v1/ads/report', { token: brand.token });
+    expect(report.body.campaigns).toEqual([
+      { id: brand.campaignId, name: 'Launch', impressions: 100, spend_cents: 1_000 },
+    ]);
+    const today = report.body.daily.at(-1);
+    expect(today).toMatchObject({ impressions: 100, unbilled_impressions: 900, spend_cents: 1_000 });
+    await moneyIdentity();
+
+    // Raising the budget revives the campaign; the same viewers within the hour count nothing more.
+    const raised = await api.request('PATCH', `/api/v1/ads/campaigns/${brand.campaignId}`, {
+      token: brand.token,
+      json: { total_budget_cents: 3_000 },
+    });
+    expect(raised.body.status).toBe('active');
+    await serve(listing.imagePath, viewers.slice(0, 50));
+    expect((await api.get(`/api/v1/ads/campaigns/${brand.campaignId}`, { token: brand.token })).body.impressions).toBe(
+      100,
+    );
+    await serve(
+      listing.imagePath,
+      Array.from({ length: 200 }, (_, i) => `second-${i}`),
+    );
+    const after = await api.get('/api/v1/earnings', { token: listing.agent.token });
+    expect(after.body.available_cents).toBe(1_500);
+
+    // Payouts: at least $10, never more than what is available, also when two ask at once.
+    const tooSmall = await api.post('/api/v1/earnings/payouts', {
+      token: listing.agent.token,
+      json: { amount_cents: 999 },
+    });
+    expect(tooSmall.status).toBe(400);
+    const both = await Promise.all(
+      [0, 1].map(() =>
+        api.post('/api/v1/earnings/payouts', { token: listing.agent.token, json: { amount_cents: 1_000 } }),
+      ),
+    );
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(both.find((r) => r.status === 201)?.body).toMatchObject({
+      id: expect.stringMatching(/^po_/),
+      status: 'requested',
+    });
+    const balances = await api.get('/api/v1/earnings', { token: listing.agent.token });
+    expect(balances.body).toMatchObject({ available_cents: 500, requested_cents: 1_000 });
+    const payouts = await api.get('/api/v1/earnings/payouts', { token: listing.agent.token });
+    expect(payouts.body.payouts).toHaveLength(1);
+    await moneyIdentity();
+  });
+
+  it('keeps everything for the service before the claim is redeemed', async () => {
+    await server.services.db.updateTable('campaigns').set({ status: 'paused' }).execute();
+    const brand = await advertiser({ cpm_cents: 1_001, total_budget_cents: 500 });
+    const listing = await placedListing({ redeem: false });
+    expect(listing.placed.placements.some((p: { campaign_id: string }) => p.campaign_id === brand.campaignId)).toBe(
+      true,
+    );
+    await serve(listing.imagePath, ['a', 'b', 'c']);
+    const row = await server.services.db
+      .selectFrom('campaign_daily')
+      .selectAll()
+      .where('campaign_id', '=', brand.campaignId)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      impressions: 3,
+      spend_millicents: 3003,
+      agent_millicents: 0,
+      service_millicents: 3003,
+    });
+    await moneyIdentity();
+  });
+
+  it('places another product once a campaign is paused, ended or out of funds, and house products only when no paid one fits', async () => {
+    await server.services.db.updateTable('campaigns').set({ status: 'paused' }).execute();
+    const high = await advertiser({ cpm_cents: 5_000, total_budget_cents: 10_000 });
+    const low = await advertiser({ cpm_cents: 2_000, total_budget_cents: 10_000 });
+    const sofaOf = async () => {
+      const { placed } = await placedListing({ redeem: false });
+      return placed.placements.find((p: { category: string }) => p.category === 'sofa');
+    };
+    expect(await sofaOf()).toMatchObject({ campaign_id: high.campaignId, sponsored: true });
+
+    await api.request('PATCH', `/api/v1/ads/campaigns/${high.campaignId}`, {
+      token: high.token,
+      json: { status: 'paused' },
+    });
+    expect(await sofaOf()).toMatchObject({ campaign_id: low.campaignId });
+
+    await api.request('PATCH', `/api/v1/ads/campaigns/${high.campaignId}`, {
+      token: high.token,
+      json: { status: 'active', ends_at: new Date(server.clock.now() + 60_000).toISOString() },
+    });
+    expect(await sofaOf()).toMatchObject({ campaign_id: high.campaignId });
+    server.clock.advance(61_000);
+    const ended = await api.get(`/api/v1/ads/campaigns/${high.campaignId}`, { token: high.token });
+    expect(ended.body.status).toBe('ended');
+    expect(await sofaOf()).toMatchObject({ campaign_id: low.campaignId });
+
+    // The low bidder's funds drop below one impression after its product was placed: the next serve cannot be paid,
+    // every campaign of that advertiser is exhausted, and the house sofa comes back.
+    const lastPaid = await placedListing({ redeem: false });
+    expect(lastPaid.placed.placements).toContainEqual(expect.objectContaining({ campaign_id: low.campaignId }));
+    const { account_id: lowAccount } = await server.services.db
+      .selectFrom('campaigns')
+      .select('account_id')
+      .where('id', '=', low.campaignId)
+      .executeTakeFirstOrThrow();
+    await inTransaction(server.services.db, (trx) =>
+      changeAdFunds(trx, {
+        accountId: lowAccount,
+        deltaMillicents: -(10_000 * 1000 - 1_000),
+        reason: 'adjustment',
+        reference: 'test',
+        now: server.clock.now(),
+      }),
+    );
+    await serve(lastPaid.imagePath, ['first-viewer']);
+    const exhausted = await api.get(`/api/v1/ads/campaigns/${low.campaignId}`, { token: low.token });
+    expect(exhausted.body).toMatchObject({ status: 'exhausted', impressions: 0, unbilled_impressions: 1 });
+    const house = await sofaOf();
+    expect(house).toMatchObject({ campaign_id: null, sponsored: false });
+    await moneyIdentity();
+  });
+
+  it('refuses product pictures that are not transparent PNG or WebP within the limits, storing nothing', async () => {
+    const brand = await signUp(api);
+    const before = storedFiles(server).length;
+    const cases: Array<[Buffer, string, number, string]> = [
+      [await roomJpeg(400, 300), 'image/jpeg', 415, 'unsupported_media_type'],
+      [
+        Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="400"><rect width="400" height="400"/></svg>',
+        ),
+        'image/svg+xml',
+        415,
+        'unsupported_media_type',
+      ],
+      [await sofaPng(600, 360, false), 'image/png', 422, 'invalid_image'],
+      [await sofaPng(150, 150), 'image/png', 422, 'invalid_image'],
+      [Buffer.from('this is not an image at all, only some text'), 'text/plain', 422, 'invalid_image'],
+      [Buffer.alloc(5 * 1024 * 1024 + 10, 1), 'image/png', 413, 'payload_too_large'],
+    ];
+    for (const [data, type, status, code] of cases) {
+      const response = await api.post('/api/v1/ads/products', {
+        token: brand.token,
+        body: imageForm([{ data, type, name: 'upload' }], {
+          name: 'Sofa',
+          brand: 'B',
+          category: 'sofa',
+          room_types: 'living_room',
+        }),
+      });
+      expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
+    }
+    expect(storedFiles(server).length).toBe(before);
+    expect((await api.get('/api/v1/ads/products', { token: brand.token })).body.products).toEqual([]);
+
+    const ok = await uploadSofa(brand.token, { styles: 'modern' });
+    expect(ok.body).toMatchObject({ status: 'active', styles: ['modern'], room_types: ['living_room'] });
+    const picture = await fetch(new URL(onServer(ok.body.image_url), server.url));
+    expect(picture.headers.get('content-type')).toBe('image/png');
+    const meta = await sharp(Buffer.from(await picture.arrayBuffer())).metadata();
+    expect(meta).toMatchObject({ format: 'png', hasAlpha: true, width: 600 });
+    expect(meta.exif).toBeUndefined();
+  });
+
+  it('answers 404 for another account’s products and campaigns everywhere', async () => {
+    const owner = await advertiser({ cpm_cents: 100, total_budget_cents: 100 });
+    const stranger = await signUp(api);
+    const token = stranger.token;
+    const attempts = [
+      await api.request('PATCH', `/api/v1/ads/products/${owner.productId}`, { token, json: { name: 'Mine' } }),
+      await api.delete(`/api/v1/ads/products/${owner.productId}`, { token }),
+      await api.get(`/api/v1/ads/campaigns/${owner.campaignId}`, { token }),
+      await api.request('PATCH', `/api/v1/ads/campaigns/${owner.campaignId}`, { token, json: { status: 'paused' } }),
+      await api.get(`/api/v1/ads/report?campaign_id=${owner.campaignId}`, { token }),
+      await api.post('/api/v1/ads/campaigns', {
+        token,
+        json: { name: 'x', product_ids: [owner.productId], cpm_cents: 100, total_budget_cents: 100 },
+      }),
+      await api.post('/api/v1/ads/campaigns', {
+        token,
+        json: { name: 'x', product_ids: ['prd_nordvik_alma_sofa'], cpm_cents: 100, total_budget_cents: 100 },
+      }),
+    ];
+    for (const response of attempts)
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 404, code: 'not_found' });
+    expect((await api.get('/api/v1/ads/products', { token })).body.products).toEqual([]);
+    expect((await api.get('/api/v1/ads/campaigns', { token })).body.campaigns).toEqual([]);
+
+    const archived = await api.delete(`/api/v1/ads/products/${owner.productId}`, { token: owner.token });
+    expect(archived.body.status).toBe('archived');
+  });
+});
