@@ -29,6 +29,8 @@ export const ID_PREFIXES = {
   simulatedCard: 'pm_sim',
   job: 'job',
   jobLease: 'jwk',
+  mail: 'msg',
+  audit: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -152,6 +152,7 @@ export const stagingRouter = router({
 
   stage: imageProcedure
     .meta({
+      scope: 'stage',
       openapi: {
         method: 'POST',
         path: '/api/v1/stage',
@@ -190,6 +191,7 @@ export const stagingRouter = router({
 
   enhance: imageProcedure
     .meta({
+      scope: 'enhance',
       openapi: {
         method: 'POST',
         path: '/api/v1/enhance',
@@ -216,6 +218,7 @@ export const stagingRouter = router({
 
   placeProducts: imageProcedure
     .meta({
+      scope: 'place_products',
       openapi: {
         method: 'POST',
         path: '/api/v1/place-products',

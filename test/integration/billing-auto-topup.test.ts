@@ -4,6 +4,7 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { imageForm, roomJpeg } from '../helpers/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf } from '../helpers/mail.js';
 
 const HOUR = 3_600_000;
 
@@ -40,6 +41,7 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
   /** An account with the bonus, `credits` bought with a simulated card and auto top-up saved as given. */
   async function account(credits: number, settings: Record<string, unknown>, card?: 'declines_off_session') {
     const user = await signUpWithKey(server.api);
+    await confirmEmailOf(server, user.token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token: user.token, json: { credits } });
     const url = new URL(checkout.body.checkout_url);
     await server.api.get(url.pathname + (card ? `?card=${card}` : ''));
