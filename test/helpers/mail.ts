@@ -43,7 +43,7 @@ export interface ReceivedMail {
 }
 
 /** A real SMTP server on a free local port; every message it accepts is parsed with mailparser. */
-export async function startSmtpServer() {
+export async function startSmtpServer(options: { port?: number } = {}) {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   const smtp = new SMTPServer({
@@ -64,7 +64,7 @@ export async function startSmtpServer() {
         .catch(callback);
     },
   });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
   return {
     url: `smtp://127.0.0.1:${port}`,
@@ -86,7 +86,7 @@ export async function startSmtpServer() {
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
