@@ -25,6 +25,7 @@ import { createApiKey } from '../server/domain/keys/api-keys.js';
 import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
 import { loadConfig } from '../server/env.js';
 import { verifySignature } from '../server/domain/webhooks/signing.js';
+import { systemOrigin } from '../server/domain/audit/audit.js';
 import { createWebhookWorker } from '../server/webhooks/worker.js';
 import { freshMysqlDatabase, ROOT } from './lib.js';
 
@@ -288,7 +289,13 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
         password: 'bench-password-123',
         now,
       });
-      const { key } = await createApiKey(handle.db, { accountId: account.id, name: 'bench', mode: 'live', now });
+      const { key } = await createApiKey(handle.db, {
+        accountId: account.id,
+        name: 'bench',
+        mode: 'live',
+        origin: systemOrigin(account),
+        now,
+      });
       const webhook = await upsertWebhook(handle.db, {
         accountId: account.id,
         keyId: key.id,
@@ -296,6 +303,7 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
         enabled: true,
         now,
         policy: { allowPrivateNetwork: true },
+        origin: systemOrigin(account),
       });
       receiver.secret = webhook.secret!;
       owner = { accountId: account.id, keyId: key.id };

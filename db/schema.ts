@@ -46,6 +46,12 @@ export interface SessionsTable {
   id: string;
   account_id: string;
   expires_at: EpochMs;
+  /** Null for sessions made before these were recorded. */
+  created_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  /** Refreshed at most once a minute by the requests the session makes. */
+  last_seen_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type KeyMode = 'live' | 'test';
@@ -60,6 +66,10 @@ export interface ApiKeysTable {
   created_at: EpochMs;
   last_used_at: EpochMs | null;
   revoked_at: EpochMs | null;
+  /** Comma-separated scopes the key may use; null = every scope. */
+  scopes: ColumnType<string | null, string | null | undefined, string | null>;
+  /** After this the key is refused like a revoked one; null = never. */
+  expires_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
 }
 
 export type LedgerReason = 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund';
@@ -442,7 +452,85 @@ export interface StagingSettingsTable {
   updated_at: EpochMs;
 }
 
+export type MailStatus = 'pending' | 'sent' | 'failed';
+
+/** A message waiting to be sent (or sent): written in the transaction that causes it, sent by the mail worker. */
+export interface MailOutboxTable {
+  id: string;
+  to_address: string;
+  /** What the message is (verify_email, password_reset, …): for logs and tests, never for sending. */
+  kind: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** The message's one call to action, logged when mail is written to files. */
+  link: string | null;
+  status: MailStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: EpochMs | null;
+  locked_until: EpochMs | null;
+  last_error: string | null;
+  sent_at: EpochMs | null;
+  created_at: EpochMs;
+}
+
+/** The security state of whoever signs in, keyed by `user_id` (the account id until accounts have members). */
+export interface UserSecurityTable {
+  user_id: string;
+  email_verified_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  /** Base32 TOTP secret, set once two-factor sign-in is enabled. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A secret from setup that waits for its first code. */
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_enabled_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  /** The 30-second step of the last code accepted: a code is accepted once. */
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type UserTokenPurpose = 'verify_email' | 'password_reset';
+
+/** Single-use links e-mailed to a user, kept only as SHA-256 hashes. */
+export interface UserTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: UserTokenPurpose;
+  email: string;
+  expires_at: EpochMs;
+  used_at: EpochMs | null;
+  created_at: EpochMs;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: EpochMs | null;
+}
+
+export type AuditActorType = 'user' | 'key' | 'operator';
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  /** `aud_…`: what clients see and page by. */
+  public_id: string;
+  account_id: string;
+  action: string;
+  actor_type: AuditActorType;
+  actor_id: string;
+  actor_label: string;
+  ip: string | null;
+  user_agent: string | null;
+  target: string | null;
+  /** JSON object. */
+  details: string;
+  created_at: EpochMs;
+}
+
 export interface Database {
+  mail_outbox: MailOutboxTable;
+  user_security: UserSecurityTable;
+  user_tokens: UserTokensTable;
+  recovery_codes: RecoveryCodesTable;
+  audit_log: AuditLogTable;
   checkout_sessions: CheckoutSessionsTable;
   stripe_events: StripeEventsTable;
   topup_attempts: TopUpAttemptsTable;
@@ -491,3 +579,5 @@ export type Payout = Selectable<PayoutsTable>;
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 export type TopUpAttempt = Selectable<TopUpAttemptsTable>;
 export type Job = Selectable<JobsTable>;
+export type MailMessage = Selectable<MailOutboxTable>;
+export type AuditEntry = Selectable<AuditLogTable>;

@@ -5,7 +5,7 @@
 //   db       db/
 //   infra    server/{adapters,auth,imaging,outbound,storage,limits,observability}/
 //   domain   server/domain/
-//   delivery server/webhooks/, server/retention/ (background machinery that runs domain work)
+//   delivery server/webhooks/, server/retention/, server/mail/ (background machinery that runs domain work)
 //   api      server/{trpc,services,root,response-control}.ts, server/routers/
 //   http     server/http/
 //   entry    server/main.ts, server/worker-main.ts, server/cluster.ts, app/
@@ -23,7 +23,7 @@ export function layerOf(file) {
   if (file.startsWith('db/')) return 'db';
   if (/^server\/(adapters|auth|imaging|outbound|storage|limits|observability)\//.test(file)) return 'infra';
   if (file.startsWith('server/domain/')) return 'domain';
-  if (/^server\/(webhooks|retention)\//.test(file) && !file.endsWith('worker-main.ts')) return 'delivery';
+  if (/^server\/(webhooks|retention|mail)\//.test(file) && !file.endsWith('worker-main.ts')) return 'delivery';
   if (/^server\/(trpc|services|root|response-control)\.ts$/.test(file) || file.startsWith('server/routers/'))
     return 'api';
   if (file.startsWith('server/http/')) return 'http';

@@ -103,6 +103,12 @@ const envSchema = z
     RETENTION_INTERVAL: duration('1h'),
     WEBHOOK_EVENT_RETENTION: duration('30d'),
     JOB_RETENTION: duration('30d'),
+    AUDIT_RETENTION: duration('365d'),
+    SMTP_URL: z
+      .string()
+      .refine((url) => /^smtps?:\/\/[^/]+/.test(url), { message: 'must be smtp://user:pass@host:587 or smtps://…' })
+      .optional(),
+    MAIL_FROM: z.string().min(3).default('Roomstage <no-reply@localhost>'),
     ORPHAN_FILE_GRACE: duration('1h'),
     IMAGE_WORK_PER_PROCESS: positiveInt(16),
     JOBS_PER_PROCESS: positiveInt(4),
@@ -222,7 +228,15 @@ export type Config = {
   metricsPort?: number;
   /** Express's `trust proxy` (hops, `true`, or addresses): which X-Forwarded-For entries name the client IP. */
   trustProxy: boolean | number | string;
-  retention: { intervalMs: number; webhookEventsMs: number; jobsMs: number; orphanFileGraceMs: number };
+  retention: {
+    intervalMs: number;
+    webhookEventsMs: number;
+    jobsMs: number;
+    orphanFileGraceMs: number;
+    auditMs: number;
+  };
+  /** SMTP_URL unset: messages are written to DATA_DIR/mail/ as .eml files. */
+  mail: { smtpUrl?: string; from: string };
   /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
   imageWorkPerProcess: number;
   jobsPerProcess: number;
@@ -273,7 +287,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webhookEventsMs: env.WEBHOOK_EVENT_RETENTION,
       jobsMs: env.JOB_RETENTION,
       orphanFileGraceMs: env.ORPHAN_FILE_GRACE,
+      auditMs: env.AUDIT_RETENTION,
     },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     jobsPerProcess: env.JOBS_PER_PROCESS,
     webConcurrency: env.WEB_CONCURRENCY,

@@ -5,9 +5,12 @@
 export const ERROR_CATALOG = {
   invalid_request: { status: 400, error: 'invalid request' },
   authentication_required: { status: 401, error: 'authentication required' },
+  otp_required: { status: 401, error: 'otp required' },
   insufficient_credits: { status: 402, error: 'insufficient credits' },
   no_credits: { status: 402, error: 'no credits remaining' },
   forbidden: { status: 403, error: 'forbidden' },
+  email_unverified: { status: 403, error: 'email unverified' },
+  insufficient_scope: { status: 403, error: 'insufficient scope' },
   not_found: { status: 404, error: 'not found' },
   conflict: { status: 409, error: 'conflict' },
   claim_already_redeemed: { status: 409, error: 'claim already redeemed' },

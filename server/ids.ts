@@ -33,6 +33,8 @@ export const ID_PREFIXES = {
   campaign: 'cmp',
   adFunds: 'aft',
   payout: 'po',
+  mail: 'msg',
+  audit: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

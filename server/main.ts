@@ -159,6 +159,7 @@ export async function startServer(
     clock?: Clock;
     onQuery?: (sql: string) => void;
     webhookWorker?: BackgroundWorkOptions['webhookWorker'];
+    mailSender?: BackgroundWorkOptions['mailSender'];
   } = {},
 ): Promise<RunningServer> {
   const handle = await createServices(config, options);
@@ -167,6 +168,7 @@ export async function startServer(
   const background = startBackgroundWork(handle.services, {
     queues: config.backgroundWork === 'inline',
     webhookWorker: options.webhookWorker,
+    mailSender: options.mailSender,
   });
   const app = await createApp(handle.services);
   const server = createServer(app);

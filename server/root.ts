@@ -7,6 +7,7 @@ import { earningsRouter } from './routers/earnings.js';
 import { healthRouter } from './routers/health.js';
 import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
+import { securityRouter } from './routers/security.js';
 import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
 import { usageRouter } from './routers/usage.js';
@@ -17,6 +18,7 @@ import { createCallerFactory, router } from './trpc.js';
 export const appRouter = router({
   health: healthRouter,
   auth: authRouter,
+  security: securityRouter,
   keys: keysRouter,
   credits: creditsRouter,
   webhooks: webhooksRouter,

@@ -28,6 +28,8 @@ import type { ImageAdmission } from './limits/image-admission.js';
 import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
 import { createJobRunner } from './domain/jobs/runner.js';
 import { createWebhookWorker, type WorkerOptions } from './webhooks/worker.js';
+import { createMailSender, type MailSenderOptions } from './mail/sender.js';
+import { createMailTransport } from './mail/transport.js';
 import type { RequestRateLimiter } from './limits/request-rate.js';
 import type { WorkGate } from './limits/work-gate.js';
 import type { ImageStorage } from './storage/storage.js';
@@ -77,6 +79,7 @@ function openPayments(db: Db, config: Config, clock: Clock, metrics: Metrics) {
     db,
     gateway: payments,
     clock,
+    billingUrl: `${config.publicBaseUrl}/billing`,
     onOutcome: (outcome) => {
       if (outcome.kind !== 'skipped')
         metrics.autoTopUps.inc({ outcome: outcome.kind === 'succeeded' ? 'succeeded' : outcome.reason });
@@ -187,6 +190,8 @@ export interface BackgroundWorkOptions {
   queues: boolean;
   /** Test hooks for the delivery worker (timeouts, poll interval, concurrency). */
   webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>>;
+  /** Test hooks for the mail sender (retry delays, poll interval). */
+  mailSender?: Partial<Pick<MailSenderOptions, 'retryDelaysMs' | 'pollIntervalMs' | 'leaseMs'>>;
 }
 
 export interface BackgroundWork {
@@ -215,11 +220,21 @@ export function startBackgroundWork(services: Services, options: BackgroundWorkO
         metrics,
       })
     : null;
+  // E-mail goes out from the outbox wherever webhooks are delivered: the same processes run the background queues.
+  const mail = options.queues
+    ? createMailSender({
+        db,
+        clock,
+        transport: createMailTransport({ ...config.mail, dataDir: config.dataDir }),
+        ...options.mailSender,
+      })
+    : null;
   // Holds of image requests that died are refunded by every process, whichever ran them, so refunds happen even
   // where no app server runs.
   const sweeper = createHoldSweeper({ db, clock, timeoutMs: config.chargeHoldTimeoutMs });
   webhooks?.start();
   jobs?.start();
+  mail?.start();
   sweeper.start();
   const retention = startRetentionJob({
     db,
@@ -232,6 +247,7 @@ export function startBackgroundWork(services: Services, options: BackgroundWorkO
     async stop() {
       await webhooks?.stop();
       await jobs?.stop();
+      await mail?.stop();
       await sweeper.stop();
       await retention.stop();
     },

@@ -10,7 +10,16 @@ import type { Config } from './env.js';
 import type { Services } from './services.js';
 import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
 import type { ResponseControl } from './response-control.js';
-import { apiKeyHashOf, authenticateApiKey, lastKnownKeyId, type VerifiedApiKey } from './domain/keys/api-keys.js';
+import {
+  apiKeyHashOf,
+  authenticateApiKey,
+  type KeyScope,
+  keyAllows,
+  lastKnownKeyId,
+  type VerifiedApiKey,
+} from './domain/keys/api-keys.js';
+import type { AuditOrigin } from './domain/audit/audit.js';
+import { type SessionOrigin, touchSession } from './domain/security/sessions.js';
 import {
   abandonIdempotentRequest,
   beginIdempotentRequest,
@@ -49,9 +58,11 @@ export type AuthKind = 'none' | 'session' | 'apiKey';
  */
 export type Meta = OpenApiMeta<{
   auth?: AuthKind;
-  successStatus?: 201;
+  successStatus?: 201 | 202;
   errors?: readonly ErrorCode[];
   builderErrors?: readonly ErrorCode[];
+  /** API-key procedures: the scope a key needs to call it (checked once, in apiKeyProcedure). */
+  scope?: KeyScope;
 }>;
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -119,6 +130,13 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
   if (session.fresh && !bearer)
     ctx.response.appendCookie(sessionCookieHeader(auth, session.id, { secure: ctx.secureTransport }));
   ctx.request.accountId = user.id;
+  const origin = sessionOriginOf(ctx);
+  await touchSession(ctx.services.db, {
+    token: session.id,
+    lastSeenAt: session.lastSeenAt,
+    origin,
+    now: ctx.services.clock.now(),
+  });
   // A session's own budget, like a key's: one identity token cannot run hundreds of reports a minute.
   const budget = ctx.services.config.sessionRateLimitPerMinute;
   await spendAttempt(
@@ -127,14 +145,22 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
     budget,
     (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`,
   );
-  return next({ ctx: { session, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
+  // Who acts, for the audit log: the signed-in user (the account's own until accounts have members).
+  const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
+  return next({ ctx: { session, audit, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
 });
+
+/** The client's address and User-Agent, as sessions and audit entries record them. */
+export function sessionOriginOf(ctx: Pick<Context, 'clientIp' | 'headers'>): SessionOrigin {
+  const userAgent = ctx.headers['user-agent'];
+  return { ip: ctx.clientIp || null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 512) : null };
+}
 
 /**
  * API key: `Authorization: Bearer sk_live_…|sk_test_…`. Cookies and identity tokens are no credential here.
  * Every authenticated call counts against the key's requests-per-minute budget, reported in X-RateLimit-* headers.
  */
-export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(async ({ ctx, next }) => {
+export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(async ({ ctx, meta, next }) => {
   const bearer = bearerToken(ctx.headers);
   const keyHash = bearer ? apiKeyHashOf(bearer) : null;
   if (!keyHash) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
@@ -149,7 +175,16 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
     knownId === undefined ? null : requestRateLimiter.consume(knownId, now),
   ]);
   if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
+  if (apiKey.expiresAt !== null && apiKey.expiresAt <= now)
+    throw new AppError('authentication_required', `This API key expired. ${AUTH_MESSAGES.apiKey}`);
   ctx.request.accountId = apiKey.accountId;
+  // The one scope check: each API-key procedure names its scope in meta.
+  if (meta?.scope && !keyAllows(apiKey, meta.scope))
+    throw new AppError(
+      'insufficient_scope',
+      `This API key may not call this operation: it needs the "${meta.scope}" scope. Create a key with that scope.`,
+      { required_scope: meta.scope },
+    );
   const rate = early && knownId === apiKey.id ? early : await requestRateLimiter.consume(apiKey.id, now);
   ctx.response.setHeader('X-RateLimit-Limit', String(rate.limit));
   ctx.response.setHeader('X-RateLimit-Remaining', String(rate.remaining));
@@ -205,36 +240,59 @@ export function limitPerClientIp(purpose: string, perMinute: (config: Config) =>
 }
 
 /**
- * Sign-in and sign-up: SIGN_IN_LIMIT_PER_IP attempts a minute from one address, and SIGN_IN_LIMIT_PER_EMAIL for one
- * e-mail address, so guessing one account's password from many addresses meets the second budget. The e-mail is
- * hashed into the bucket name: the limits table holds no addresses.
+ * At most `perIp` attempts a minute from one address and `perEmail` for one e-mail address (the input's `email`),
+ * so guessing one account's password from many addresses meets the second budget. The e-mail is hashed into the
+ * bucket name: the limits table holds no addresses.
  */
-export const limitSignInAttempts = t.middleware(async ({ ctx, getRawInput, next }) => {
-  const { signInLimit } = ctx.services.config;
-  await spendAttempt(
-    ctx,
-    `sign-in-ip:${ctx.clientIp}`,
-    signInLimit.perIp,
-    (limit, retry) =>
-      `Too many sign-in attempts from your network (at most ${limit} a minute). Please wait ${retry} s and try again.`,
-  );
-  const input = await getRawInput();
-  const email =
-    input && typeof input === 'object' && 'email' in input && typeof input.email === 'string'
-      ? input.email.trim().toLowerCase()
-      : '';
-  if (email) {
-    const digest = createHash('sha256').update(email).digest('hex').slice(0, 40);
+function limitPerIpAndEmail(purpose: string, limits: (config: Config) => { perIp: number; perEmail: number }) {
+  return t.middleware(async ({ ctx, getRawInput, next }) => {
+    const { perIp, perEmail } = limits(ctx.services.config);
     await spendAttempt(
       ctx,
-      `sign-in-email:${digest}`,
-      signInLimit.perEmail,
+      `${purpose}-ip:${ctx.clientIp}`,
+      perIp,
       (limit, retry) =>
-        `Too many sign-in attempts for this e-mail address (at most ${limit} a minute). Please wait ${retry} s and try again.`,
+        `Too many attempts from your network (at most ${limit} a minute). Please wait ${retry} s and try again.`,
     );
-  }
-  return next();
-});
+    const input = await getRawInput();
+    const email =
+      input && typeof input === 'object' && 'email' in input && typeof input.email === 'string'
+        ? input.email.trim().toLowerCase()
+        : '';
+    if (email) {
+      const digest = createHash('sha256').update(email).digest('hex').slice(0, 40);
+      await spendAttempt(
+        ctx,
+        `${purpose}-email:${digest}`,
+        perEmail,
+        (limit, retry) =>
+          `Too many attempts for this e-mail address (at most ${limit} a minute). Please wait ${retry} s and try again.`,
+      );
+    }
+    return next();
+  });
+}
+
+/** Sign-in and sign-up: SIGN_IN_LIMIT_PER_IP and SIGN_IN_LIMIT_PER_EMAIL attempts a minute. */
+export const limitSignInAttempts = limitPerIpAndEmail('sign-in', (config) => config.signInLimit);
+
+/** Password-reset requests: the sign-in budget per address, and a few a minute per e-mail address (each sends mail). */
+export const limitPasswordResets = limitPerIpAndEmail('password-reset', (config) => ({
+  perIp: config.signInLimit.perIp,
+  perEmail: Math.min(config.signInLimit.perEmail, PASSWORD_RESETS_PER_EMAIL_PER_MINUTE),
+}));
+const PASSWORD_RESETS_PER_EMAIL_PER_MINUTE = 3;
+
+/** Second-factor codes a minute for one user, wherever they come from: six digits must not be guessable in bulk. */
+export async function limitSecondFactorAttempts(ctx: Context, userId: string): Promise<void> {
+  await spendAttempt(
+    ctx,
+    `second-factor:${userId}`,
+    SECOND_FACTOR_ATTEMPTS_PER_MINUTE,
+    (limit, retry) => `Too many two-factor codes tried (at most ${limit} a minute). Please wait ${retry} s.`,
+  );
+}
+const SECOND_FACTOR_ATTEMPTS_PER_MINUTE = 5;
 
 function isAcceptedJob(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'job_id' in body && 'status_url' in body;

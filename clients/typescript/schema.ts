@@ -55,9 +55,89 @@ export interface paths {
         put?: never;
         /**
          * Sign in and get an identity token
-         * @description Answers an identity token for the Token endpoints; it expires after 30 days without use. A wrong e-mail address and a wrong password get the same 401. Attempts are limited per client address and per e-mail address.
+         * @description Answers an identity token for the Token endpoints; it expires after 30 days without use. A wrong e-mail address and a wrong password get the same 401. With two-factor sign-in on, a call without `otp` or `recovery_code` answers 401 `otp_required` and no token; a wrong or reused code fails like a wrong password. Attempts are limited per client address and per e-mail address, codes per user.
          */
         post: operations["auth-login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an e-mail address with the token of the e-mailed link
+         * @description Confirms the address the verification e-mail went to. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.
+         */
+        post: operations["auth-verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/resend-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the verification e-mail again
+         * @description Sends a new verification link to the signed-in user’s address (earlier links stop working). Answers 202; nothing is sent when the address is confirmed already.
+         */
+        post: operations["auth-resendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a password-reset link
+         * @description Answers 202 `{accepted: true}` whatever the address; when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.
+         */
+        post: operations["auth-requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the token of the reset link
+         * @description Sets the new password (at least 10 characters). The token works once and for 1 hour; every session of the user ends, so every device signs in again.
+         */
+        post: operations["auth-confirmPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -104,6 +184,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password; other sessions end
+         * @description Needs the current password. Every other session of the user ends; this identity token keeps working.
+         */
+        post: operations["security-changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/2fa/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor setup: a new secret and its QR code
+         * @description Answers a new TOTP secret (RFC 6238, 6 digits, 30 s), its otpauth:// URL and the URL as an SVG QR code for an authenticator app. Nothing changes at sign-in until POST /api/v1/me/2fa/enable confirms a code.
+         */
+        post: operations["security-setUpTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/2fa/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on with a first code
+         * @description Confirms the secret from setup with a current code and turns two-factor sign-in on. Answers 10 recovery codes, shown only here: each can replace a code once.
+         */
+        post: operations["security-enableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off
+         * @description Needs the password and, while two-factor sign-in is on, a current `code` or a `recovery_code`. The recovery codes stop working.
+         */
+        post: operations["security-disableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user’s active sessions
+         * @description Every unexpired session of the user, most recently used first, with where it was opened from; `current` marks this identity token’s.
+         */
+        get: operations["security-sessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere else
+         * @description Ends every session of the user but this one; answers how many ended.
+         */
+        delete: operations["security-endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Security and money changes of the account, newest first
+         * @description Sign-ins, password and two-factor changes, keys, webhooks, settings and purchases, with who made them (user or key), from which address and client. Paged: pass the last `id` as `starting_after`; filter by `action` or `actor` (an id or label). Entries are kept AUDIT_RETENTION (365 days).
+         */
+        get: operations["security-auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -119,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (shown once); the first key of an account grants 10 credits
-         * @description Creates a live (`sk_live_…`) or test (`sk_test_…`) key; both spend the same credits. The plaintext `key` appears only in this answer: store it. The first key an account ever creates grants 10 free credits (`bonus_credits_granted`). An account holds at most 100 active keys.
+         * @description Creates a live (`sk_live_…`) or test (`sk_test_…`) key; both spend the same credits. The plaintext `key` appears only in this answer: store it. The first key an account ever creates grants 10 free credits (`bonus_credits_granted`). An account holds at most 100 active keys. `scopes` limits what the key may call (default: everything; a call outside them is 403 `insufficient_scope`); after `expires_at` the key is refused with 401.
          */
         post: operations["keys-create"];
         delete?: never;
@@ -523,7 +727,7 @@ export interface paths {
         put?: never;
         /**
          * Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up
-         * @description Opens a Stripe Checkout Session for 1–10 000 credits at $1 each and answers its url. The card is saved for later off-session auto top-ups; the credits are added once the payment completes.
+         * @description Opens a Stripe Checkout Session for 1–10 000 credits at $1 each and answers its url. The card is saved for later off-session auto top-ups; the credits are added once the payment completes and a receipt is e-mailed. Needs a confirmed e-mail address.
          */
         post: operations["billing-checkout"];
         delete?: never;
@@ -1000,7 +1204,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "forbidden" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -1014,6 +1218,8 @@ export interface components {
             credits_available?: number;
             /** @description no_credits: always 0 */
             credits_remaining?: number;
+            /** @description insufficient_scope: the scope the operation needs */
+            required_scope?: string;
         };
     };
     responses: {
@@ -1029,6 +1235,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "authentication_required";
+                };
+            };
+        };
+        /**
+         * @description Unauthorized:
+         *     - `authentication_required`: the credential is missing, unknown, revoked or of the other kind
+         *     - `otp_required`: two-factor sign-in is on: repeat the call with `otp` (or `recovery_code`); no token was issued
+         */
+        "Error.authentication_required.otp_required": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "authentication_required" | "otp_required";
                 };
             };
         };
@@ -1109,6 +1331,38 @@ export interface components {
             };
         };
         /**
+         * @description Forbidden:
+         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
+         */
+        "Error.forbidden.email_unverified": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden" | "email_unverified";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         */
+        "Error.forbidden.insufficient_scope": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /**
          * @description Payment Required:
          *     - `insufficient_credits`: the balance is below the cost (extra `credits_required`, `credits_available`)
          *     - `no_credits`: the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)
@@ -1121,6 +1375,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "insufficient_credits" | "no_credits";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         */
+        "Error.insufficient_scope": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "insufficient_scope";
                 };
             };
         };
@@ -1410,6 +1679,10 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password: string;
+                    /** @description With two-factor sign-in on: the 6-digit code of the authenticator app */
+                    otp?: string;
+                    /** @description With two-factor sign-in on: one of the recovery codes instead of `otp` (each works once) */
+                    recovery_code?: string;
                 };
             };
         };
@@ -1436,7 +1709,149 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required.otp_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "auth-verifyEmail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** @constant */
+                        verified: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "auth-resendVerification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        accepted: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "auth-requestPasswordReset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        accepted: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "auth-confirmPasswordReset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
             403: components["responses"]["Error.forbidden"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -1510,6 +1925,272 @@ export interface operations {
             500: components["responses"]["Error.internal_error"];
         };
     };
+    "security-changePassword": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-setUpTwoFactor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        otpauth_url: string;
+                        qr_svg: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-enableTwoFactor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        enabled: true;
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-disableTwoFactor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    code?: string;
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        enabled: false;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required.otp_required"];
+            403: components["responses"]["Error.forbidden"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: {
+                            id: string;
+                            created_at: string | null;
+                            /** @description Refreshed at most once a minute */
+                            last_seen_at: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** @description The session of this identity token */
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-endOtherSessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ended: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-auditLog": {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                action?: string;
+                actor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            id: string;
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed */
+                            action: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "key" | "operator";
+                                id: string;
+                                label: string;
+                            };
+                            ip: string | null;
+                            user_agent: string | null;
+                            target: string | null;
+                            /** @description What changed, by action (e.g. `credits` of a purchase, `reason` of a failed sign-in) */
+                            details: {
+                                [key: string]: string | number | boolean | null | string[];
+                            };
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
     "keys-list": {
         parameters: {
             query?: never;
@@ -1542,6 +2223,10 @@ export interface operations {
                             created_at: string;
                             last_used_at: string | null;
                             revoked_at: string | null;
+                            /** @description What the key may be used for */
+                            scopes: ("stage" | "enhance" | "place_products" | "declutter" | "credits:read" | "jobs:read")[];
+                            /** @description After this the key is refused (401); null = never */
+                            expires_at: string | null;
                         }[];
                     };
                 };
@@ -1569,6 +2254,13 @@ export interface operations {
                      * @enum {string}
                      */
                     mode?: "live" | "test";
+                    /** @description Scopes the key may use; omitted: all of them */
+                    scopes?: ("stage" | "enhance" | "place_products" | "declutter" | "credits:read" | "jobs:read")[];
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 time after which the key is refused; omitted: never
+                     */
+                    expires_at?: string;
                 };
             };
         };
@@ -1595,6 +2287,10 @@ export interface operations {
                          */
                         created_at: string;
                         bonus_credits_granted: number;
+                        /** @description What the key may be used for */
+                        scopes: ("stage" | "enhance" | "place_products" | "declutter" | "credits:read" | "jobs:read")[];
+                        /** @description After this the key is refused (401); null = never */
+                        expires_at: string | null;
                     };
                 };
             };
@@ -1677,6 +2373,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.insufficient_scope"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2100,7 +2797,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2171,7 +2868,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2252,7 +2949,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2340,7 +3037,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2382,7 +3079,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "insufficient_credits" | "no_credits" | "forbidden" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -2403,6 +3100,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2683,7 +3381,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.email_unverified"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];

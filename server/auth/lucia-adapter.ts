@@ -19,12 +19,23 @@ export class KyselyLuciaAdapter implements Adapter {
     const row = await this.db
       .selectFrom('sessions')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-      .select(['sessions.account_id', 'sessions.expires_at', 'accounts.email', 'accounts.created_at'])
+      .select([
+        'sessions.account_id',
+        'sessions.expires_at',
+        'sessions.last_seen_at',
+        'accounts.email',
+        'accounts.created_at',
+      ])
       .where('sessions.id', '=', sessionIdHash(sessionId))
       .executeTakeFirst();
     if (!row) return [null, null];
     return [
-      { id: sessionId, userId: row.account_id, expiresAt: new Date(row.expires_at), attributes: {} },
+      {
+        id: sessionId,
+        userId: row.account_id,
+        expiresAt: new Date(row.expires_at),
+        attributes: { last_seen_at: row.last_seen_at },
+      },
       { id: row.account_id, attributes: { email: row.email, created_at: row.created_at } },
     ];
   }
@@ -36,14 +47,20 @@ export class KyselyLuciaAdapter implements Adapter {
       id: row.id,
       userId: row.account_id,
       expiresAt: new Date(row.expires_at),
-      attributes: {},
+      attributes: { last_seen_at: row.last_seen_at },
     }));
   }
 
   async setSession(session: DatabaseSession): Promise<void> {
     await this.db
       .insertInto('sessions')
-      .values({ id: sessionIdHash(session.id), account_id: session.userId, expires_at: session.expiresAt.getTime() })
+      .values({
+        id: sessionIdHash(session.id),
+        account_id: session.userId,
+        expires_at: session.expiresAt.getTime(),
+        created_at: Date.now(),
+        last_seen_at: session.attributes.last_seen_at,
+      })
       .execute();
   }
 

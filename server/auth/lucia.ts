@@ -8,12 +8,15 @@ export const SESSION_COOKIE_NAME = 'roomstage_session';
  * The session id is the identity token: the dashboard carries it in a cookie, API clients as a Bearer token. The
  * cookie's Secure flag is decided per request (./session-cookie.ts); the database keeps only the id's SHA-256.
  */
+export const SESSION_LIFETIME_MS = 30 * 86_400_000;
+
 export function createLucia(db: Db) {
   return new Lucia(new KyselyLuciaAdapter(db), {
     // Lucia extends a session when half its life has passed, so 30 days of idleness ends it.
     sessionExpiresIn: new TimeSpan(30, 'd'),
     sessionCookie: { name: SESSION_COOKIE_NAME, attributes: { secure: false, sameSite: 'lax' } },
     getUserAttributes: (attributes) => ({ email: attributes.email, createdAt: attributes.created_at }),
+    getSessionAttributes: (attributes) => ({ lastSeenAt: attributes.last_seen_at }),
   });
 }
 
@@ -23,5 +26,6 @@ declare module 'lucia' {
   interface Register {
     Lucia: Auth;
     DatabaseUserAttributes: { email: string; created_at: number };
+    DatabaseSessionAttributes: { last_seen_at: number | null };
   }
 }

@@ -27,6 +27,7 @@ const ERROR_SCHEMA = {
     credits_required: { type: 'integer', minimum: 1, description: 'insufficient_credits: what the request costs' },
     credits_available: { type: 'integer', minimum: 0, description: 'insufficient_credits: the balance' },
     credits_remaining: { type: 'integer', minimum: 0, maximum: 0, description: 'no_credits: always 0' },
+    required_scope: { type: 'string', description: 'insufficient_scope: the scope the operation needs' },
   },
 };
 
@@ -34,6 +35,9 @@ const ERROR_SCHEMA = {
 const WHEN: Partial<Record<ErrorCode, string>> = {
   invalid_request: 'the body, query or path is malformed or fails validation (`details` names the fields)',
   authentication_required: 'the credential is missing, unknown, revoked or of the other kind',
+  otp_required: 'two-factor sign-in is on: repeat the call with `otp` (or `recovery_code`); no token was issued',
+  email_unverified: 'the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)',
+  insufficient_scope: 'the API key’s scopes do not include this operation (extra `required_scope`)',
   insufficient_credits: 'the balance is below the cost (extra `credits_required`, `credits_available`)',
   no_credits: 'the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)',
   forbidden: 'a state-changing call that only the dashboard session cookie authenticates came from another site',
@@ -73,6 +77,7 @@ export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
   if (BODY_METHODS.has(method)) codes.push('payload_too_large', 'unsupported_media_type');
   if (method !== 'get') codes.push('forbidden');
   if ((meta.auth ?? 'none') !== 'none') codes.push('authentication_required', 'rate_limited');
+  if (meta.scope) codes.push('insufficient_scope');
   codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');
   return [...new Set(codes)];
 }

@@ -40,6 +40,8 @@ const SECURITY_SCHEMES = {
 /** Every tag an operation may carry, in the order the docs list them; an operation with another tag fails the lint. */
 const TAGS: Record<string, string> = {
   Accounts: 'Dashboard accounts: sign up, sign in and out for an identity token, the signed-in account.',
+  'Account security':
+    'E-mail verification, password reset and change, two-factor sign-in, active sessions and the audit log (Token).',
   'API keys': 'The API keys of an account (Token): create (the plaintext is shown once), list and revoke.',
   Credits: 'The credit balance of the API key’s account (Key).',
   Images: 'Stage, enhance and place products in room photos (Key), the styles on offer, and asynchronous jobs.',

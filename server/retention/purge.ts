@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { DAY_MS } from '../clock.js';
 import type { Db } from '../../db/client.js';
 import { IMPRESSION_WINDOW_MS } from '../domain/ads/revenue.js';
 import { IDEMPOTENCY_TTL_MS } from '../domain/idempotency/requests.js';
@@ -11,6 +12,8 @@ export interface RetentionPolicy {
   jobsMs: number;
   /** Stored files with no image row are removed once older than this (ORPHAN_FILE_GRACE): rows commit after files. */
   orphanFileGraceMs: number;
+  /** Audit log entries older than this go (AUDIT_RETENTION, 365 days); so do used or expired e-mailed links. */
+  auditMs: number;
 }
 
 export interface PurgeReport {
@@ -22,6 +25,8 @@ export interface PurgeReport {
   rateLimitWindows: number;
   orphanFiles: number;
   jobs: number;
+  auditEntries: number;
+  userTokens: number;
 }
 
 /** Rows per statement: short statements keep row locks brief for the requests running beside the purge. */
@@ -29,7 +34,13 @@ const BATCH = 500;
 /** Request-rate windows are a minute long; an hour-old one is certainly finished. */
 const RATE_WINDOW_KEEP_MS = 3_600_000;
 
-type AgedTable = 'idempotency_keys' | 'sessions' | 'impression_views' | 'rate_limit_windows';
+type AgedTable =
+  | 'idempotency_keys'
+  | 'sessions'
+  | 'impression_views'
+  | 'rate_limit_windows'
+  | 'audit_log'
+  | 'user_tokens';
 
 /**
  * Deletes rows whose `column` is at most `cutoff`, a batch at a time: each statement deletes up to the BATCH-th
@@ -181,7 +192,12 @@ export async function purgeExpired(
   const webhooks = await purgeWebhookEvents(db, now - policy.webhookEventsMs);
   const jobs = await purgeFinishedJobs(db, now - policy.jobsMs);
   const orphanFiles = await purgeOrphanFiles(db, storage, filesNow - policy.orphanFileGraceMs);
+  const auditEntries = await deleteOlder(db, 'audit_log', 'created_at', now - policy.auditMs);
+  // Single-use links are worthless once expired; a day's grace keeps a just-expired one answering "expired".
+  const userTokens = await deleteOlder(db, 'user_tokens', 'expires_at', now - DAY_MS);
   return {
+    auditEntries,
+    userTokens,
     jobs,
     idempotencyKeys,
     sessions,

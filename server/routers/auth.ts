@@ -1,26 +1,44 @@
 import { z } from 'zod';
 import { iso } from '../clock.js';
-import { createAccount, findAccountByCredentials } from '../domain/accounts/accounts.js';
 import { sessionCookieHeader } from '../auth/session-cookie.js';
-import { AppError } from '../errors.js';
-import { limitSignInAttempts, publicProcedure, router, sessionProcedure } from '../trpc.js';
-import { noInput, successSchema, userSchema } from './schemas.js';
+import {
+  confirmPasswordReset,
+  requestPasswordReset,
+  resendVerification,
+  signIn,
+  signUp,
+  verifyEmail,
+} from '../domain/security/identity.js';
+import {
+  limitPasswordResets,
+  limitPerClientIp,
+  limitSecondFactorAttempts,
+  limitSignInAttempts,
+  publicProcedure,
+  router,
+  sessionOriginOf,
+  sessionProcedure,
+} from '../trpc.js';
+import { newPasswordField, noInput, successSchema, userSchema } from './schemas.js';
 
 const credentialsInput = z.object({
   email: z.email().max(254),
   password: z.string().max(1024),
 });
-const signupInput = credentialsInput.extend({
-  password: z
+const signupInput = credentialsInput.extend({ password: newPasswordField });
+const loginInput = credentialsInput.extend({
+  otp: z
     .string()
-    .min(10, 'Password must have at least 10 characters.')
-    .max(1024)
-    // Counted once: a password under 10 characters already fails the length check above.
-    .refine(
-      (password) => password.length < 10 || password.trim().length >= 10,
-      'Password must have at least 10 characters, not counting spaces at either end.',
-    ),
+    .max(16)
+    .optional()
+    .meta({ description: 'With two-factor sign-in on: the 6-digit code of the authenticator app' }),
+  recovery_code: z
+    .string()
+    .max(32)
+    .optional()
+    .meta({ description: 'With two-factor sign-in on: one of the recovery codes instead of `otp` (each works once)' }),
 });
+const tokenInput = z.object({ token: z.string().min(1).max(256) });
 const sessionOutput = z.object({
   token: z.string().meta({ description: 'Identity token: send as Authorization: Bearer <token>' }),
   user: userSchema,
@@ -53,11 +71,16 @@ export const authRouter = router({
     .input(signupInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { db, auth, clock } = ctx.services;
-      const account = await createAccount(db, { email: input.email, password: input.password, now: clock.now() });
-      const session = await auth.createSession(account.id, {});
+      const { db, clock, config } = ctx.services;
+      const { account, token } = await signUp(db, {
+        email: input.email,
+        password: input.password,
+        origin: sessionOriginOf(ctx),
+        links: { publicBaseUrl: config.publicBaseUrl },
+        now: clock.now(),
+      });
       ctx.response.setStatus(201);
-      return { token: session.id, user: toUser(account) };
+      return { token, user: toUser(account) };
     }),
 
   login: signInProcedure
@@ -68,19 +91,126 @@ export const authRouter = router({
         tags: ['Accounts'],
         summary: 'Sign in and get an identity token',
         description:
-          'Answers an identity token for the Token endpoints; it expires after 30 days without use. A wrong e-mail address and a wrong password get the same 401. Attempts are limited per client address and per e-mail address.',
+          'Answers an identity token for the Token endpoints; it expires after 30 days without use. A wrong e-mail address and a wrong password get the same 401. With two-factor sign-in on, a call without `otp` or `recovery_code` answers 401 `otp_required` and no token; a wrong or reused code fails like a wrong password. Attempts are limited per client address and per e-mail address, codes per user.',
         protect: false,
       },
-      errors: ['authentication_required', 'rate_limited'],
+      errors: ['authentication_required', 'otp_required', 'rate_limited'],
     })
-    .input(credentialsInput)
+    .input(loginInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { db, auth } = ctx.services;
-      const account = await findAccountByCredentials(db, input.email, input.password);
-      if (!account) throw new AppError('authentication_required', 'The e-mail or password is not correct.');
-      const session = await auth.createSession(account.id, {});
-      return { token: session.id, user: toUser(account) };
+      const { db, clock } = ctx.services;
+      const { account, token } = await signIn(db, {
+        email: input.email,
+        password: input.password,
+        otp: input.otp,
+        recoveryCode: input.recovery_code,
+        origin: sessionOriginOf(ctx),
+        now: clock.now(),
+        limitSecondFactor: (userId) => limitSecondFactorAttempts(ctx, userId),
+      });
+      return { token, user: toUser(account) };
+    }),
+
+  verifyEmail: publicProcedure
+    .use(limitPerClientIp('verify-email', (config) => config.claimAttemptsPerMinute))
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/verify-email',
+        tags: ['Account security'],
+        summary: 'Confirm an e-mail address with the token of the e-mailed link',
+        description:
+          'Confirms the address the verification e-mail went to. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.',
+        protect: false,
+      },
+      errors: ['rate_limited'],
+    })
+    .input(tokenInput)
+    .output(z.object({ email: z.string(), verified: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      const { email } = await verifyEmail(ctx.services.db, { token: input.token, now: ctx.services.clock.now() });
+      return { email, verified: true as const };
+    }),
+
+  resendVerification: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/resend-verification',
+        tags: ['Account security'],
+        summary: 'Send the verification e-mail again',
+        description:
+          'Sends a new verification link to the signed-in user’s address (earlier links stop working). Answers 202; nothing is sent when the address is confirmed already.',
+      },
+      successStatus: 202,
+    })
+    .input(noInput)
+    .output(z.object({ accepted: z.literal(true) }))
+    .mutation(async ({ ctx }) => {
+      const { db, clock, config } = ctx.services;
+      await resendVerification(db, {
+        userId: ctx.account.id,
+        email: ctx.account.email,
+        links: { publicBaseUrl: config.publicBaseUrl },
+        now: clock.now(),
+      });
+      ctx.response.setStatus(202);
+      return { accepted: true as const };
+    }),
+
+  requestPasswordReset: publicProcedure
+    .use(limitPasswordResets)
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/password-reset',
+        tags: ['Account security'],
+        summary: 'E-mail a password-reset link',
+        description:
+          'Answers 202 `{accepted: true}` whatever the address; when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.',
+        protect: false,
+      },
+      errors: ['rate_limited'],
+      successStatus: 202,
+    })
+    .input(z.object({ email: z.email().max(254) }))
+    .output(z.object({ accepted: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      const { db, clock, config } = ctx.services;
+      await requestPasswordReset(db, {
+        email: input.email,
+        links: { publicBaseUrl: config.publicBaseUrl },
+        now: clock.now(),
+      });
+      ctx.response.setStatus(202);
+      return { accepted: true as const };
+    }),
+
+  confirmPasswordReset: publicProcedure
+    .use(limitPerClientIp('password-reset-confirm', (config) => config.claimAttemptsPerMinute))
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/password-reset/confirm',
+        tags: ['Account security'],
+        summary: 'Set a new password with the token of the reset link',
+        description:
+          'Sets the new password (at least 10 characters). The token works once and for 1 hour; every session of the user ends, so every device signs in again.',
+        protect: false,
+      },
+      errors: ['rate_limited'],
+    })
+    .input(tokenInput.extend({ password: newPasswordField }))
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await confirmPasswordReset(ctx.services.db, {
+        token: input.token,
+        password: input.password,
+        origin: sessionOriginOf(ctx),
+        now: ctx.services.clock.now(),
+      });
+      return { success: true as const };
     }),
 
   logout: sessionProcedure

@@ -91,8 +91,9 @@ export const billingRouter = router({
         tags: ['Billing'],
         summary: 'Start a Stripe Checkout for credits ($1 each); the card is saved for auto top-up',
         description:
-          'Opens a Stripe Checkout Session for 1–10 000 credits at $1 each and answers its url. The card is saved for later off-session auto top-ups; the credits are added once the payment completes.',
+          'Opens a Stripe Checkout Session for 1–10 000 credits at $1 each and answers its url. The card is saved for later off-session auto top-ups; the credits are added once the payment completes and a receipt is e-mailed. Needs a confirmed e-mail address.',
       },
+      errors: ['email_unverified'],
     })
     .input(
       z.object({
@@ -141,7 +142,13 @@ export const billingRouter = router({
     .input(noInput)
     .output(z.object({ has_payment_method: z.literal(false) }))
     .mutation(async ({ ctx }) => {
-      await removePaymentMethod(ctx.services.db, ctx.services.payments, ctx.account.id);
+      await removePaymentMethod(
+        ctx.services.db,
+        ctx.services.payments,
+        ctx.account.id,
+        ctx.audit,
+        ctx.services.clock.now(),
+      );
       return { has_payment_method: false as const };
     }),
 
@@ -195,7 +202,7 @@ export const billingRouter = router({
     .output(autoTopUpViewSchema)
     .mutation(
       ({ ctx, input }) =>
-        putAutoTopUp(ctx.services.db, ctx.account.id, input, ctx.services.clock.now()) as Promise<
+        putAutoTopUp(ctx.services.db, ctx.account.id, input, ctx.services.clock.now(), ctx.audit) as Promise<
           z.infer<typeof autoTopUpViewSchema>
         >,
     ),

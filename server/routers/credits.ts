@@ -13,6 +13,7 @@ export const balanceSchema = z.object({
 export const creditsRouter = router({
   balance: apiKeyProcedure
     .meta({
+      scope: 'credits:read',
       openapi: {
         method: 'GET',
         path: '/api/v1/credits',

@@ -26,6 +26,7 @@ const jobErrorSchema = z.object({
 export const jobsRouter = router({
   get: apiKeyProcedure
     .meta({
+      scope: 'jobs:read',
       openapi: {
         method: 'GET',
         path: '/api/v1/jobs/{id}',

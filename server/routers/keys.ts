@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import type { ApiKey } from '../../db/schema.js';
 import { iso } from '../clock.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../domain/keys/api-keys.js';
+import { createApiKey, KEY_SCOPES, listApiKeys, revokeApiKey, scopesOf } from '../domain/keys/api-keys.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, keyIdParam, noInput, nullableTimestamp } from './schemas.js';
 
 const keyMode = z.enum(['live', 'test']);
 const keyStatus = z.enum(['active', 'revoked']);
+const keyScope = z.enum(KEY_SCOPES);
+const scopesField = z.array(keyScope).meta({ description: 'What the key may be used for' });
+const expiresAtField = nullableTimestamp.meta({ description: 'After this the key is refused (401); null = never' });
 
 const keySchema = z.object({
   id: z.number().int(),
@@ -17,6 +20,8 @@ const keySchema = z.object({
   created_at: isoTimestamp,
   last_used_at: nullableTimestamp,
   revoked_at: nullableTimestamp,
+  scopes: scopesField,
+  expires_at: expiresAtField,
 });
 
 function presentKey(key: ApiKey): z.infer<typeof keySchema> {
@@ -29,6 +34,8 @@ function presentKey(key: ApiKey): z.infer<typeof keySchema> {
     created_at: iso(key.created_at),
     last_used_at: iso(key.last_used_at),
     revoked_at: iso(key.revoked_at),
+    scopes: scopesOf(key),
+    expires_at: iso(key.expires_at),
   };
 }
 
@@ -41,7 +48,7 @@ export const keysRouter = router({
         tags: ['API keys'],
         summary: 'Create an API key (shown once); the first key of an account grants 10 credits',
         description:
-          'Creates a live (`sk_live_…`) or test (`sk_test_…`) key; both spend the same credits. The plaintext `key` appears only in this answer: store it. The first key an account ever creates grants 10 free credits (`bonus_credits_granted`). An account holds at most 100 active keys.',
+          'Creates a live (`sk_live_…`) or test (`sk_test_…`) key; both spend the same credits. The plaintext `key` appears only in this answer: store it. The first key an account ever creates grants 10 free credits (`bonus_credits_granted`). An account holds at most 100 active keys. `scopes` limits what the key may call (default: everything; a call outside them is 403 `insufficient_scope`); after `expires_at` the key is refused with 401.',
       },
       errors: ['conflict'],
       successStatus: 201,
@@ -51,6 +58,16 @@ export const keysRouter = router({
         .object({
           name: z.string().trim().min(1).max(64).default('Default'),
           mode: keyMode.default('live'),
+          scopes: z
+            .array(keyScope)
+            .min(1)
+            .max(KEY_SCOPES.length)
+            .optional()
+            .meta({ description: 'Scopes the key may use; omitted: all of them' }),
+          expires_at: z.iso
+            .datetime()
+            .optional()
+            .meta({ description: 'ISO 8601 time after which the key is refused; omitted: never' }),
         })
         .default({ name: 'Default', mode: 'live' }),
     )
@@ -64,6 +81,8 @@ export const keysRouter = router({
         status: z.literal('active'),
         created_at: isoTimestamp,
         bonus_credits_granted: z.number().int(),
+        scopes: scopesField,
+        expires_at: expiresAtField,
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -72,10 +91,13 @@ export const keysRouter = router({
         accountId: ctx.account.id,
         name: input.name,
         mode: input.mode,
+        scopes: input.scopes,
+        expiresAt: input.expires_at === undefined ? null : Date.parse(input.expires_at),
+        origin: ctx.audit,
         now: clock.now(),
       });
       ctx.response.setStatus(201);
-      const { id, name, mode, prefix, created_at } = presentKey(created.key);
+      const { id, name, mode, prefix, created_at, scopes, expires_at } = presentKey(created.key);
       return {
         id,
         name,
@@ -85,6 +107,8 @@ export const keysRouter = router({
         status: 'active' as const,
         created_at,
         bonus_credits_granted: created.bonusCreditsGranted,
+        scopes,
+        expires_at,
       };
     }),
 
@@ -121,6 +145,7 @@ export const keysRouter = router({
       const key = await revokeApiKey(ctx.services.db, {
         accountId: ctx.account.id,
         keyId: input.id,
+        origin: ctx.audit,
         now: ctx.services.clock.now(),
       });
       return { id: key.id, status: 'revoked' as const, revoked_at: iso(key.revoked_at ?? ctx.services.clock.now()) };

@@ -7,6 +7,17 @@ export const nullableTimestamp = isoTimestamp.nullable();
 
 export const userSchema = z.object({ id: z.string(), email: z.string(), created_at: isoTimestamp });
 
+/** A password being chosen: at least 10 characters, not counting spaces at either end. */
+export const newPasswordField = z
+  .string()
+  .min(10, 'Password must have at least 10 characters.')
+  .max(1024)
+  // Counted once: a password under 10 characters already fails the length check above.
+  .refine(
+    (password) => password.length < 10 || password.trim().length >= 10,
+    'Password must have at least 10 characters, not counting spaces at either end.',
+  );
+
 export const successSchema = z.object({ success: z.literal(true) });
 
 export const noInput = z.object({}).optional();

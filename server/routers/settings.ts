@@ -77,7 +77,12 @@ export const settingsRouter = router({
     })
     .input(notificationsSchema)
     .output(notificationsSchema)
-    .mutation(({ ctx, input }) => setNotificationSettings(ctx.services.db, ctx.account.id, input)),
+    .mutation(({ ctx, input }) =>
+      setNotificationSettings(ctx.services.db, ctx.account.id, input, {
+        origin: ctx.audit,
+        now: ctx.services.clock.now(),
+      }),
+    ),
 
   staging: sessionProcedure
     .meta({

@@ -239,6 +239,7 @@ export const stagingRouter = router({
 
   stage: imageProcedure
     .meta({
+      scope: 'stage',
       openapi: {
         method: 'POST',
         path: '/api/v1/stage',
@@ -285,6 +286,7 @@ export const stagingRouter = router({
 
   enhance: imageProcedure
     .meta({
+      scope: 'enhance',
       openapi: {
         method: 'POST',
         path: '/api/v1/enhance',
@@ -320,6 +322,7 @@ export const stagingRouter = router({
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
       errors: ['insufficient_credits', 'no_credits', 'unsupported_option', 'engine_rejected', 'engine_unavailable'],
+      scope: 'declutter',
     })
     .input(
       z.object({
@@ -343,6 +346,7 @@ export const stagingRouter = router({
 
   placeProducts: imageProcedure
     .meta({
+      scope: 'place_products',
       openapi: {
         method: 'POST',
         path: '/api/v1/place-products',

@@ -139,6 +139,7 @@ export const webhooksRouter = router({
         enabled: input.enabled,
         now: clock.now(),
         policy: { allowPrivateNetwork: config.allowPrivateNetwork },
+        origin: ctx.audit,
       });
       return presentWebhook(input.id, webhook);
     }),
@@ -194,6 +195,7 @@ export const webhooksRouter = router({
       const webhook = await rotateWebhookSecret(ctx.services.db, {
         accountId: ctx.account.id,
         keyId: input.id,
+        origin: ctx.audit,
         now: ctx.services.clock.now(),
       });
       return presentWebhook(input.id, webhook);

@@ -5,6 +5,7 @@ import { signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { confirmEmail } from '../helpers/mail.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -207,7 +208,10 @@ describe.skipIf(skipReason !== null)(
     it('A staging company buys credits and turns on auto top-up', async () => {
       const page = await newPage();
       await withFailureScreenshot(page, 'staging-company-billing', async () => {
-        await signUpInBrowser(page, uniqueEmail('buyer'));
+        const buyer = uniqueEmail('buyer');
+        await signUpInBrowser(page, buyer);
+        // Buying needs a confirmed address: the link of the verification e-mail.
+        await confirmEmail(server, buyer);
         await openFromNav(page, 'Billing', '/billing');
         await page.getByText('No card on file').waitFor();
         // Without a card the auto top-up switch cannot be turned on, and the page says why.

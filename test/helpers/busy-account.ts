@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { signUpWithKey } from './api-client.js';
 import { dataUrl, roomJpeg } from './images.js';
 import type { TestServer } from './server.js';
+import { confirmEmailOf } from './mail.js';
 
 /** An account that has done a bit of everything (staged, claimed, bought credits), so no page shows only its empty state. */
 export async function busyAccount(server: TestServer): Promise<Awaited<ReturnType<typeof signUpWithKey>>> {
@@ -14,6 +15,7 @@ export async function busyAccount(server: TestServer): Promise<Awaited<ReturnTyp
   expect(
     (await server.api.post('/api/v1/claim', { token: account.token, json: { code: staged.body.claim_code } })).status,
   ).toBe(200);
+  await confirmEmailOf(server, account.token);
   const checkout = await server.api.post('/api/v1/billing/checkout', { token: account.token, json: { credits: 50 } });
   expect(checkout.status).toBe(200);
   expect((await fetch(checkout.body.checkout_url)).status).toBe(200);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeAdFunds } from '../../server/domain/ads/funds.js';
 import { type ApiClient, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { confirmEmail } from '../helpers/mail.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { imageForm, onServer, roomJpeg, storedFiles } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
@@ -55,6 +56,8 @@ describeEachDatabase('Sponsored products, campaigns and earnings', (dialect) => 
 
   async function advertiser(campaign: Record<string, unknown>, fundsCents = 10_000) {
     const brand = await signUp(api);
+    // Buying ad funds, like buying credits, needs a confirmed e-mail address.
+    await confirmEmail(server, brand.email);
     const product = await uploadSofa(brand.token);
     expect(product.status).toBe(201);
     await buyFunds(brand.token, fundsCents);
@@ -297,6 +300,17 @@ describeEachDatabase('Sponsored products, campaigns and earnings', (dialect) => 
     const house = await sofaOf();
     expect(house).toMatchObject({ campaign_id: null, sponsored: false });
     await moneyIdentity();
+  });
+
+  it('sells ad funds only to a confirmed e-mail address, and opens no checkout before', async () => {
+    const brand = await signUp(api);
+    const refused = await api.post('/api/v1/ads/funds/checkout', { token: brand.token, json: { amount_cents: 5_000 } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'email_unverified' });
+    expect((await api.get('/api/v1/ads/funds', { token: brand.token })).body.balance_cents).toBe(0);
+    await confirmEmail(server, brand.email);
+    await buyFunds(brand.token, 5_000);
+    expect((await api.get('/api/v1/ads/funds', { token: brand.token })).body.balance_cents).toBe(5_000);
   });
 
   it('refuses product pictures that are not transparent PNG or WebP within the limits, storing nothing', async () => {

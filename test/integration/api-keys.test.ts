@@ -20,6 +20,8 @@ describeEachDatabase('API keys', (dialect) => {
       status: 'active',
       created_at: expect.any(String),
       bonus_credits_granted: 10,
+      scopes: ['stage', 'enhance', 'place_products', 'declutter', 'credits:read', 'jobs:read'],
+      expires_at: null,
     });
     const second = await createKey(server.api, token, { mode: 'test' });
     expect(second.key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
@@ -58,6 +60,8 @@ describeEachDatabase('API keys', (dialect) => {
       created_at: expect.any(String),
       last_used_at: null,
       revoked_at: null,
+      scopes: ['stage', 'enhance', 'place_products', 'declutter', 'credits:read', 'jobs:read'],
+      expires_at: null,
     });
     expect(response.text).not.toContain(a.key);
   });

@@ -4,6 +4,7 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { imageForm, roomJpeg } from '../helpers/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
 
 const HOUR = 3_600_000;
 
@@ -40,6 +41,7 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
   /** An account with the bonus, `credits` bought with a simulated card and auto top-up saved as given. */
   async function account(credits: number, settings: Record<string, unknown>, card?: 'declines_off_session') {
     const user = await signUpWithKey(server.api);
+    await confirmEmailOf(server, user.token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token: user.token, json: { credits } });
     const url = new URL(checkout.body.checkout_url);
     await server.api.get(url.pathname + (card ? `?card=${card}` : ''));
@@ -85,6 +87,9 @@ describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
     await server.services.autoTopUp.drain();
     const failed = await events(user.userId, 'auto_topup.failed');
     expect(failed).toEqual([{ amount: 20, current_balance: 10, reason: 'card_declined' }]);
+    // The owner hears of it by e-mail too, written with the failure.
+    const [mail] = await outboxFor(server, user.email, 'auto_topup_failed');
+    expect(mail?.text_body).toContain('card declined');
     const paused = (await server.api.get('/api/v1/billing', { token: user.token })).body.auto_topup;
     expect(paused).toMatchObject({ enabled: true, last_failure_reason: 'card_declined' });
     const pausedFor = Date.parse(paused.paused_until) - server.clock.now();

@@ -3,6 +3,7 @@ import { signUp } from '../helpers/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
+import { confirmEmailOf } from '../helpers/mail.js';
 
 /** The billing page driven as a browser without JavaScript would: plain form posts with the session cookie. */
 describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
@@ -20,6 +21,7 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
 
   it('buys credits with a preset, shows the simulated card, turns on auto top-up with a monthly limit and removes the card', async () => {
     const { token } = await signUp(server.api);
+    await confirmEmailOf(server, token);
     const empty = await page('/billing', token);
     expect(empty.status).toBe(200);
     expect(empty.html).toContain('No card on file');

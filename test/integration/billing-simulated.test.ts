@@ -3,6 +3,7 @@ import { signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { useTestServer } from '../helpers/server.js';
+import { confirmEmailOf } from '../helpers/mail.js';
 
 /** The checkout URL names PUBLIC_BASE_URL; tests open its path on the server they started. */
 const pathOf = (url: string) => {
@@ -14,6 +15,7 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
   const server = useTestServer(dialect);
 
   async function buy(token: string, credits: number, card?: string) {
+    await confirmEmailOf(server, token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token, json: { credits } });
     expect(checkout.status).toBe(200);
     const page = await server.api.get(pathOf(checkout.body.checkout_url) + (card ? `?card=${card}` : ''));
@@ -55,6 +57,7 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
 
   it('shows an open session as open until its page is opened', async () => {
     const { token } = await signUp(server.api);
+    await confirmEmailOf(server, token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token, json: { credits: 3 } });
     const status = await server.api.get(`/api/v1/billing/checkout/${checkout.body.session_id}`, { token });
     expect(status.body).toEqual({ session_id: checkout.body.session_id, status: 'open', credits: 3 });
@@ -64,6 +67,7 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
   it('never shows another account’s checkout session: 404', async () => {
     const owner = await signUp(server.api);
     const other = await signUp(server.api);
+    await confirmEmailOf(server, owner.token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token: owner.token, json: { credits: 3 } });
     const response = await server.api.get(`/api/v1/billing/checkout/${checkout.body.session_id}`, {
       token: other.token,

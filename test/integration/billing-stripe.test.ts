@@ -5,6 +5,7 @@ import { FakeStripe } from '../helpers/fake-stripe.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { imageForm, roomJpeg } from '../helpers/images.js';
 import { startImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf } from '../helpers/mail.js';
 
 describeEachDatabase('Billing through the Stripe SDK (a local Stripe-protocol server)', (dialect) => {
   const stripe = new FakeStripe();
@@ -28,6 +29,7 @@ describeEachDatabase('Billing through the Stripe SDK (a local Stripe-protocol se
   const balance = async (token: string) => (await server.api.get('/api/v1/billing', { token })).body;
 
   async function paidCheckout(token: string, credits: number, card: { declinesOffSession?: boolean } = {}) {
+    await confirmEmailOf(server, token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token, json: { credits } });
     expect(checkout.status).toBe(200);
     return {
@@ -39,6 +41,7 @@ describeEachDatabase('Billing through the Stripe SDK (a local Stripe-protocol se
 
   it('creates one Customer per account and a payment-mode Checkout at $1 per credit that saves the card off-session', async () => {
     const { token, userId } = await signUp(server.api);
+    await confirmEmailOf(server, token);
     const first = await server.api.post('/api/v1/billing/checkout', { token, json: { credits: 12 } });
     const second = await server.api.post('/api/v1/billing/checkout', { token, json: { credits: 3 } });
     expect(first.body).toEqual({

@@ -12,7 +12,12 @@ import { startImagingServer } from '../helpers/staging.js';
 import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 
 const DAY = 86_400_000;
-const POLICY: RetentionPolicy = { webhookEventsMs: 30 * DAY, jobsMs: 30 * DAY, orphanFileGraceMs: 3_600_000 };
+const POLICY: RetentionPolicy = {
+  webhookEventsMs: 30 * DAY,
+  jobsMs: 30 * DAY,
+  orphanFileGraceMs: 3_600_000,
+  auditMs: 365 * DAY,
+};
 
 describeEachDatabase('Retention', (dialect) => {
   let server: Awaited<ReturnType<typeof startImagingServer>>;

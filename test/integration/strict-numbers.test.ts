@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import type { AppRouter } from '../../server/root.js';
 import { signUp } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
+import { confirmEmailOf } from '../helpers/mail.js';
 import { useTestServer } from '../helpers/server.js';
 
 // JSON carries numbers as numbers: text, booleans and nested arrays that merely convert to one are refused.
@@ -42,6 +43,7 @@ describeEachDatabase('Money fields take JSON integers only', (dialect) => {
 
   it('stays strict over tRPC too, even after the REST bridge has served the same procedure', async () => {
     const { token } = await signUp(server.api);
+    await confirmEmailOf(server, token);
     await server.api.post('/api/v1/billing/checkout', { token, json: { credits: 5 } });
     const client = createTRPCClient<AppRouter>({
       links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${token}` } })],

@@ -6,6 +6,7 @@ import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { fetchImage, imageForm, roomJpeg } from '../helpers/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf } from '../helpers/mail.js';
 
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const NO_USAGE = { images_staged: 0, images_enhanced: 0, product_placements: 0, credits_used: 0 };
@@ -226,6 +227,7 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
 
   it('counts credits bought through checkout once as purchased, on no key, and never as used', async () => {
     const user = await signUpWithKey(server.api);
+    await confirmEmailOf(server, user.token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token: user.token, json: { credits: 25 } });
     expect(checkout.status).toBe(200);
     const { pathname, search } = new URL(checkout.body.checkout_url);

@@ -1,32 +1,47 @@
 import type { Db } from '../../../db/client.js';
 import { isUniqueViolation } from '../../../db/errors.js';
-import type { Account } from '../../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Account, Database } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 
-function normalizeEmail(email: string): string {
+export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export async function createAccount(db: Db, input: { email: string; password: string; now: number }): Promise<Account> {
-  const email = normalizeEmail(input.email);
-  const account = {
-    id: newId('account'),
-    email,
-    password_hash: await hashPassword(input.password),
-    key_bonus_granted_at: null,
-    payment_method_id: null,
-    created_at: input.now,
-  };
+/** The account row and its user's security row (unverified, two-factor off), in the caller's transaction. */
+export async function insertAccount(
+  trx: Kysely<Database>,
+  input: { email: string; passwordHash: string; now: number },
+): Promise<Account> {
+  const id = newId('account');
   try {
-    await db.insertInto('accounts').values(account).execute();
+    await trx
+      .insertInto('accounts')
+      .values({
+        id,
+        email: normalizeEmail(input.email),
+        password_hash: input.passwordHash,
+        key_bonus_granted_at: null,
+        payment_method_id: null,
+        created_at: input.now,
+      })
+      .execute();
   } catch (error) {
     if (isUniqueViolation(error))
       throw new AppError('conflict', 'An account with this e-mail already exists. Sign in instead.');
     throw error;
   }
-  return db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();
+  await trx.insertInto('user_security').values({ user_id: id }).execute();
+  return trx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** An account without the sign-up e-mail (benchmarks and tests that seed the database directly). */
+export async function createAccount(db: Db, input: { email: string; password: string; now: number }): Promise<Account> {
+  const passwordHash = await hashPassword(input.password);
+  return inTransaction(db, (trx) => insertAccount(trx, { email: input.email, passwordHash, now: input.now }));
 }
 
 /** Unknown e-mail and wrong password fail the same way and take the same time. */

@@ -3,6 +3,8 @@ import type { Db } from '../../../db/client.js';
 import { isUniqueViolation } from '../../../db/errors.js';
 import type { TopUpAttempt } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
+import { enqueueMail } from '../mail/outbox.js';
+import { autoTopUpFailedMessage } from '../mail/messages.js';
 import type { Clock } from '../../clock.js';
 import { newId } from '../../ids.js';
 import { log } from '../../observability/logger.js';
@@ -35,6 +37,8 @@ export interface AutoTopUpDeps {
   /** How long a request short of credits waits for a top-up another request started. */
   waitMs?: number;
   onOutcome?: (outcome: TopUpOutcome) => void;
+  /** The dashboard's billing page, linked from the e-mail about a failed top-up. */
+  billingUrl: string;
 }
 
 const DEFAULT_LEASE_MS = 120_000;
@@ -156,6 +160,7 @@ async function settle(
     amount: number;
     result: OffSessionCharge | { ok: false; reason: TopUpFailureReason };
     now: number;
+    billingUrl: string;
   },
 ): Promise<TopUpOutcome | null> {
   const { accountId, attemptId, amount, result, now } = input;
@@ -202,7 +207,7 @@ async function settle(
     }
     const account = await trx
       .selectFrom('accounts')
-      .select(['credits', 'auto_topup_consecutive_failures'])
+      .select(['credits', 'email', 'auto_topup_consecutive_failures'])
       .where('id', '=', accountId)
       .executeTakeFirstOrThrow();
     // The monthly cap pauses until the month turns; a failed charge pauses longer after each consecutive failure.
@@ -225,6 +230,16 @@ async function settle(
       keyId: null,
       event: 'auto_topup.failed',
       data: { amount, current_balance: account.credits, reason: result.reason },
+      now,
+    });
+    await enqueueMail(trx, {
+      to: account.email,
+      mail: autoTopUpFailedMessage({
+        amount,
+        reason: result.reason,
+        balance: account.credits,
+        billingUrl: input.billingUrl,
+      }),
       now,
     });
     return { kind: 'failed', reason: result.reason };
@@ -304,8 +319,14 @@ async function runAutoTopUp(deps: AutoTopUpDeps, accountId: string, trigger: Tri
     result = charge;
   }
   const outcome =
-    (await settle(db, { accountId, attemptId: attempt.id, amount: attempt.amount, result, now: clock.now() })) ??
-    (await awaitRunning(deps, accountId));
+    (await settle(db, {
+      accountId,
+      attemptId: attempt.id,
+      amount: attempt.amount,
+      result,
+      now: clock.now(),
+      billingUrl: deps.billingUrl,
+    })) ?? (await awaitRunning(deps, accountId));
   deps.onOutcome?.(outcome);
   return outcome;
 }

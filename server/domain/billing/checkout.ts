@@ -6,6 +6,10 @@ import { AppError } from '../../errors.js';
 import { changeAdFunds } from '../ads/funds.js';
 import { centsToMillicents } from '../ads/money.js';
 import { changeCredits } from '../credits/ledger.js';
+import { recordAudit, systemOrigin } from '../audit/audit.js';
+import { enqueueMail } from '../mail/outbox.js';
+import { purchaseReceiptMessage } from '../mail/messages.js';
+import { requireVerifiedEmail } from '../security/identity.js';
 import type { PaymentGateway, SavedCard } from './gateway.js';
 import { saveCard } from './payment-methods.js';
 import { simulatedCard, type SimulatedCardKind } from './simulated-gateway.js';
@@ -36,6 +40,7 @@ export async function startCheckout(
   input: { accountId: string; credits: number; adFundsCents?: number },
 ): Promise<{ checkout_url: string; session_id: string }> {
   const { db, gateway } = deps;
+  await requireVerifiedEmail(db, input.accountId);
   const account = await db
     .selectFrom('accounts')
     .select(['email', 'stripe_customer_id'])
@@ -116,6 +121,25 @@ export async function completeCheckout(
     now: input.now,
   });
   if (input.card) await saveCard(trx, session.account_id, input.card);
+  // The receipt and the audit entry commit with the credits: a purchase never goes unrecorded or unreceipted.
+  const account = await trx
+    .selectFrom('accounts')
+    .select(['id', 'email', 'credits'])
+    .where('id', '=', session.account_id)
+    .executeTakeFirstOrThrow();
+  await recordAudit(trx, {
+    accountId: account.id,
+    action: 'billing.purchase',
+    origin: systemOrigin(account),
+    target: input.sessionId,
+    details: { credits: session.credits, amount_cents: session.credits * 100 },
+    now: input.now,
+  });
+  await enqueueMail(trx, {
+    to: account.email,
+    mail: purchaseReceiptMessage({ credits: session.credits, reference: input.sessionId, balance: account.credits }),
+    now: input.now,
+  });
   return true;
 }
 

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../../db/client.js';
+import { inTransaction } from '../../../db/transaction.js';
+import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import type { Database } from '../../../db/schema.js';
 import { log } from '../../observability/logger.js';
 import type { PaymentGateway, SavedCard } from './gateway.js';
@@ -64,13 +66,30 @@ export async function forgetCard(
  * DELETE /billing/payment-method: the card is detached at Stripe (so it can never be charged again) and forgotten
  * here. A detach that fails at Stripe is logged; the card is forgotten anyway, so Roomstage never charges it.
  */
-export async function removePaymentMethod(db: Db, gateway: PaymentGateway, accountId: string): Promise<void> {
+export async function removePaymentMethod(
+  db: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  origin: AuditOrigin,
+  now: number,
+): Promise<void> {
   const account = await db
     .selectFrom('accounts')
-    .select(['payment_method_id', 'payment_method_simulated'])
+    .select(['payment_method_id', 'payment_method_simulated', 'payment_method_last4'])
     .where('id', '=', accountId)
     .executeTakeFirst();
-  await forgetCard(db, { accountId });
+  await inTransaction(db, async (trx) => {
+    await forgetCard(trx, { accountId });
+    if (account?.payment_method_id)
+      await recordAudit(trx, {
+        accountId,
+        action: 'billing.payment_method_removed',
+        origin,
+        target: account.payment_method_id,
+        details: { last4: account.payment_method_last4 },
+        now,
+      });
+  });
   const methodId = account?.payment_method_id;
   if (methodId && account.payment_method_simulated !== 1) {
     await gateway

@@ -1,12 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { CompiledQuery, InferResult } from 'kysely';
+import type { CompiledQuery, InferResult, Kysely } from 'kysely';
 import type { Db } from '../../../db/client.js';
 import { inTransaction } from '../../../db/transaction.js';
-import type { ApiKey, KeyMode } from '../../../db/schema.js';
+import type { ApiKey, Database, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
 import { BALANCE_COLUMNS, type BalanceSummary, grantFirstKeyBonus, presentBalance } from '../credits/ledger.js';
 import { log } from '../../observability/logger.js';
+import { type AuditOrigin, recordAudit } from '../audit/audit.js';
+
+/** What a key may be used for; a key made without a list may do everything. */
+export const KEY_SCOPES = ['stage', 'enhance', 'place_products', 'declutter', 'credits:read', 'jobs:read'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** Stored as a comma-separated list; null means every scope, including ones added later. */
+export function scopesOf(key: Pick<ApiKey, 'scopes'>): KeyScope[] {
+  return key.scopes === null ? [...KEY_SCOPES] : (key.scopes.split(',').filter(Boolean) as KeyScope[]);
+}
+
+export function keyAllows(key: { scopes: string | null }, scope: KeyScope): boolean {
+  return key.scopes === null || key.scopes.split(',').includes(scope);
+}
 
 export const KEY_BODY_LENGTH = 32;
 export const KEY_PREFIX_LENGTH = 12;
@@ -50,8 +64,23 @@ export const MAX_ACTIVE_KEYS = 100;
 
 export async function createApiKey(
   db: Db,
-  input: { accountId: string; name: string; mode: KeyMode; now: number },
+  input: {
+    accountId: string;
+    name: string;
+    mode: KeyMode;
+    /** Omitted: every scope. */
+    scopes?: readonly KeyScope[];
+    expiresAt?: number | null;
+    origin: AuditOrigin;
+    now: number;
+  },
 ): Promise<CreatedKey> {
+  if (input.expiresAt != null && input.expiresAt <= input.now)
+    throw new AppError('invalid_request', 'expires_at must be in the future.', {
+      details: [{ path: 'expires_at', message: 'must be in the future' }],
+    });
+  const scopes =
+    input.scopes === undefined ? null : KEY_SCOPES.filter((scope) => input.scopes?.includes(scope)).join(',');
   const generated = generateApiKey(input.mode);
   return inTransaction(db, async (trx) => {
     // Writing the account row first queues concurrent creates of one account behind each other, so the count
@@ -85,6 +114,8 @@ export async function createApiKey(
         created_at: input.now,
         last_used_at: null,
         revoked_at: null,
+        scopes,
+        expires_at: input.expiresAt ?? null,
       })
       .executeTakeFirstOrThrow();
     const key = await trx
@@ -92,6 +123,20 @@ export async function createApiKey(
       .selectAll()
       .where('id', '=', Number(inserted.insertId))
       .executeTakeFirstOrThrow();
+    await recordAudit(trx, {
+      accountId: input.accountId,
+      action: 'key.created',
+      origin: input.origin,
+      target: `key_${key.id}`,
+      details: {
+        name: key.name,
+        mode: key.mode,
+        prefix: key.prefix,
+        scopes: scopesOf(key),
+        expires_at: key.expires_at,
+      },
+      now: input.now,
+    });
     return { key, plaintext: generated.plaintext, bonusCreditsGranted };
   });
 }
@@ -101,7 +146,7 @@ export async function listApiKeys(db: Db, accountId: string): Promise<ApiKey[]> 
 }
 
 /** Another account's key is reported as missing, never as forbidden. */
-export async function getOwnApiKey(db: Db, accountId: string, keyId: number): Promise<ApiKey> {
+export async function getOwnApiKey(db: Kysely<Database>, accountId: string, keyId: number): Promise<ApiKey> {
   const key = await db
     .selectFrom('api_keys')
     .selectAll()
@@ -113,15 +158,30 @@ export async function getOwnApiKey(db: Db, accountId: string, keyId: number): Pr
 }
 
 /** Idempotent: revoking a revoked key keeps its first revocation time. */
-export async function revokeApiKey(db: Db, input: { accountId: string; keyId: number; now: number }): Promise<ApiKey> {
-  await db
-    .updateTable('api_keys')
-    .set({ revoked_at: input.now })
-    .where('id', '=', input.keyId)
-    .where('account_id', '=', input.accountId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  return getOwnApiKey(db, input.accountId, input.keyId);
+export async function revokeApiKey(
+  db: Db,
+  input: { accountId: string; keyId: number; origin: AuditOrigin; now: number },
+): Promise<ApiKey> {
+  return inTransaction(db, async (trx) => {
+    const revoked = await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: input.now })
+      .where('id', '=', input.keyId)
+      .where('account_id', '=', input.accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    const key = await getOwnApiKey(trx, input.accountId, input.keyId);
+    if (Number(revoked.numUpdatedRows) === 1)
+      await recordAudit(trx, {
+        accountId: input.accountId,
+        action: 'key.revoked',
+        origin: input.origin,
+        target: `key_${key.id}`,
+        details: { name: key.name, prefix: key.prefix },
+        now: input.now,
+      });
+    return key;
+  });
 }
 
 /** A key checked once for a request, with the hash it was found by (the same header gives the same hash). */
@@ -134,6 +194,8 @@ export interface AuthenticatedKey {
   id: number;
   accountId: string;
   mode: KeyMode;
+  scopes: string | null;
+  expiresAt: number | null;
   /** The account's balance as the request began, read in the same query that verified the key. */
   balance: BalanceSummary;
 }
@@ -185,6 +247,8 @@ function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
       'api_keys.id',
       'api_keys.account_id',
       'api_keys.mode',
+      'api_keys.scopes',
+      'api_keys.expires_at',
       ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const),
     ])
     .where('api_keys.key_hash', '=', keyHash)
@@ -243,5 +307,12 @@ export async function authenticateApiKey(db: Db, keyHash: ApiKeyHash, now: numbe
   if (!row) return null;
   rememberKeyId(db, keyHash, row.id);
   recordKeyUse(db, row.id, now);
-  return { id: row.id, accountId: row.account_id, mode: row.mode, balance: presentBalance(row) };
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    mode: row.mode,
+    scopes: row.scopes,
+    expiresAt: row.expires_at,
+    balance: presentBalance(row),
+  };
 }

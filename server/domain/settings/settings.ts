@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
+import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 
@@ -45,11 +47,22 @@ export async function setNotificationSettings(
   db: Executor,
   accountId: string,
   settings: NotificationSettings,
+  audit: { origin: AuditOrigin; now: number },
 ): Promise<NotificationSettings> {
-  await db
-    .updateTable('accounts')
-    .set({ low_balance_threshold: settings.low_balance_threshold })
-    .where('id', '=', accountId)
-    .execute();
+  await inTransaction(db, async (trx) => {
+    await trx
+      .updateTable('accounts')
+      .set({ low_balance_threshold: settings.low_balance_threshold })
+      .where('id', '=', accountId)
+      .execute();
+    await recordAudit(trx, {
+      accountId,
+      action: 'settings.updated',
+      origin: audit.origin,
+      target: 'notifications',
+      details: { ...settings },
+      now: audit.now,
+    });
+  });
   return getNotificationSettings(db, accountId);
 }

@@ -1,5 +1,6 @@
 import { type Db, isMysql } from '../../../db/client.js';
 import { afterCommit, inTransaction } from '../../../db/transaction.js';
+import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import type { DeliveryStatus, Webhook } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { assertPublicUrl, type NetworkPolicy } from '../../outbound/network-guard.js';
@@ -40,7 +41,15 @@ export async function getConfiguredWebhook(
  */
 export async function upsertWebhook(
   db: Db,
-  input: { accountId: string; keyId: number; url: string; enabled: boolean; now: number; policy: NetworkPolicy },
+  input: {
+    accountId: string;
+    keyId: number;
+    url: string;
+    enabled: boolean;
+    now: number;
+    policy: NetworkPolicy;
+    origin: AuditOrigin;
+  },
 ): Promise<Webhook> {
   await getOwnApiKey(db, input.accountId, input.keyId);
   const url = (await assertPublicUrl(input.url, input.policy)).toString();
@@ -73,6 +82,14 @@ export async function upsertWebhook(
         })
         .execute();
     }
+    await recordAudit(trx, {
+      accountId: input.accountId,
+      action: 'webhook.updated',
+      origin: input.origin,
+      target: `key_${input.keyId}`,
+      details: { url, enabled: input.enabled },
+      now: input.now,
+    });
     return trx.selectFrom('webhooks').selectAll().where('key_id', '=', input.keyId).executeTakeFirstOrThrow();
   });
 }
@@ -83,19 +100,28 @@ export async function upsertWebhook(
  */
 export async function rotateWebhookSecret(
   db: Db,
-  input: { accountId: string; keyId: number; now: number },
+  input: { accountId: string; keyId: number; now: number; origin: AuditOrigin },
 ): Promise<Webhook> {
   await getConfiguredWebhook(db, input.accountId, input.keyId);
-  await db
-    .updateTable('webhooks')
-    .set((eb) => ({
-      previous_secret: eb.ref('secret'),
-      previous_secret_expires_at: input.now + ROTATION_OVERLAP_MS,
-      secret: generateWebhookSecret(),
-      updated_at: input.now,
-    }))
-    .where('key_id', '=', input.keyId)
-    .execute();
+  await inTransaction(db, async (trx) => {
+    await trx
+      .updateTable('webhooks')
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_expires_at: input.now + ROTATION_OVERLAP_MS,
+        secret: generateWebhookSecret(),
+        updated_at: input.now,
+      }))
+      .where('key_id', '=', input.keyId)
+      .execute();
+    await recordAudit(trx, {
+      accountId: input.accountId,
+      action: 'webhook.secret_rotated',
+      origin: input.origin,
+      target: `key_${input.keyId}`,
+      now: input.now,
+    });
+  });
   return db.selectFrom('webhooks').selectAll().where('key_id', '=', input.keyId).executeTakeFirstOrThrow();
 }
 

@@ -1,0 +1,110 @@
+import { type AddressInfo, createServer } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import type { TestServer } from './server.js';
+
+/** Messages written to the outbox for one address, oldest first (what the mail sender will send). */
+export async function outboxFor(server: Pick<TestServer, 'services'>, to: string, kind?: string) {
+  let query = server.services.db
+    .selectFrom('mail_outbox')
+    .selectAll()
+    .where('to_address', '=', to.toLowerCase())
+    .orderBy('created_at')
+    .orderBy('id');
+  if (kind) query = query.where('kind', '=', kind);
+  return query.execute();
+}
+
+/** The token of the newest link of that kind e-mailed to `to`. */
+export async function tokenFromOutbox(server: Pick<TestServer, 'services'>, to: string, kind: string): Promise<string> {
+  const messages = await outboxFor(server, to, kind);
+  const link = messages.at(-1)?.link;
+  if (!link) throw new Error(`no ${kind} message to ${to} in the outbox`);
+  return tokenOfLink(link);
+}
+
+export function tokenOfLink(link: string): string {
+  const token = new URL(link).searchParams.get('token');
+  if (!token) throw new Error(`no token in ${link}`);
+  return token;
+}
+
+/** Confirms an account's e-mail address the way its owner does: with the link of the verification e-mail. */
+export async function confirmEmail(server: Pick<TestServer, 'services' | 'api'>, email: string): Promise<void> {
+  const token = await tokenFromOutbox(server, email, 'verify_email');
+  const response = await server.api.post('/api/v1/auth/verify-email', { json: { token } });
+  if (response.status !== 200) throw new Error(`verify-email failed: ${response.status} ${response.text}`);
+}
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  parsed: ParsedMail;
+}
+
+/** A real SMTP server on a free local port; every message it accepts is parsed with mailparser. */
+export async function startSmtpServer(options: { port?: number } = {}) {
+  const received: ReceivedMail[] = [];
+  const waiters: Array<() => void> = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((parsed) => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            parsed,
+          });
+          for (const wake of waiters.splice(0)) wake();
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  const port = options.port ?? (await freePort());
+  await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    /** Waits until a message to `to` matching `subject` arrives. */
+    async waitFor(to: string, subject: RegExp, timeoutMs = 10_000): Promise<ReceivedMail> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = received.find((m) => m.to.includes(to.toLowerCase()) && subject.test(m.parsed.subject ?? ''));
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no e-mail to ${to} matching ${subject} within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+    },
+    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Confirms the address of whoever `token` signs in (for tests that hold only an identity token). */
+export async function confirmEmailOf(server: Pick<TestServer, 'services' | 'api'>, token: string): Promise<void> {
+  const me = await server.api.get('/api/v1/me', { token });
+  if (me.status !== 200) throw new Error(`GET /me failed: ${me.status} ${me.text}`);
+  const security = await server.services.db
+    .selectFrom('user_security')
+    .select('email_verified_at')
+    .where('user_id', '=', me.body.id)
+    .executeTakeFirst();
+  if (security?.email_verified_at == null) await confirmEmail(server, me.body.email);
+}
