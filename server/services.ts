@@ -16,6 +16,7 @@ import { openPaymentGateway } from './domain/billing/open.js';
 import { type RetentionJob, startRetentionJob } from './retention/job.js';
 import { openImageStorage } from './storage/open.js';
 import type { ImagingDeps } from './domain/staging/deps.js';
+import type { ImageLinks } from './domain/staging/responses.js';
 import type { Auth } from './auth/lucia.js';
 import type { DialectName } from '../db/client.js';
 import type { AutoTopUp } from './domain/billing/auto-topup.js';
@@ -132,7 +133,14 @@ export function imagingDeps(services: Services): ImagingDeps {
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
     autoTopUp,
+    publicBaseUrl: config.publicBaseUrl,
+    freeRerenders: config.freeRerenders,
   };
+}
+
+/** What turns image rows into their public addresses (responses of claims and galleries). */
+export function imageLinks(services: Services): ImageLinks {
+  return { storage: services.storage, publicBaseUrl: services.config.publicBaseUrl };
 }
 
 /** The limits image work passes, over this process's gate and the database (see limits/image-admission.ts). */

@@ -50,6 +50,8 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
     clock: systemClock,
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
+    publicBaseUrl: config.publicBaseUrl,
+    freeRerenders: config.freeRerenders,
     // Jobs are charged when accepted; a top-up a job's charge might start belongs to the process that took it.
     autoTopUp: openPayments(handle.db, config, systemClock, metrics).autoTopUp,
   };

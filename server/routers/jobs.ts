@@ -4,7 +4,7 @@ import { findOwnJob } from '../domain/jobs/jobs.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
 import { apiKeyProcedure, router } from '../trpc.js';
 import { isoTimestamp, nullableTimestamp } from './schemas.js';
-import { declutterOutput, enhanceOutput, placeOutput, stageOutput } from './staging.js';
+import { declutterOutput, enhanceOutput, placeOutput, rerenderOutput, stageOutput } from './staging.js';
 
 /** A failed job's CONTRACT §1 error body, as the synchronous request would have answered it. */
 const jobErrorSchema = z.object({
@@ -31,10 +31,10 @@ export const jobsRouter = router({
     .output(
       z.object({
         id: z.string(),
-        operation: z.enum(['stage', 'enhance', 'place_products', 'declutter']),
+        operation: z.enum(['stage', 'enhance', 'place_products', 'declutter', 'rerender']),
         status: z.enum(['queued', 'running', 'succeeded', 'failed']),
         result: z
-          .union([stageOutput, enhanceOutput, placeOutput, declutterOutput])
+          .union([rerenderOutput, stageOutput, declutterOutput, enhanceOutput, placeOutput])
           .nullable()
           .meta({ description: 'When succeeded: the body the synchronous request answers with' }),
         error: jobErrorSchema

@@ -9,11 +9,13 @@ import {
   prepareDeclutter,
   prepareEnhance,
   preparePlace,
+  prepareRerender,
   prepareStage,
   type PreparedOperation,
   runImageRequest,
 } from '../domain/staging/operations.js';
 import { presentImage } from '../domain/staging/responses.js';
+import { disclosureSchema } from './settings.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
 import { MAX_SEED } from '../imaging/engines/prompts.js';
@@ -41,7 +43,11 @@ const claimCodeInput = z
 const styleSchema = z.enum(STYLES);
 const roomTypeSchema = z.enum(ROOM_TYPES);
 export const labelSchema = z.enum(LABELS).meta({
-  description: 'virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s',
+  description: 'Older form of disclosure: virtually_staged = label, none = none',
+});
+const disclosureInput = disclosureSchema.optional().meta({
+  description:
+    'none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)',
 });
 const variationsInput = z.coerce
   .number()
@@ -62,12 +68,30 @@ const declutterInput = flagInput.meta({
   description: 'Empty the room of its furniture before staging it: 1 more credit per image',
 });
 
+const originalUrlSchema = z.string().nullable().meta({
+  description:
+    'Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images',
+});
+const captionSchema = z.string().nullable().meta({
+  description:
+    'One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none',
+});
+
 export const imageSchema = z.object({
   id: z.string().meta({ description: 'Image id (img_…)' }),
   image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
   width: z.number().int(),
   height: z.number().int(),
+  original_url: originalUrlSchema,
+  disclosure_caption: captionSchema,
 });
+
+/** The disclosure fields at the top of a body: the profile used, and the first image's page and caption. */
+const disclosureFields = {
+  disclosure: disclosureSchema,
+  original_url: originalUrlSchema,
+  disclosure_caption: captionSchema,
+};
 
 const placementSchema = z.object({
   product_id: z.string(),
@@ -99,8 +123,21 @@ export const stageOutput = z
     credits_used: z.number().int().meta({ description: 'images × variations × (1 + declutter)' }),
     credits_remaining: z.number().int(),
     expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
+    ...disclosureFields,
   })
   .meta({ id: 'StageResult' });
+
+/** The stage body for the one re-rendered image; claim fields are null for a decluttered image in no claim. */
+export const rerenderOutput = stageOutput
+  .extend({
+    claim_code: z.string().nullable(),
+    style: styleSchema.nullable(),
+    room_type: roomTypeSchema.nullable(),
+    credits_used: z.number().int().meta({ description: '0 for one of the free re-renders, else 1' }),
+    expires_at: isoTimestamp.nullable(),
+    rerender_of: z.string().meta({ description: 'The image it replaces in its claim (its URL keeps serving)' }),
+  })
+  .meta({ id: 'RerenderResult' });
 
 export const enhanceOutput = z
   .object({
@@ -113,7 +150,12 @@ export const enhanceOutput = z
   })
   .meta({ id: 'EnhanceResult' });
 
-export const declutterOutput = enhanceOutput.meta({ id: 'DeclutterResult' });
+export const declutterOutput = enhanceOutput
+  .extend({
+    id: z.string().meta({ description: 'Image id (img_…): re-render it with POST /api/v1/images/{id}/rerender' }),
+    ...disclosureFields,
+  })
+  .meta({ id: 'DeclutterResult' });
 
 export const capabilitiesOutput = z
   .object({
@@ -147,6 +189,8 @@ export const placeOutput = z
     placements: z.array(placementSchema),
     credits_used: z.literal(0),
     credits_remaining: z.number().int(),
+    original_url: originalUrlSchema,
+    disclosure_caption: captionSchema,
   })
   .meta({ id: 'PlaceProductsResult' });
 
@@ -305,11 +349,14 @@ export const stagingRouter = router({
           .optional()
           .meta({ description: 'Up to 10 images, each base64 or a data URL (multipart: repeat the image field)' }),
         image_url: imageUrl.optional(),
-        style: styleSchema.default(DEFAULT_STYLE),
+        style: styleSchema
+          .optional()
+          .meta({ description: 'Default: the claim’s style when staging into claim_code, else modern' }),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
         variations: variationsInput,
         seed: seedInput.optional(),
         declutter: declutterInput.optional(),
+        disclosure: disclosureInput,
         label: labelSchema.optional(),
         claim_code: claimCodeInput.optional(),
       }),
@@ -325,6 +372,7 @@ export const stagingRouter = router({
         variations: input.variations,
         seed: input.seed,
         declutter: input.declutter,
+        disclosure: input.disclosure,
         label: input.label,
         claimCode: input.claim_code,
       });
@@ -372,6 +420,7 @@ export const stagingRouter = router({
         image: imageText.optional(),
         image_url: imageUrl.optional(),
         claim_code: claimCodeInput.optional(),
+        disclosure: disclosureInput,
         label: labelSchema.optional(),
       }),
     )
@@ -381,8 +430,38 @@ export const stagingRouter = router({
       const caller = callerOf(ctx);
       const prepared = await prepareDeclutter(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        disclosure: input.disclosure,
         label: input.label,
         claimCode: input.claim_code,
+      });
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+    }),
+
+  rerender: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/images/{id}/rerender',
+        tags: ['Images'],
+        summary: 'Draw a staged or decluttered image again with a new seed, replacing it in its claim',
+        description: `Drawn from the kept original; the new image takes the old one's place in its claim and the old URL keeps serving. The first FREE_RERENDERS (default 3) re-renders of an image within 24 h of its creation are free, later ones cost 1 credit (402 when it cannot be paid, nothing changed). Another account's image is 404.${ASYNC_NOTE}`,
+      },
+    })
+    .input(
+      z.object({
+        id: z.string().min(1).max(64).meta({ description: 'Image id (img_…) of a staged or decluttered image' }),
+        disclosure: disclosureInput.meta({ description: 'Default: the image’s own profile' }),
+        label: labelSchema.optional(),
+      }),
+    )
+    .output(z.union([rerenderOutput, acceptedJobSchema]))
+    .mutation(async ({ ctx, input }) => {
+      const deps = imagingDeps(ctx.services);
+      const caller = callerOf(ctx);
+      const prepared = await prepareRerender(deps, caller, {
+        imageId: input.id,
+        disclosure: input.disclosure,
+        label: input.label,
       });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
     }),

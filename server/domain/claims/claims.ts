@@ -83,6 +83,8 @@ export async function issueClaim(
       expires_at: input.now + CLAIM_VALIDITY_MS,
       redeemed_by: null,
       redeemed_at: null,
+      style: null,
+      seed: null,
     };
     await trx.insertInto('claims').values(claim).execute();
     await recordUsage(trx, {
@@ -116,6 +118,24 @@ export async function addImagesToClaim(
   if (!claim || claim.account_id !== input.accountId) throw unknownClaim();
   if (Number(updated.numUpdatedRows) === 1) return claim;
   throw refusalFor(claim, input.now) ?? unknownClaim();
+}
+
+/** The style and seed a claim's first stage used (null until one did): later stages reuse them. */
+export async function claimListing(
+  db: Executor,
+  code: string,
+): Promise<{ style: string | null; seed: number | null } | undefined> {
+  return db.selectFrom('claims').select(['style', 'seed']).where('code', '=', code).executeTakeFirst();
+}
+
+/** Records the first stage's style and seed on its claim; a claim that has them keeps them. */
+export async function rememberListing(trx: Executor, code: string, listing: { style: string; seed: number }) {
+  await trx
+    .updateTable('claims')
+    .set({ style: listing.style, seed: listing.seed })
+    .where('code', '=', code)
+    .where('style', 'is', null)
+    .execute();
 }
 
 export interface ClaimPreview {
