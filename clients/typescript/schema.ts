@@ -244,6 +244,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the running staging engine can do: operations, variations, declutter, label, styles */
+        get: operations["staging-capabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stage": {
         parameters: {
             query?: never;
@@ -255,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code
-         * @description Charges 1 credit per image. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-stage"];
         delete?: never;
@@ -278,6 +295,46 @@ export interface paths {
          * @description Charges 1 credit. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-enhance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/declutter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Empty a room photo of its furniture and clutter (1 credit); generative engines only
+         * @description Charges 1 credit; an engine that cannot declutter answers 422 unsupported_option, charging nothing. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
+        post: operations["staging-declutter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/images/{id}/rerender": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw a staged or decluttered image again with a new seed, replacing it in its claim
+         * @description Drawn from the kept original; the new image takes the old one's place in its claim and the old URL keeps serving. The first FREE_RERENDERS (default 3) re-renders of an image within 24 h of its creation are free, later ones cost 1 credit (402 when it cannot be paid, nothing changed). Another account's image is 404. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
+        post: operations["staging-rerender"];
         delete?: never;
         options?: never;
         head?: never;
@@ -510,6 +567,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/staging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The default disclosure profile of staged, decluttered and re-rendered images
+         * @description disclosure: what every output carries unless the request names a profile (default caption); label: the older view of it.
+         */
+        get: operations["settings-staging"];
+        /**
+         * Set the default disclosure profile: none, label, caption or ca_ab723
+         * @description Send {disclosure}; the older {label: "virtually_staged" | "none"} is still accepted (= label / none).
+         */
+        put: operations["settings-updateStaging"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billing/transactions": {
         parameters: {
             query?: never;
@@ -548,12 +629,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Capabilities: {
+            /** @enum {string} */
+            engine: "builtin" | "replicate" | "openai" | "comfyui";
+            operations: ("stage" | "enhance" | "place_products" | "declutter")[];
+            max_variations: number;
+            declutter: boolean;
+            label: boolean;
+            styles: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional")[];
+            room_types: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor")[];
+        };
         StageResult: {
             /** @constant */
             success: true;
             claim_code: string;
             /** @description URL of the first staged image */
             image_url: string;
+            /** @description One per input image × variation, input by input */
             images: {
                 /** @description Image id (img_…) */
                 id: string;
@@ -561,11 +653,20 @@ export interface components {
                 image_url: string;
                 width: number;
                 height: number;
+                /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                original_url: string | null;
+                /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                disclosure_caption: string | null;
+                /** @description Which variation of its photo (0-based) */
+                variation: number;
+                /** @description The seed it was drawn with: send it again to draw the same picture */
+                seed: number;
             }[];
             /** @enum {string} */
             style: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
             /** @enum {string} */
             room_type: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+            /** @description images × variations × (1 + declutter) */
             credits_used: number;
             credits_remaining: number;
             /**
@@ -573,6 +674,15 @@ export interface components {
              * @example 2026-11-21T19:40:00.000Z
              */
             expires_at: string;
+            /**
+             * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+             * @enum {string}
+             */
+            disclosure: "none" | "label" | "caption" | "ca_ab723";
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
         };
         /** @description The answer to `Prefer: respond-async` (HTTP 202): the request was validated and charged; a worker does the work. */
         AcceptedJob: {
@@ -593,6 +703,68 @@ export interface components {
             credits_used: 1;
             credits_remaining: number;
         };
+        DeclutterResult: {
+            /** @constant */
+            success: true;
+            image_url: string;
+            width: number;
+            height: number;
+            /** @constant */
+            credits_used: 1;
+            credits_remaining: number;
+            /** @description Image id (img_…): re-render it with POST /api/v1/images/{id}/rerender */
+            id: string;
+            /**
+             * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+             * @enum {string}
+             */
+            disclosure: "none" | "label" | "caption" | "ca_ab723";
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
+        };
+        RerenderResult: {
+            /** @constant */
+            success: true;
+            claim_code: string | null;
+            /** @description URL of the first staged image */
+            image_url: string;
+            /** @description One per input image × variation, input by input */
+            images: {
+                /** @description Image id (img_…) */
+                id: string;
+                /** @description Absolute, unguessable URL serving the image without credentials */
+                image_url: string;
+                width: number;
+                height: number;
+                /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                original_url: string | null;
+                /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                disclosure_caption: string | null;
+                /** @description Which variation of its photo (0-based) */
+                variation: number;
+                /** @description The seed it was drawn with: send it again to draw the same picture */
+                seed: number;
+            }[];
+            style: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional") | null;
+            room_type: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor") | null;
+            /** @description 0 for one of the free re-renders, else 1 */
+            credits_used: number;
+            credits_remaining: number;
+            expires_at: string | null;
+            /**
+             * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+             * @enum {string}
+             */
+            disclosure: "none" | "label" | "caption" | "ca_ab723";
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
+            /** @description The image it replaces in its claim (its URL keeps serving) */
+            rerender_of: string;
+        };
         PlaceProductsResult: {
             /** @constant */
             success: true;
@@ -610,6 +782,10 @@ export interface components {
             /** @constant */
             credits_used: 0;
             credits_remaining: number;
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
         };
         /** @description Every error is this JSON body (CONTRACT §1); some codes add the fields below. */
         Error: {
@@ -1341,6 +1517,35 @@ export interface operations {
             };
         };
     };
+    "staging-capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capabilities"];
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "staging-stage": {
         parameters: {
             query?: never;
@@ -1363,7 +1568,7 @@ export interface operations {
                     /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
                     image_url?: string;
                     /**
-                     * @default modern
+                     * @description Default: the claim’s style when staging into claim_code, else modern
                      * @enum {string}
                      */
                     style?: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
@@ -1372,6 +1577,25 @@ export interface operations {
                      * @enum {string}
                      */
                     room_type?: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+                    /**
+                     * @description Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities
+                     * @default 1
+                     */
+                    variations?: number;
+                    /** @description The same request with the same seed draws the same picture; variation v uses seed + v */
+                    seed?: number;
+                    /** @description Empty the room of its furniture before staging it: 1 more credit per image */
+                    declutter?: boolean | ("true" | "false");
+                    /**
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                 };
@@ -1381,7 +1605,7 @@ export interface operations {
                     /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
                     image_url?: string;
                     /**
-                     * @default modern
+                     * @description Default: the claim’s style when staging into claim_code, else modern
                      * @enum {string}
                      */
                     style?: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
@@ -1390,6 +1614,25 @@ export interface operations {
                      * @enum {string}
                      */
                     room_type?: "living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor";
+                    /**
+                     * @description Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities
+                     * @default 1
+                     */
+                    variations?: number;
+                    /** @description The same request with the same seed draws the same picture; variation v uses seed + v */
+                    seed?: number;
+                    /** @description Empty the room of its furniture before staging it: 1 more credit per image */
+                    declutter?: boolean | ("true" | "false");
+                    /**
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                 };
@@ -1481,6 +1724,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AcceptedJob"];
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "staging-declutter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image. */
+                    image?: string;
+                    /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
+                    image_url?: string;
+                    /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
+                    claim_code?: string;
+                    /**
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+                "multipart/form-data": {
+                    /** @description The image: base64, or a data:image/…;base64, URL. In multipart/form-data, a file field named image. */
+                    image?: string;
+                    /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
+                    image_url?: string;
+                    /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
+                    claim_code?: string;
+                    /**
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeclutterResult"] | components["schemas"]["AcceptedJob"];
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "staging-rerender": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Image id (img_…) of a staged or decluttered image */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Default: the image’s own profile
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RerenderResult"] | components["schemas"]["AcceptedJob"];
                 };
             };
             /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
@@ -1600,11 +1958,11 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        operation: "stage" | "enhance" | "place_products";
+                        operation: "stage" | "enhance" | "place_products" | "declutter" | "rerender";
                         /** @enum {string} */
                         status: "queued" | "running" | "succeeded" | "failed";
                         /** @description When succeeded: the body the synchronous request answers with */
-                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
+                        result: (components["schemas"]["RerenderResult"] | components["schemas"]["StageResult"] | components["schemas"]["DeclutterResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
                         /** @description When failed: the CONTRACT §1 error body; the credits were refunded */
                         error: {
                             error: string;
@@ -1728,6 +2086,10 @@ export interface operations {
                             image_url: string;
                             width: number;
                             height: number;
+                            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                            original_url: string | null;
+                            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                            disclosure_caption: string | null;
                         }[];
                     };
                 };
@@ -1820,8 +2182,12 @@ export interface operations {
                             image_url: string;
                             width: number;
                             height: number;
+                            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                            original_url: string | null;
+                            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                            disclosure_caption: string | null;
                             /** @enum {string} */
-                            kind: "staged" | "enhanced" | "placed";
+                            kind: "staged" | "enhanced" | "placed" | "decluttered";
                             claim_code: string | null;
                             /**
                              * @description ISO 8601 UTC time
@@ -2192,6 +2558,98 @@ export interface operations {
                     "application/json": {
                         /** @description credits.low is emitted once each time the balance falls below this (default 5) */
                         low_balance_threshold: number;
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-staging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The disclosure profile of every staged, decluttered or re-rendered output unless the request names one (default caption)
+                         * @enum {string}
+                         */
+                        disclosure: "none" | "label" | "caption" | "ca_ab723";
+                        /**
+                         * @description The older view of the same setting: virtually_staged when the profile draws the mark, else none
+                         * @enum {string}
+                         */
+                        label: "virtually_staged" | "none";
+                    };
+                };
+            };
+            /** @description Error: see `code` (400 invalid_request, 401, 402, 404, 409, 410, 413, 415, 422, 429 with Retry-After, 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settings-updateStaging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /** @enum {string} */
+                    label?: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The disclosure profile of every staged, decluttered or re-rendered output unless the request names one (default caption)
+                         * @enum {string}
+                         */
+                        disclosure: "none" | "label" | "caption" | "ca_ab723";
+                        /**
+                         * @description The older view of the same setting: virtually_staged when the profile draws the mark, else none
+                         * @enum {string}
+                         */
+                        label: "virtually_staged" | "none";
                     };
                 };
             };
