@@ -12,7 +12,7 @@ import { markBox } from './disclosure-mark.js';
 const QUIET_ZONE = 4;
 /** The code's side as a share of the picture's short edge, unless that would make modules smaller than MIN_MODULE. */
 const SIDE_SHARE = 0.12;
-const MIN_MODULE = 3;
+const MIN_MODULE = 2;
 
 export interface QrBox {
   left: number;

@@ -269,6 +269,29 @@ describeEachDatabase('Disclosure, originals and re-renders', (dialect) => {
     expectBooksAgree(await readBooks(server.services.db, account.userId));
   });
 
+  it('re-renders with another profile when asked, and gives placed images an original page too', async () => {
+    const { key } = await signUpWithKey(server.api);
+    const staged = await stage(key, { disclosure: 'none' });
+    const strict = await rerender(key, staged.body.images[0].id, { disclosure: 'ca_ab723' });
+    expect(strict.status, strict.text).toBe(200);
+    expect(strict.body).toMatchObject({ disclosure: 'ca_ab723', credits_used: 0 });
+    expect(await qrText(strict.body.image_url)).toBe(strict.body.original_url);
+    // Unless a request names one, a re-render keeps its image's profile.
+    const kept = await rerender(key, strict.body.images[0].id);
+    expect(kept.body.disclosure).toBe('ca_ab723');
+
+    const placed = await server.api.post('/api/v1/place-products', {
+      token: key,
+      json: { image_id: kept.body.images[0].id },
+    });
+    expect(placed.status, placed.text).toBe(200);
+    expect(placed.body.original_url).toMatch(/\/o\/[0-9A-Za-z]{26}$/);
+    expect(placed.body.disclosure_caption).toBe(`${CAPTION_START}${placed.body.original_url}`);
+    const original = await fetch(new URL(`${onServer(placed.body.original_url)}/original`, server.url));
+    expect(original.status).toBe(200);
+    expect(Buffer.from(await original.arrayBuffer()).equals(photo)).toBe(true);
+  });
+
   it('refuses a paid re-render with 402 when the credits cannot pay for it, changing nothing', async () => {
     const account = await signUpWithKey(server.api);
     const image = photo.toString('base64');
