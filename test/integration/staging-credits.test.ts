@@ -238,6 +238,10 @@ describeEachDatabase('Credits for image operations: charged before processing, r
           credits_used: 1,
           credits_remaining: 8,
           image_id: image.id,
+          variation: 0,
+          seed: image.seed,
+          original_url: image.original_url,
+          disclosure_caption: image.disclosure_caption,
         },
       });
     }
