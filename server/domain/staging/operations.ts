@@ -9,13 +9,7 @@ import { isDecodeFailure } from '../../imaging/input-rules.js';
 import { newImageName } from '../../storage/storage.js';
 import { productsForRoom } from '../ads/products.js';
 import { recordPlacements } from '../ads/revenue.js';
-import {
-  addImagesToClaim,
-  assertClaimOpenForIssuer,
-  claimListing,
-  issueClaim,
-  rememberListing,
-} from '../claims/claims.js';
+import { addImagesToClaim, assertClaimOpenForIssuer, claimListing, issueClaim } from '../claims/claims.js';
 import { getBalance } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
 import { finalizeHold, keepHoldAlive, releaseHold } from '../credits/holds.js';
@@ -418,10 +412,22 @@ async function performStage(
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
+      const listing = { style: prepared.style, seed: prepared.seed };
       const claim = claimCode
-        ? await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: stored.length, now })
-        : await issueClaim(trx, { accountId: caller.accountId, keyId: caller.keyId, imageCount: stored.length, now });
-      await rememberListing(trx, claim.code, { style: prepared.style, seed: prepared.seed });
+        ? await addImagesToClaim(trx, {
+            code: claimCode,
+            accountId: caller.accountId,
+            count: stored.length,
+            now,
+            listing,
+          })
+        : await issueClaim(trx, {
+            accountId: caller.accountId,
+            keyId: caller.keyId,
+            imageCount: stored.length,
+            now,
+            listing,
+          });
       const images = await insertImages(trx, {
         accountId: caller.accountId,
         keyId: caller.keyId,
