@@ -178,6 +178,9 @@ export interface ClaimsTable {
   /** The agent's account; null until redeemed. */
   redeemed_by: string | null;
   redeemed_at: EpochMs | null;
+  /** The style and seed its first stage used: later stages into the claim reuse them unless they say otherwise. */
+  style: ColumnType<string | null, string | null | undefined, string | null>;
+  seed: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ImagesTable {
@@ -200,6 +203,16 @@ export interface ImagesTable {
   original_storage_name: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON of the engine's Scene (server/imaging/engine.ts): the pieces drawn over the original. */
   scene: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The capability in the public page of its original (`/o/<token>`); null for enhanced images. */
+  original_token: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The disclosure profile it was made with (null: made before profiles, or enhanced). */
+  disclosure: ColumnType<DisclosureProfile | null, DisclosureProfile | null | undefined, DisclosureProfile | null>;
+  /** The seed it was drawn with, when one was used. */
+  seed: ColumnType<number | null, number | null | undefined, number | null>;
+  /** A re-render: the first image of its line, whose free re-renders it used. */
+  rerender_of: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Free re-renders taken from this image (and the re-renders of it), counted with a conditional update. */
+  free_rerenders_used: ColumnType<number, number | undefined, number>;
   created_at: EpochMs;
 }
 
@@ -410,7 +423,7 @@ export interface UsageDailyTable {
   claims_redeemed: ColumnType<number, number | undefined, number>;
 }
 
-export type JobOperation = 'stage' | 'enhance' | 'place_products' | 'declutter';
+export type JobOperation = 'stage' | 'enhance' | 'place_products' | 'declutter' | 'rerender';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 /** An asynchronous image request: charged when accepted, run by whichever worker leases it. */
@@ -442,8 +455,11 @@ export interface JobInputsTable {
   position: number;
 }
 
-/** Disclosure profiles an account can default to; the mark of `label` reads "Virtually staged". */
-export type DisclosureProfile = 'none' | 'label';
+/**
+ * How an output discloses that it was staged: `label` draws the "Virtually staged" mark, `caption` only writes the
+ * caption (markets that forbid watermarks), `ca_ab723` draws the mark and a QR code to the original's page.
+ */
+export type DisclosureProfile = 'none' | 'label' | 'caption' | 'ca_ab723';
 
 /** An account's staging defaults; no row: the defaults. */
 export interface StagingSettingsTable {

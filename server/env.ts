@@ -87,6 +87,7 @@ const envSchema = z
     /** The old name of BACKGROUND_WORK (it switched jobs too, not only webhooks); still read. */
     WEBHOOK_WORKER: z.enum(['inline', 'off']).optional(),
     CHARGE_HOLD_TIMEOUT: duration('120s'),
+    FREE_RERENDERS: z.coerce.number().int().min(0).max(100).default(3),
     STRIPE_SECRET_KEY: z.string().min(1).optional(),
     STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
     STRIPE_API_URL: z.url().optional(),
@@ -217,6 +218,8 @@ export type Config = {
   backgroundWork: 'inline' | 'off';
   /** Age of a hold's lease after which its request counts as dead and the credits are refunded. */
   chargeHoldTimeoutMs: number;
+  /** Re-renders of one image that cost nothing within 24 h of its creation; later ones cost 1 credit. */
+  freeRerenders: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
   /** `file:<dir>` or `s3://bucket/prefix?…`; defaults to `file:<DATA_DIR>/images`. */
   storageUrl: string;
@@ -276,6 +279,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookRetryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
     backgroundWork: env.BACKGROUND_WORK ?? env.WEBHOOK_WORKER ?? 'inline',
     chargeHoldTimeoutMs: env.CHARGE_HOLD_TIMEOUT,
+    freeRerenders: env.FREE_RERENDERS,
     stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
     storageUrl: env.STORAGE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, '')}/images`,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),

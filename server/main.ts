@@ -28,6 +28,7 @@ import { PRODUCT_UPLOAD_PATH, productUploadBody } from './http/product-upload.js
 import { metricsEndpoint } from './http/metrics-endpoint.js';
 import { refuseCrossSiteForms } from './http/same-origin.js';
 import { cspNonceOf, embeddableResources, securityHeaders } from './http/security-headers.js';
+import { originalPagesRouter } from './http/original-pages.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
 import { BufferedResponse, DirectResponse } from './response-control.js';
 import {
@@ -112,6 +113,7 @@ async function createApp(services: Services) {
   app.use('/docs', docsRouter());
   app.use(simulatedCheckoutRouter(services));
   app.use('/images', embeddableResources, imageFilesRouter(services));
+  app.use('/o', originalPagesRouter(services));
 
   const build = await loadRemixBuild();
   app.use('/build', express.static(path.join(PROJECT_ROOT, 'public', 'build'), { immutable: true, maxAge: '1y' }));

@@ -17,6 +17,7 @@ import { openPaymentGateway } from './domain/billing/open.js';
 import { startRetentionJob } from './retention/job.js';
 import { openImageStorage } from './storage/open.js';
 import type { ImagingDeps } from './domain/staging/deps.js';
+import type { ImageLinks } from './domain/staging/responses.js';
 import type { Auth } from './auth/lucia.js';
 import type { DialectName } from '../db/client.js';
 import type { AutoTopUp } from './domain/billing/auto-topup.js';
@@ -166,6 +167,8 @@ function imagingDeps(services: Omit<Services, 'imaging' | 'imageAdmission'>): Im
     network: { allowPrivateNetwork: config.allowPrivateNetwork },
     chargeHoldTimeoutMs: config.chargeHoldTimeoutMs,
     autoTopUp,
+    publicBaseUrl: config.publicBaseUrl,
+    freeRerenders: config.freeRerenders,
   };
 }
 
@@ -197,6 +200,11 @@ export interface BackgroundWorkOptions {
 export interface BackgroundWork {
   /** Stops claiming, finishes deliveries, jobs and sweeps in flight. */
   stop(): Promise<void>;
+}
+
+/** What turns image rows into their public addresses (responses of claims and galleries). */
+export function imageLinks(services: Services): ImageLinks {
+  return { storage: services.storage, publicBaseUrl: services.config.publicBaseUrl };
 }
 
 /** Starts this process's background work over its services; the app server and `npm run worker` both call it. */

@@ -576,6 +576,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/images/{id}/rerender": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw a staged or decluttered image again with a new seed, replacing it in its claim
+         * @description Drawn from the kept original; the new image takes the old one's place in its claim and the old URL keeps serving. The first FREE_RERENDERS (default 3) re-renders of an image within 24 h of its creation are free, later ones cost 1 credit (402 when it cannot be paid, nothing changed). Another account's image is 404. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         */
+        post: operations["staging-rerender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/place-products": {
         parameters: {
             query?: never;
@@ -852,13 +872,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The default disclosure label of staged and decluttered images
-         * @description The label every staged or decluttered output gets unless its request names one.
+         * The default disclosure profile of staged, decluttered and re-rendered images
+         * @description disclosure: what every output carries unless the request names a profile (default caption); label: the older view of it.
          */
         get: operations["settings-staging"];
         /**
-         * Set the default disclosure label: virtually_staged (a corner mark) or none
-         * @description Applies to images staged or decluttered from now on; images already made keep theirs.
+         * Set the default disclosure profile: none, label, caption or ca_ab723
+         * @description Send {disclosure}; the older {label: "virtually_staged" | "none"} is still accepted (= label / none).
          */
         put: operations["settings-updateStaging"];
         post?: never;
@@ -1136,6 +1156,10 @@ export interface components {
                 image_url: string;
                 width: number;
                 height: number;
+                /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                original_url: string | null;
+                /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                disclosure_caption: string | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
                 /** @description The seed it was drawn with: send it again to draw the same picture */
@@ -1153,6 +1177,15 @@ export interface components {
              * @example 2026-11-21T19:40:00.000Z
              */
             expires_at: string;
+            /**
+             * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+             * @enum {string}
+             */
+            disclosure: "none" | "label" | "caption" | "ca_ab723";
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
         };
         /** @description The answer to `Prefer: respond-async` (HTTP 202): the request was validated and charged; a worker does the work. */
         AcceptedJob: {
@@ -1173,7 +1206,68 @@ export interface components {
             credits_used: 1;
             credits_remaining: number;
         };
-        DeclutterResult: components["schemas"]["EnhanceResult"];
+        DeclutterResult: {
+            /** @constant */
+            success: true;
+            image_url: string;
+            width: number;
+            height: number;
+            /** @constant */
+            credits_used: 1;
+            credits_remaining: number;
+            /** @description Image id (img_…): re-render it with POST /api/v1/images/{id}/rerender */
+            id: string;
+            /**
+             * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+             * @enum {string}
+             */
+            disclosure: "none" | "label" | "caption" | "ca_ab723";
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
+        };
+        RerenderResult: {
+            /** @constant */
+            success: true;
+            claim_code: string | null;
+            /** @description URL of the first staged image */
+            image_url: string;
+            /** @description One per input image × variation, input by input */
+            images: {
+                /** @description Image id (img_…) */
+                id: string;
+                /** @description Absolute, unguessable URL serving the image without credentials */
+                image_url: string;
+                width: number;
+                height: number;
+                /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                original_url: string | null;
+                /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                disclosure_caption: string | null;
+                /** @description Which variation of its photo (0-based) */
+                variation: number;
+                /** @description The seed it was drawn with: send it again to draw the same picture */
+                seed: number;
+            }[];
+            style: ("modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional") | null;
+            room_type: ("living_room" | "bedroom" | "dining_room" | "kitchen" | "office" | "bathroom" | "kids_room" | "outdoor") | null;
+            /** @description 0 for one of the free re-renders, else 1 */
+            credits_used: number;
+            credits_remaining: number;
+            expires_at: string | null;
+            /**
+             * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
+             * @enum {string}
+             */
+            disclosure: "none" | "label" | "caption" | "ca_ab723";
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
+            /** @description The image it replaces in its claim (its URL keeps serving) */
+            rerender_of: string;
+        };
         PlaceProductsResult: {
             /** @constant */
             success: true;
@@ -1195,6 +1289,10 @@ export interface components {
             /** @constant */
             credits_used: 0;
             credits_remaining: number;
+            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+            original_url: string | null;
+            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+            disclosure_caption: string | null;
         };
         /** @description Every error is this JSON body; some codes add the fields below. */
         Error: {
@@ -2713,7 +2811,7 @@ export interface operations {
                     /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
                     image_url?: string;
                     /**
-                     * @default modern
+                     * @description Default: the claim’s style when staging into claim_code, else modern
                      * @enum {string}
                      */
                     style?: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
@@ -2732,7 +2830,12 @@ export interface operations {
                     /** @description Empty the room of its furniture before staging it: 1 more credit per image */
                     declutter?: boolean | ("true" | "false");
                     /**
-                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
                      * @enum {string}
                      */
                     label?: "virtually_staged" | "none";
@@ -2745,7 +2848,7 @@ export interface operations {
                     /** @description http(s) URL the server downloads the image from (≤ 15 MB, 10 s; public addresses only) */
                     image_url?: string;
                     /**
-                     * @default modern
+                     * @description Default: the claim’s style when staging into claim_code, else modern
                      * @enum {string}
                      */
                     style?: "modern" | "scandinavian" | "industrial" | "minimalist" | "mid_century" | "coastal" | "farmhouse" | "luxury" | "bohemian" | "traditional";
@@ -2764,7 +2867,12 @@ export interface operations {
                     /** @description Empty the room of its furniture before staging it: 1 more credit per image */
                     declutter?: boolean | ("true" | "false");
                     /**
-                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
                      * @enum {string}
                      */
                     label?: "virtually_staged" | "none";
@@ -2902,7 +3010,12 @@ export interface operations {
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                     /**
-                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
                      * @enum {string}
                      */
                     label?: "virtually_staged" | "none";
@@ -2918,7 +3031,12 @@ export interface operations {
                     /** @description Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD) */
                     claim_code?: string;
                     /**
-                     * @description virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s
+                     * @description none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
                      * @enum {string}
                      */
                     label?: "virtually_staged" | "none";
@@ -2944,6 +3062,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AcceptedJob"];
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            402: components["responses"]["Error.insufficient_credits.no_credits"];
+            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict.claim_already_redeemed"];
+            410: components["responses"]["Error.claim_expired"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+            503: components["responses"]["Error.service_unavailable.engine_unavailable"];
+        };
+    };
+    "staging-rerender": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Image id (img_…) of a staged or decluttered image */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Default: the image’s own profile
+                     * @enum {string}
+                     */
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /**
+                     * @description Older form of disclosure: virtually_staged = label, none = none
+                     * @enum {string}
+                     */
+                    label?: "virtually_staged" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RerenderResult"] | components["schemas"]["AcceptedJob"];
                 };
             };
             400: components["responses"]["Error.invalid_request"];
@@ -3070,11 +3239,11 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        operation: "stage" | "enhance" | "place_products" | "declutter";
+                        operation: "stage" | "enhance" | "place_products" | "declutter" | "rerender";
                         /** @enum {string} */
                         status: "queued" | "running" | "succeeded" | "failed";
                         /** @description When succeeded: the body the synchronous request answers with */
-                        result: (components["schemas"]["StageResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"] | components["schemas"]["DeclutterResult"]) | null;
+                        result: (components["schemas"]["RerenderResult"] | components["schemas"]["StageResult"] | components["schemas"]["DeclutterResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
                         /** @description When failed: the CONTRACT §1 error body; the credits were refunded */
                         error: {
                             error: string;
@@ -3194,6 +3363,10 @@ export interface operations {
                             image_url: string;
                             width: number;
                             height: number;
+                            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                            original_url: string | null;
+                            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                            disclosure_caption: string | null;
                         }[];
                     };
                 };
@@ -3282,6 +3455,10 @@ export interface operations {
                             image_url: string;
                             width: number;
                             height: number;
+                            /** @description Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images */
+                            original_url: string | null;
+                            /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
+                            disclosure_caption: string | null;
                             /** @enum {string} */
                             kind: "staged" | "enhanced" | "placed" | "decluttered";
                             claim_code: string | null;
@@ -3648,7 +3825,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description The label of every staged or decluttered output unless the request names one (default none)
+                         * @description The disclosure profile of every staged, decluttered or re-rendered output unless the request names one (default caption)
+                         * @enum {string}
+                         */
+                        disclosure: "none" | "label" | "caption" | "ca_ab723";
+                        /**
+                         * @description The older view of the same setting: virtually_staged when the profile draws the mark, else none
                          * @enum {string}
                          */
                         label: "virtually_staged" | "none";
@@ -3672,10 +3854,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The label of every staged or decluttered output unless the request names one (default none)
+                     * @description none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption
                      * @enum {string}
                      */
-                    label: "virtually_staged" | "none";
+                    disclosure?: "none" | "label" | "caption" | "ca_ab723";
+                    /** @enum {string} */
+                    label?: "virtually_staged" | "none";
                 };
             };
         };
@@ -3688,7 +3872,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description The label of every staged or decluttered output unless the request names one (default none)
+                         * @description The disclosure profile of every staged, decluttered or re-rendered output unless the request names one (default caption)
+                         * @enum {string}
+                         */
+                        disclosure: "none" | "label" | "caption" | "ca_ab723";
+                        /**
+                         * @description The older view of the same setting: virtually_staged when the profile draws the mark, else none
                          * @enum {string}
                          */
                         label: "virtually_staged" | "none";

@@ -31,6 +31,10 @@ export const ROOM_TYPES = [
 export type RoomType = (typeof ROOM_TYPES)[number];
 export const DEFAULT_ROOM_TYPE: RoomType = 'living_room';
 
+export function isStyle(value: unknown): value is Style {
+  return typeof value === 'string' && (STYLES as readonly string[]).includes(value);
+}
+
 export function isRoomType(value: unknown): value is RoomType {
   return typeof value === 'string' && (ROOM_TYPES as readonly string[]).includes(value);
 }

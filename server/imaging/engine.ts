@@ -73,19 +73,26 @@ export type Label = 'virtually_staged' | 'none';
 export const LABELS = ['virtually_staged', 'none'] as const satisfies readonly Label[];
 
 /**
+ * What the finishing step draws to disclose staging: `label` the "Virtually staged" mark, `qrUrl` a QR code leading
+ * to the page of the unaltered original.
+ */
+export interface Disclosure {
+  label?: Label;
+  qrUrl?: string;
+}
+
+/**
  * `seed`: the same request with the same seed gives the same picture (the built-in engine picks its furniture
  * arrangement from it, a generative one is sent it). `label`: the disclosure mark, drawn when the output is finished.
  */
-export interface StageOptions {
+export interface StageOptions extends Disclosure {
   style: Style;
   roomType: RoomType;
   seed?: number;
-  label?: Label;
 }
 
-export interface DeclutterOptions {
+export interface DeclutterOptions extends Disclosure {
   seed?: number;
-  label?: Label;
 }
 
 export type EngineName = 'builtin' | 'replicate' | 'openai' | 'comfyui';

@@ -1,11 +1,12 @@
 /**
  * The one last step every staged or decluttered output goes through, whichever engine drew it: what is drawn over
- * the picture (the built-in engine's furniture), then the disclosure mark when the request asks for it, sRGB, and
+ * the picture (the built-in engine's furniture), then the disclosure mark (and QR code) when the request asks for it, sRGB, and
  * the staged JPEG encoding. The pipeline must already be at the output's size.
  */
 import type { OverlayOptions, Sharp } from 'sharp';
 import { markOverlay } from './disclosure-mark.js';
-import type { Label } from './engine.js';
+import { qrOverlay } from './disclosure-qr.js';
+import type { Disclosure } from './engine.js';
 
 /** Every staged output, whichever engine drew it, is encoded with these settings. */
 export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
@@ -13,10 +14,11 @@ export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
 export function finishOutput(
   pipeline: Sharp,
   size: { width: number; height: number },
-  options: { overlays?: OverlayOptions[]; label?: Label } = {},
+  options: { overlays?: OverlayOptions[] } & Disclosure = {},
 ): Sharp {
-  // sharp keeps only the last composite() of a pipeline, so the mark joins the same list, drawn last.
+  // sharp keeps only the last composite() of a pipeline, so the mark and the QR code join the same list, drawn last.
   const overlays = [...(options.overlays ?? [])];
   if (options.label === 'virtually_staged') overlays.push(markOverlay(size.width, size.height));
+  if (options.qrUrl) overlays.push(qrOverlay(options.qrUrl, size.width, size.height));
   return pipeline.composite(overlays).toColourspace('srgb').jpeg(STAGED_JPEG);
 }

@@ -14,7 +14,7 @@ import type {
   EngineImage,
   ImageEngine,
   ImageInfo,
-  Label,
+  Disclosure,
   PlaceableProduct,
   Placement,
   Scene,
@@ -75,7 +75,7 @@ export class SharpImageEngine implements ImageEngine {
         style: options.style,
         pieces: await layoutFurniture(arrangedSet(options.roomType, options.seed), width, height),
       };
-      return { ...(await render(input, scene, width, height, options.label)), scene };
+      return { ...(await render(input, scene, width, height, { label: options.label, qrUrl: options.qrUrl })), scene };
     });
   }
 
@@ -186,11 +186,17 @@ async function layoutFurniture(specs: PieceSpec[], width: number, height: number
  * the furniture keeps its palette), then the pieces. Staging and placing share it, so a re-render of the same
  * original and scene gives the same pixels.
  */
-function render(input: Buffer, scene: Scene, width: number, height: number, label?: Label): Promise<EngineImage> {
+function render(
+  input: Buffer,
+  scene: Scene,
+  width: number,
+  height: number,
+  disclosure: Disclosure = {},
+): Promise<EngineImage> {
   return sceneOverlays(scene, width, height).then((overlays) => {
     let pipeline = decode(input);
     if (scene.style) pipeline = pipeline.recomb(gradeMatrix(STYLE_LOOKS[scene.style].grade));
-    return encodeResult(finishOutput(pipeline, { width, height }, { overlays, label }));
+    return encodeResult(finishOutput(pipeline, { width, height }, { overlays, ...disclosure }));
   });
 }
 

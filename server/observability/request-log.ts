@@ -45,6 +45,7 @@ export function createRouteLabeler(input: { apiPaths: string[]; procedures: stri
     }
     if (path.startsWith('/api/')) return templates.find((t) => t.pattern.test(path))?.template ?? '/api/(unknown)';
     if (path.startsWith('/images/')) return '/images/:name';
+    if (path.startsWith('/o/')) return path.endsWith('/original') ? '/o/:token/original' : '/o/:token';
     if (path.startsWith('/build/')) return '/build/*';
     if (path === '/metrics' || path.startsWith('/docs')) return path.startsWith('/docs') ? '/docs' : '/metrics';
     return '(dashboard)';

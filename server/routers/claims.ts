@@ -4,6 +4,7 @@ import { adRevenueForAgent } from '../domain/ads/revenue.js';
 import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.js';
 import { listRedeemedImages, pageRedeemedImages } from '../domain/staging/images.js';
 import { originalPreview } from '../domain/staging/playground.js';
+import { imageLinks } from '../services.js';
 import { limitPerClientIp, router, sessionProcedure } from '../trpc.js';
 import { presentImage } from '../domain/staging/responses.js';
 import { imageSchema, isoTimestamp, noInput, nullableTimestamp, pageQuery } from './schemas.js';
@@ -73,7 +74,7 @@ export const claimsRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const { db, clock, storage } = ctx.services;
+      const { db, clock } = ctx.services;
       const now = clock.now();
       const { claim, images } = await redeemClaim(db, {
         typed: input.code,
@@ -86,7 +87,7 @@ export const claimsRouter = router({
         status: 'redeemed' as const,
         redeemed_at: iso(now),
         image_count: claim.image_count,
-        images: images.map((image) => presentImage(storage, image)),
+        images: images.map((image) => presentImage(imageLinks(ctx.services), image)),
       };
     }),
 
@@ -162,14 +163,14 @@ export const claimsRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      const { db, storage } = ctx.services;
+      const { db } = ctx.services;
       const page = await listRedeemedImages(db, ctx.account.id, {
         limit: input.limit,
         startingAfter: input.starting_after,
       });
       return {
         images: page.images.map((image) => ({
-          ...presentImage(storage, image),
+          ...presentImage(imageLinks(ctx.services), image),
           kind: image.kind,
           claim_code: image.claim_code,
           created_at: iso(image.created_at),
@@ -205,14 +206,14 @@ export const claimsRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      const { db, storage } = ctx.services;
+      const { db } = ctx.services;
       const { images, total } = await pageRedeemedImages(db, ctx.account.id, {
         offset: (input.page - 1) * input.per_page,
         limit: input.per_page,
       });
       return {
         images: images.map((image) => ({
-          ...presentImage(storage, image),
+          ...presentImage(imageLinks(ctx.services), image),
           kind: image.kind,
           claim_code: image.claim_code,
           created_at: iso(image.created_at),

@@ -9,6 +9,7 @@ import {
   isoTimestamp,
   nullableTimestamp,
   placeOutput,
+  rerenderOutput,
   stageOutput,
 } from './schemas.js';
 
@@ -41,10 +42,10 @@ export const jobsRouter = router({
     .output(
       z.object({
         id: z.string(),
-        operation: z.enum(['stage', 'enhance', 'place_products', 'declutter']),
+        operation: z.enum(['stage', 'enhance', 'place_products', 'declutter', 'rerender']),
         status: z.enum(['queued', 'running', 'succeeded', 'failed']),
         result: z
-          .union([stageOutput, enhanceOutput, placeOutput, declutterOutput])
+          .union([rerenderOutput, stageOutput, declutterOutput, enhanceOutput, placeOutput])
           .nullable()
           .meta({ description: 'When succeeded: the body the synchronous request answers with' }),
         error: jobErrorSchema

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DISCLOSURE_PROFILES } from '../domain/staging/disclosure.js';
 import { ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 
 /** Shapes shared by several routers' inputs and outputs. */
@@ -49,12 +50,35 @@ export function pageQuery(item: string) {
 export const styleSchema = z.enum(STYLES);
 export const roomTypeSchema = z.enum(ROOM_TYPES);
 
+export const disclosureSchema = z.enum(DISCLOSURE_PROFILES).meta({
+  description:
+    'none: nothing; label: a "Virtually staged" mark in a corner; caption: no mark, disclosure_caption with the link to the original; ca_ab723: the mark, a QR code to the original and the caption',
+});
+
+const originalUrlSchema = z.string().nullable().meta({
+  description:
+    'Public, unguessable page showing the unaltered original beside this image, with the caption; null for enhanced images',
+});
+const captionSchema = z.string().nullable().meta({
+  description:
+    'One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none',
+});
+
 export const imageSchema = z.object({
   id: z.string().meta({ description: 'Image id (img_…)' }),
   image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
   width: z.number().int(),
   height: z.number().int(),
+  original_url: originalUrlSchema,
+  disclosure_caption: captionSchema,
 });
+
+/** The disclosure fields at the top of a body: the profile used, and the first image's page and caption. */
+const disclosureFields = {
+  disclosure: disclosureSchema,
+  original_url: originalUrlSchema,
+  disclosure_caption: captionSchema,
+};
 
 const placementSchema = z.object({
   product_id: z.string(),
@@ -89,8 +113,21 @@ export const stageOutput = z
     credits_used: z.number().int().meta({ description: 'images × variations × (1 + declutter)' }),
     credits_remaining: z.number().int(),
     expires_at: isoTimestamp.meta({ description: 'When the claim expires (30 days after issue)' }),
+    ...disclosureFields,
   })
   .meta({ id: 'StageResult' });
+
+/** The stage body for the one re-rendered image; claim fields are null for a decluttered image in no claim. */
+export const rerenderOutput = stageOutput
+  .extend({
+    claim_code: z.string().nullable(),
+    style: styleSchema.nullable(),
+    room_type: roomTypeSchema.nullable(),
+    credits_used: z.number().int().meta({ description: '0 for one of the free re-renders, else 1' }),
+    expires_at: isoTimestamp.nullable(),
+    rerender_of: z.string().meta({ description: 'The image it replaces in its claim (its URL keeps serving)' }),
+  })
+  .meta({ id: 'RerenderResult' });
 
 export const enhanceOutput = z
   .object({
@@ -103,7 +140,12 @@ export const enhanceOutput = z
   })
   .meta({ id: 'EnhanceResult' });
 
-export const declutterOutput = enhanceOutput.meta({ id: 'DeclutterResult' });
+export const declutterOutput = enhanceOutput
+  .extend({
+    id: z.string().meta({ description: 'Image id (img_…): re-render it with POST /api/v1/images/{id}/rerender' }),
+    ...disclosureFields,
+  })
+  .meta({ id: 'DeclutterResult' });
 
 export const placeOutput = z
   .object({
@@ -112,5 +154,7 @@ export const placeOutput = z
     placements: z.array(placementSchema),
     credits_used: z.literal(0),
     credits_remaining: z.number().int(),
+    original_url: originalUrlSchema,
+    disclosure_caption: captionSchema,
   })
   .meta({ id: 'PlaceProductsResult' });

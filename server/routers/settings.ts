@@ -9,13 +9,25 @@ import {
 import { getStagingSettings, setStagingSettings } from '../domain/settings/staging.js';
 import { LABELS } from '../imaging/engine.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { noInput } from './schemas.js';
+import { disclosureSchema, noInput } from './schemas.js';
 
 const stagingSettingsSchema = z.object({
+  disclosure: disclosureSchema.meta({
+    description:
+      'The disclosure profile of every staged, decluttered or re-rendered output unless the request names one (default caption)',
+  }),
   label: z.enum(LABELS).meta({
-    description: 'The label of every staged or decluttered output unless the request names one (default none)',
+    description: 'The older view of the same setting: virtually_staged when the profile draws the mark, else none',
   }),
 });
+
+/** Either field sets the default; `label` is the older name (virtually_staged = label, none = none). */
+const stagingSettingsInput = z
+  .object({ disclosure: disclosureSchema.optional(), label: z.enum(LABELS).optional() })
+  .refine((input) => input.disclosure !== undefined || input.label !== undefined, {
+    message: 'Send disclosure (none, label, caption or ca_ab723).',
+    path: ['disclosure'],
+  });
 
 const notificationsSchema = z.object({
   low_balance_threshold: z
@@ -90,8 +102,9 @@ export const settingsRouter = router({
         method: 'GET',
         path: '/api/v1/settings/staging',
         tags: ['Settings'],
-        summary: 'The default disclosure label of staged and decluttered images',
-        description: 'The label every staged or decluttered output gets unless its request names one.',
+        summary: 'The default disclosure profile of staged, decluttered and re-rendered images',
+        description:
+          'disclosure: what every output carries unless the request names a profile (default caption); label: the older view of it.',
       },
     })
     .input(noInput)
@@ -104,11 +117,12 @@ export const settingsRouter = router({
         method: 'PUT',
         path: '/api/v1/settings/staging',
         tags: ['Settings'],
-        summary: 'Set the default disclosure label: virtually_staged (a corner mark) or none',
-        description: 'Applies to images staged or decluttered from now on; images already made keep theirs.',
+        summary: 'Set the default disclosure profile: none, label, caption or ca_ab723',
+        description:
+          'Send {disclosure}; the older {label: "virtually_staged" | "none"} is still accepted (= label / none).',
       },
     })
-    .input(stagingSettingsSchema)
+    .input(stagingSettingsInput)
     .output(stagingSettingsSchema)
     .mutation(({ ctx, input }) => setStagingSettings(ctx.services.db, ctx.account.id, input, ctx.services.clock.now())),
 });

@@ -9,6 +9,7 @@ import {
   prepareDeclutter,
   prepareEnhance,
   preparePlace,
+  prepareRerender,
   prepareStage,
   type PreparedOperation,
   runImageRequest,
@@ -20,9 +21,11 @@ import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
 import {
   declutterOutput,
+  disclosureSchema,
   enhanceOutput,
   noInput,
   placeOutput,
+  rerenderOutput,
   roomTypeSchema,
   stageOutput,
   styleSchema,
@@ -45,7 +48,11 @@ const claimCodeInput = z
   .max(64)
   .meta({ description: 'Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD)' });
 const labelSchema = z.enum(LABELS).meta({
-  description: 'virtually_staged: a small "Virtually staged" mark in a corner of every output; default: the account’s',
+  description: 'Older form of disclosure: virtually_staged = label, none = none',
+});
+const disclosureInput = disclosureSchema.optional().meta({
+  description:
+    'none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)',
 });
 const variationsInput = z.coerce
   .number()
@@ -258,11 +265,14 @@ export const stagingRouter = router({
           .optional()
           .meta({ description: 'Up to 10 images, each base64 or a data URL (multipart: repeat the image field)' }),
         image_url: imageUrl.optional(),
-        style: styleSchema.default(DEFAULT_STYLE),
+        style: styleSchema
+          .optional()
+          .meta({ description: 'Default: the claim’s style when staging into claim_code, else modern' }),
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
         variations: variationsInput,
         seed: seedInput.optional(),
         declutter: declutterInput.optional(),
+        disclosure: disclosureInput,
         label: labelSchema.optional(),
         claim_code: claimCodeInput.optional(),
       }),
@@ -278,6 +288,7 @@ export const stagingRouter = router({
         variations: input.variations,
         seed: input.seed,
         declutter: input.declutter,
+        disclosure: input.disclosure,
         label: input.label,
         claimCode: input.claim_code,
       });
@@ -329,6 +340,7 @@ export const stagingRouter = router({
         image: imageText.optional(),
         image_url: imageUrl.optional(),
         claim_code: claimCodeInput.optional(),
+        disclosure: disclosureInput,
         label: labelSchema.optional(),
       }),
     )
@@ -338,8 +350,49 @@ export const stagingRouter = router({
       const caller = callerOf(ctx);
       const prepared = await prepareDeclutter(deps, caller, {
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
+        disclosure: input.disclosure,
         label: input.label,
         claimCode: input.claim_code,
+      });
+      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+    }),
+
+  rerender: imageProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/images/{id}/rerender',
+        tags: ['Images'],
+        summary: 'Draw a staged or decluttered image again with a new seed, replacing it in its claim',
+        description: `Drawn from the kept original; the new image takes the old one's place in its claim and the old URL keeps serving. The first FREE_RERENDERS (default 3) re-renders of an image within 24 h of its creation are free, later ones cost 1 credit (402 when it cannot be paid, nothing changed). Another account's image is 404.${ASYNC_NOTE}`,
+      },
+      errors: [
+        'not_found',
+        'conflict',
+        'insufficient_credits',
+        'no_credits',
+        'unsupported_option',
+        'engine_rejected',
+        'engine_unavailable',
+      ],
+      // A re-render draws a staged picture again: what a key may do only when it may stage.
+      scope: 'stage',
+    })
+    .input(
+      z.object({
+        id: z.string().min(1).max(64).meta({ description: 'Image id (img_…) of a staged or decluttered image' }),
+        disclosure: disclosureInput.meta({ description: 'Default: the image’s own profile' }),
+        label: labelSchema.optional(),
+      }),
+    )
+    .output(z.union([rerenderOutput, acceptedJobSchema]))
+    .mutation(async ({ ctx, input }) => {
+      const deps = ctx.services.imaging;
+      const caller = callerOf(ctx);
+      const prepared = await prepareRerender(deps, caller, {
+        imageId: input.id,
+        disclosure: input.disclosure,
+        label: input.label,
       });
       return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
     }),

@@ -2,7 +2,9 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
+import { signUpWithKey } from '../helpers/api-client.js';
 import { busyAccount } from '../helpers/busy-account.js';
+import { onServer, roomJpeg } from '../helpers/images.js';
 import { CHECK_WIDTHS, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -99,6 +101,25 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
       return found;
     });
     expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("A visitor meets no serious or critical axe-core violation on a staged image's original page or an unknown one, at 1280 px and 390 px", {
+    timeout: 120_000,
+  }, async () => {
+    const { key } = await signUpWithKey(server.api);
+    const staged = await server.api.post('/api/v1/stage', {
+      token: key,
+      json: { image: (await roomJpeg(640, 400)).toString('base64'), disclosure: 'ca_ab723' },
+    });
+    expect(staged.status, staged.text).toBe(200);
+    const page = await newPage();
+    const problems = await withFailureScreenshot(page, 'accessibility-original', () =>
+      checkPages(page, [onServer(staged.body.original_url), '/o/AAAAAAAAAAAAAAAAAAAAAAAAAA']),
+    );
+    expect(problems).toEqual([]);
+    // Served without JavaScript: the page is whole as the server sends it.
+    expect(await page.locator('script').count()).toBe(0);
     await page.context().close();
   });
 

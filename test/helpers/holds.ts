@@ -7,7 +7,7 @@ export interface Books {
   ledgerSum: number;
   /** Credits charged for images (stage, enhance) minus credits refunded. */
   chargedNet: number;
-  /** Images that cost credits (staged, enhanced). */
+  /** Images that cost credits (staged, enhanced; re-renders but the free ones). */
   paidImages: number;
   heldCredits: number;
   holds: number;
@@ -26,7 +26,12 @@ export async function readBooks(db: Db, accountId: string): Promise<Books> {
       .select(['delta', 'reason'])
       .where('account_id', '=', accountId)
       .execute();
-    const images = await trx.selectFrom('images').select('kind').where('account_id', '=', accountId).execute();
+    const images = await trx
+      .selectFrom('images')
+      .select(['kind', 'free_rerenders_used'])
+      .where('account_id', '=', accountId)
+      .execute();
+    const freeRerenders = images.reduce((total, image) => total + Number(image.free_rerenders_used), 0);
     const holds = await trx.selectFrom('charge_holds').select('credits').where('account_id', '=', accountId).execute();
     const sum = (rows: Array<{ delta: number }>) => rows.reduce((total, row) => total + Number(row.delta), 0);
     return {
@@ -36,7 +41,7 @@ export async function readBooks(db: Db, accountId: string): Promise<Books> {
         0 -
         sum(ledger.filter((row) => row.reason === 'stage' || row.reason === 'enhance')) -
         sum(ledger.filter((row) => row.reason === 'refund')),
-      paidImages: images.filter((image) => image.kind !== 'placed').length,
+      paidImages: images.filter((image) => image.kind !== 'placed').length - freeRerenders,
       heldCredits: holds.reduce((total, hold) => total + hold.credits, 0),
       holds: holds.length,
     };

@@ -240,6 +240,8 @@ describeEachDatabase('Credits for image operations: charged before processing, r
           image_id: image.id,
           variation: 0,
           seed: image.seed,
+          original_url: image.original_url,
+          disclosure_caption: image.disclosure_caption,
         },
       });
     }

@@ -255,6 +255,10 @@ describeEachDatabase('Staging engines', (dialect) => {
           height: 400,
           credits_used: 1,
           credits_remaining: 8,
+          id: expect.stringMatching(/^img_/),
+          disclosure: 'caption',
+          original_url: expect.stringMatching(/\/o\/\w+$/),
+          disclosure_caption: `Virtually staged: furniture and decor were added digitally. Original photo: ${response.body.original_url}`,
         });
         const { bytes, metadata } = await fetchImage(server, response.body.image_url);
         expect(metadata).toMatchObject({ format: 'jpeg', width: 640, height: 400 });
@@ -272,6 +276,18 @@ describeEachDatabase('Staging engines', (dialect) => {
           'decluttered',
           'staged',
         ]);
+
+        // A re-render declutters the kept original again (free) and takes the old image's place in the claim.
+        const again = await server.api.post(`/api/v1/images/${response.body.id}/rerender`, {
+          token: api.key,
+          json: {},
+        });
+        expect(again.status, again.text).toBe(200);
+        expect(again.body).toMatchObject({ credits_used: 0, claim_code: claimCode, rerender_of: response.body.id });
+        expect(asksToDeclutter(fake.commissions.slice(-1)[0]!.prompt)).toBe(true);
+        const after = await server.api.get('/api/v1/images', { token: agent.token });
+        expect(after.body.images.map((image: { id: string }) => image.id)).toContain(again.body.images[0].id);
+        expect(after.body.images.map((image: { id: string }) => image.id)).not.toContain(response.body.id);
         expectBooksAgree(await readBooks(server.services.db, api.userId));
       });
 

@@ -189,7 +189,7 @@ describeEachDatabase('Staging options on the built-in engine', (dialect) => {
     const account = await signUpWithKey(server.api);
     const initial = await server.api.get('/api/v1/settings/staging', { token: account.token });
     expect(initial.status, initial.text).toBe(200);
-    expect(initial.body).toEqual({ label: 'none' });
+    expect(initial.body).toEqual({ disclosure: 'caption', label: 'none' });
     expect((await server.api.get('/api/v1/settings/staging', { token: account.key })).status).toBe(401);
     const bad = await server.api.put('/api/v1/settings/staging', { token: account.token, json: { label: 'loud' } });
     expect(bad.status).toBe(400);
@@ -200,8 +200,9 @@ describeEachDatabase('Staging options on the built-in engine', (dialect) => {
       json: { label: 'virtually_staged' },
     });
     expect(put.status, put.text).toBe(200);
-    expect(put.body).toEqual({ label: 'virtually_staged' });
+    expect(put.body).toEqual({ disclosure: 'label', label: 'virtually_staged' });
     expect((await server.api.get('/api/v1/settings/staging', { token: account.token })).body).toEqual({
+      disclosure: 'label',
       label: 'virtually_staged',
     });
     const after = await stage(account.key, { seed: 9 });

@@ -37,6 +37,10 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
             height: 700,
             variation: 0,
             seed: expect.any(Number),
+            original_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:1\/o\/\w+$/),
+            disclosure_caption: expect.stringMatching(
+              /^Virtually staged: .* Original photo: http:\/\/127\.0\.0\.1:1\/o\//,
+            ),
           },
         ],
         style: 'scandinavian',
@@ -44,6 +48,9 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
         credits_used: 1,
         credits_remaining: 9,
         expires_at: expect.stringMatching(/Z$/),
+        disclosure: 'caption',
+        original_url: response.body.images[0].original_url,
+        disclosure_caption: response.body.images[0].disclosure_caption,
       });
       const created = Date.now();
       expect(Date.parse(response.body.expires_at) - created).toBeGreaterThan(30 * 86_400_000 - 60_000);

@@ -68,7 +68,14 @@ export async function assertClaimOpenForIssuer(
 /** A new claim for freshly staged images; a code collision (1 in 2^40 per pair) just draws another code. */
 export async function issueClaim(
   trx: Executor,
-  input: { accountId: string; keyId: number | null; imageCount: number; now: number },
+  input: {
+    accountId: string;
+    keyId: number | null;
+    imageCount: number;
+    now: number;
+    /** The style and seed of its first stage, which later stages into it reuse. */
+    listing?: { style: string; seed: number };
+  },
 ): Promise<Claim> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const code = generateClaimCode();
@@ -83,6 +90,8 @@ export async function issueClaim(
       expires_at: input.now + CLAIM_VALIDITY_MS,
       redeemed_by: null,
       redeemed_at: null,
+      style: input.listing?.style ?? null,
+      seed: input.listing?.seed ?? null,
     };
     await trx.insertInto('claims').values(claim).execute();
     await recordUsage(trx, {
@@ -102,11 +111,19 @@ export async function issueClaim(
  */
 export async function addImagesToClaim(
   trx: Executor,
-  input: { code: string; accountId: string; count: number; now: number },
+  input: { code: string; accountId: string; count: number; now: number; listing?: { style: string; seed: number } },
 ): Promise<Claim> {
+  const { listing } = input;
+  // A claim issued before listings were remembered takes the first stage that joins it.
   const updated = await trx
     .updateTable('claims')
-    .set((eb) => ({ image_count: eb('image_count', '+', input.count) }))
+    .set((eb) => ({
+      image_count: eb('image_count', '+', input.count),
+      ...(listing && {
+        style: eb.fn.coalesce('style', eb.val(listing.style)),
+        seed: eb.fn.coalesce('seed', eb.val(listing.seed)),
+      }),
+    }))
     .where('code', '=', input.code)
     .where('account_id', '=', input.accountId)
     .where('redeemed_at', 'is', null)
@@ -116,6 +133,14 @@ export async function addImagesToClaim(
   if (!claim || claim.account_id !== input.accountId) throw unknownClaim();
   if (Number(updated.numUpdatedRows) === 1) return claim;
   throw refusalFor(claim, input.now) ?? unknownClaim();
+}
+
+/** The style and seed a claim's first stage used (null until one did): later stages reuse them. */
+export async function claimListing(
+  db: Executor,
+  code: string,
+): Promise<{ style: string | null; seed: number | null } | undefined> {
+  return db.selectFrom('claims').select(['style', 'seed']).where('code', '=', code).executeTakeFirst();
 }
 
 export interface ClaimPreview {

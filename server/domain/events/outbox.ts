@@ -10,15 +10,21 @@ import { newId } from '../../ids.js';
 export interface EventData {
   'staging.complete': {
     image_url: string;
-    claim_code: string;
-    style: string;
-    room_type: string;
+    /** Always set by a stage; a re-render of a decluttered image outside any claim has none of the three. */
+    claim_code: string | null;
+    style: string | null;
+    room_type: string | null;
     credits_used: number;
     credits_remaining: number;
     image_id: string;
     /** Which variation of its photo (0-based) and the seed it was drawn with. */
     variation?: number;
     seed?: number;
+    /** The public page of the unaltered original, and the caption to paste (null: the profile discloses nothing). */
+    original_url?: string | null;
+    disclosure_caption?: string | null;
+    /** A re-render: the image it replaced. */
+    rerender_of?: string;
   };
   'claim.redeemed': { claim_code: string; claimed_by_email: string; image_count: number; redeemed_at: string };
   'credits.low': { current_balance: number; threshold: number };

@@ -2,20 +2,18 @@ import type { Kysely } from 'kysely';
 import { isMysql } from '../../../db/client.js';
 import type { Database, DisclosureProfile } from '../../../db/schema.js';
 import type { Label } from '../../imaging/engine.js';
+import { DEFAULT_DISCLOSURE, labelOf, profileOfLabel } from '../staging/disclosure.js';
 
 type Executor = Kysely<Database>;
 
-/** The account's staging defaults as the API shows them: the label every output gets unless a request says. */
+/**
+ * The account's staging defaults as the API shows them: the disclosure profile every output gets unless a request
+ * says, and the older `label` view of it (whether the profile draws the mark).
+ */
 export interface StagingSettings {
+  disclosure: DisclosureProfile;
   label: Label;
 }
-
-/** Until an account chooses, outputs carry no mark. */
-export const DEFAULT_DISCLOSURE: DisclosureProfile = 'none';
-
-/** The API's `label` is one view of the stored disclosure profile (profiles may grow beyond the two labels). */
-const LABEL_OF: Record<DisclosureProfile, Label> = { none: 'none', label: 'virtually_staged' };
-const PROFILE_OF: Record<Label, DisclosureProfile> = { none: 'none', virtually_staged: 'label' };
 
 export async function getStagingSettings(db: Executor, accountId: string): Promise<StagingSettings> {
   const row = await db
@@ -23,16 +21,19 @@ export async function getStagingSettings(db: Executor, accountId: string): Promi
     .select('disclosure')
     .where('account_id', '=', accountId)
     .executeTakeFirst();
-  return { label: LABEL_OF[row?.disclosure ?? DEFAULT_DISCLOSURE] ?? 'none' };
+  const disclosure = row?.disclosure ?? DEFAULT_DISCLOSURE;
+  return { disclosure, label: labelOf(disclosure) };
 }
 
+/** Saves the default: `disclosure`, or the older `label` (one of the two; `disclosure` wins when both come). */
 export async function setStagingSettings(
   db: Executor,
   accountId: string,
-  settings: StagingSettings,
+  settings: { disclosure?: DisclosureProfile; label?: Label },
   now: number,
 ): Promise<StagingSettings> {
-  const disclosure = PROFILE_OF[settings.label];
+  const disclosure = settings.disclosure ?? (settings.label === undefined ? undefined : profileOfLabel(settings.label));
+  if (disclosure === undefined) return getStagingSettings(db, accountId);
   const insert = db.insertInto('staging_settings').values({ account_id: accountId, disclosure, updated_at: now });
   const changes = { disclosure, updated_at: now };
   await (isMysql(db)

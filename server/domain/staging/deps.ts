@@ -17,6 +17,10 @@ export interface ImagingDeps {
   chargeHoldTimeoutMs: number;
   /** Tops the balance up when a charge leaves it below the threshold or cannot be covered. */
   autoTopUp: AutoTopUp;
+  /** PUBLIC_BASE_URL: the base of each original's page (`/o/<token>`). */
+  publicBaseUrl: string;
+  /** FREE_RERENDERS: re-renders per image that cost nothing within 24 h of its creation. */
+  freeRerenders: number;
 }
 
 /** The API key a request came with, and its account (the API user). */

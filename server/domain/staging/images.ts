@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Image, ImageKind } from '../../../db/schema.js';
+import type { Database, DisclosureProfile, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
 import { AppError } from '../../errors.js';
 import { IMAGE_COUNTER, recordUsage } from '../usage/rollup.js';
@@ -12,8 +12,12 @@ export interface StoredOutput {
   id: string;
   storageName: string;
   output: Pick<EngineImage, 'contentType' | 'width' | 'height'>;
-  /** For staged and placed outputs: how to recognise them and what they were drawn on. */
+  /** For staged, decluttered and placed outputs: how to recognise them and what they were drawn on. */
   origin?: OutputOrigin;
+  /** The capability of its original's public page. */
+  originalToken?: string;
+  /** The seed it was drawn with. */
+  seed?: number;
 }
 
 export async function insertImages(
@@ -26,6 +30,9 @@ export async function insertImages(
     style: string | null;
     roomType: string | null;
     sourceImageId?: string | null;
+    disclosure?: DisclosureProfile | null;
+    /** A re-render: the first image of its line. */
+    rerenderOf?: string | null;
     outputs: StoredOutput[];
     now: number;
   },
@@ -46,6 +53,11 @@ export async function insertImages(
     output_sha256: stored.origin?.outputSha256 ?? null,
     original_storage_name: stored.origin?.originalStorageName ?? null,
     scene: serializeScene(stored.origin?.scene ?? null),
+    original_token: stored.originalToken ?? null,
+    disclosure: input.disclosure ?? null,
+    seed: stored.seed ?? null,
+    rerender_of: input.rerenderOf ?? null,
+    free_rerenders_used: 0,
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();
@@ -150,4 +162,9 @@ export async function pageRedeemedImages(
     redeemed.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { images, total: Number(counted.total) };
+}
+
+/** The image whose original's page is `/o/<token>`, or undefined. */
+export async function findImageByOriginalToken(db: Executor, token: string): Promise<Image | undefined> {
+  return db.selectFrom('images').selectAll().where('original_token', '=', token).executeTakeFirst();
 }

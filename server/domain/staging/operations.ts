@@ -1,15 +1,15 @@
-import type { Claim, Image } from '../../../db/schema.js';
+import type { Claim, DisclosureProfile, Image } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
-import { DEFAULT_ROOM_TYPE, isRoomType } from '../../imaging/catalog-data.js';
+import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, isRoomType, isStyle } from '../../imaging/catalog-data.js';
 import type { AcceptedFormat, EngineImage, ImageEngine, Label } from '../../imaging/engine.js';
 import { isDecodeFailure } from '../../imaging/input-rules.js';
 import { newImageName } from '../../storage/storage.js';
 import { recordPlacements, type SponsoredPlacement } from '../ads/revenue.js';
 import { selectProducts } from '../ads/selection.js';
-import { addImagesToClaim, assertClaimOpenForIssuer, issueClaim } from '../claims/claims.js';
+import { addImagesToClaim, assertClaimOpenForIssuer, claimListing, issueClaim } from '../claims/claims.js';
 import { getBalance } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
 import { finalizeHold, keepHoldAlive, releaseHold } from '../credits/holds.js';
@@ -18,8 +18,11 @@ import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
-import { declutterResponse, enhanceResponse, placeResponse, stageResponse } from './responses.js';
-import { creditsPerStagedImage, requestSeed, variationSeed } from './variations.js';
+import { declutterResponse, enhanceResponse, placeResponse, rerenderResponse, stageResponse } from './responses.js';
+import { drawingOf, labelOf, newOriginalToken, originalPageUrl, profileOfLabel } from './disclosure.js';
+import { disclosureCaption } from './disclosure.js';
+import { replaceInClaim, returnFreeRerender, takeFreeRerender } from './rerenders.js';
+import { creditsPerStagedImage, freshSeed, requestSeed, variationSeed } from './variations.js';
 import { getStagingSettings } from '../settings/staging.js';
 import { log } from '../../observability/logger.js';
 
@@ -43,6 +46,14 @@ export interface EnhanceResult {
 
 export type DeclutterResult = EnhanceResult;
 
+export interface RerenderResult {
+  image: Image;
+  /** The claim it took its place in (null: the image's line is in no claim). */
+  claim: Claim | null;
+  creditsUsed: 0 | 1;
+  creditsRemaining: number;
+}
+
 export interface PlaceResult {
   image: Image;
   placements: SponsoredPlacement[];
@@ -57,7 +68,7 @@ export interface PlaceResult {
 
 /**
  * A validated stage request: the inputs (originals of our own outputs) and the ids its images will get, one per
- * input × variation, input by input. Variation v of input i is drawn with seed `seeds[i] + v`; `declutter` empties
+ * input × variation, input by input. Variation v of every input is drawn with seed `seed + v`; `declutter` empties
  * each input first.
  */
 export interface PreparedStage {
@@ -69,10 +80,12 @@ export interface PreparedStage {
   style: Style;
   roomType: RoomType;
   variations: number;
-  /** Each input's base seed: the request's, or one that photo always gets. */
-  seeds: number[];
+  /** The listing's seed: variation v of every input is drawn with `seed + v`. */
+  seed: number;
   declutter: boolean;
-  label: Label;
+  disclosure: DisclosureProfile;
+  /** One per id: the capability of each image's original page. */
+  originalTokens: string[];
   claimCode: string | null;
 }
 
@@ -82,7 +95,30 @@ export interface PreparedDeclutter {
   formats: AcceptedFormat[];
   ids: [string];
   seed: number;
-  label: Label;
+  disclosure: DisclosureProfile;
+  originalTokens: [string];
+  claimCode: string | null;
+}
+
+/**
+ * A re-render of one of the caller's staged or decluttered images: its kept original drawn again with a new seed.
+ * The result takes the old image's place in its claim; `rootImageId` (the first image of the line) counts the free
+ * re-renders.
+ */
+export interface PreparedRerender {
+  operation: 'rerender';
+  inputs: [Buffer];
+  formats: AcceptedFormat[];
+  ids: [string];
+  kind: 'staged' | 'decluttered';
+  replacedImageId: string;
+  rootImageId: string;
+  style: Style | null;
+  roomType: RoomType | null;
+  seed: number;
+  disclosure: DisclosureProfile;
+  originalTokens: [string];
+  /** The claim the old image is in; the re-render replaces it there (no open-claim check: nothing is added). */
   claimCode: string | null;
 }
 
@@ -103,10 +139,11 @@ export interface PreparedPlace {
   sourceImageId: string | null;
   roomType: RoomType | null;
   maxProducts: number;
+  originalTokens: [string];
   claimCode: string | null;
 }
 
-export type PreparedOperation = PreparedStage | PreparedEnhance | PreparedPlace | PreparedDeclutter;
+export type PreparedOperation = PreparedStage | PreparedEnhance | PreparedPlace | PreparedDeclutter | PreparedRerender;
 
 /** Runs inside the transaction that stores the result, after its rows: a job records its outcome there. */
 export type OnStored<R> = (trx: ImagingDeps['db'], result: R) => Promise<void>;
@@ -126,15 +163,27 @@ export function chargeOf(caller: ApiCaller, prepared: PreparedOperation): Charge
       return { caller, credits, reason: 'stage', reference };
     }
     case 'declutter':
+    case 'rerender':
       return { caller, credits: 1, reason: 'stage', reference };
     case 'enhance':
       return { caller, credits: 1, reason: 'enhance', reference };
   }
 }
 
-/** The label of a request's outputs: the request's, else the account's default. */
-async function labelOf(deps: ImagingDeps, caller: ApiCaller, label: Label | undefined): Promise<Label> {
-  return label ?? (await getStagingSettings(deps.db, caller.accountId)).label;
+/** The disclosure profile of a request's outputs: the request's (or its older `label`), else the account's default. */
+async function disclosureOf(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  request: { disclosure?: DisclosureProfile; label?: Label },
+): Promise<DisclosureProfile> {
+  if (request.disclosure) return request.disclosure;
+  if (request.label) return profileOfLabel(request.label);
+  return (await getStagingSettings(deps.db, caller.accountId)).disclosure;
+}
+
+/** What the finishing step draws on the image with this id (its original's page is known before it is drawn). */
+function drawingFor(deps: ImagingDeps, disclosure: DisclosureProfile, token: string | undefined) {
+  return drawingOf(disclosure, originalPageUrl(deps.publicBaseUrl, token ?? null) ?? '');
 }
 
 /**
@@ -170,8 +219,23 @@ export async function chargePrepared(
   prepared: PreparedOperation,
   options: { leaseMs?: number; onHeld?: (trx: ImagingDeps['db'], held: HeldCharge | null) => Promise<void> } = {},
 ): Promise<HeldCharge | null> {
-  const check = claimCheck(deps, caller, prepared.claimCode);
   const charge = chargeOf(caller, prepared);
+  const hold = { ...holdOptions(deps), ...(options.leaseMs && { timeoutMs: options.leaseMs }), onHeld: options.onHeld };
+  if (prepared.operation === 'rerender' && charge) {
+    // A free re-render is taken with a conditional update, so two at once never both get the last one; only when
+    // none is left is the credit charged.
+    const free = await inTransaction(deps.db, async (trx) => {
+      const took = await takeFreeRerender(trx, {
+        rootImageId: prepared.rootImageId,
+        free: deps.freeRerenders,
+        now: deps.clock.now(),
+      });
+      if (took) await options.onHeld?.(trx, null);
+      return took;
+    });
+    return free ? null : chargeCredits(deps.db, charge, hold);
+  }
+  const check = claimCheck(deps, caller, prepared.claimCode);
   if (!charge) {
     if (check || options.onHeld) {
       await inTransaction(deps.db, async (trx) => {
@@ -181,12 +245,7 @@ export async function chargePrepared(
     }
     return null;
   }
-  return chargeCredits(
-    deps.db,
-    charge,
-    { ...holdOptions(deps), ...(options.leaseMs && { timeoutMs: options.leaseMs }), onHeld: options.onHeld },
-    check,
-  );
+  return chargeCredits(deps.db, charge, hold, check);
 }
 
 /** Inspects every input (a bad one refuses the request before any charge); their formats travel with the request. */
@@ -272,16 +331,20 @@ export async function prepareStage(
   caller: ApiCaller,
   request: {
     sources: ImageSources;
-    style: Style;
+    /** Unset: the claim's style when staging into one that has it, else the default. */
+    style?: Style;
     roomType: RoomType;
     variations?: number;
+    /** Unset: the claim's seed when staging into one that has it, else a new one. */
     seed?: number;
     declutter?: boolean;
+    disclosure?: DisclosureProfile;
     label?: Label;
     claimCode?: string;
   },
 ): Promise<PreparedStage> {
-  assertEngineSupports(deps.engine, request);
+  const disclosure = await disclosureOf(deps, caller, request);
+  assertEngineSupports(deps.engine, { ...request, label: labelOf(disclosure) });
   const variations = request.variations ?? 1;
   const inputs = await originalsOf(
     deps,
@@ -290,17 +353,22 @@ export async function prepareStage(
   );
   const formats = await inspectAll(deps.engine, inputs);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
+  // Photos of one listing look alike: a stage into a claim reuses what the claim's first stage used.
+  const listing = claimCode ? await claimListing(deps.db, claimCode) : undefined;
+  const ids = inputs.flatMap(() => Array.from({ length: variations }, () => newId('image')));
   return {
     operation: 'stage',
     inputs,
     formats,
-    ids: inputs.flatMap(() => Array.from({ length: variations }, () => newId('image'))),
-    style: request.style,
+    ids,
+    style: request.style ?? (isStyle(listing?.style) ? listing.style : DEFAULT_STYLE),
     roomType: request.roomType,
     variations,
-    seeds: inputs.map((input) => requestSeed(request.seed, input)),
+    // One seed for every photo of a listing: the request's, the claim's, or the one the first photo always gets.
+    seed: requestSeed(request.seed ?? listing?.seed ?? undefined, inputs[0] ?? Buffer.alloc(0)),
     declutter: request.declutter ?? false,
-    label: await labelOf(deps, caller, request.label),
+    disclosure,
+    originalTokens: ids.map(() => newOriginalToken()),
     claimCode,
   };
 }
@@ -323,28 +391,46 @@ async function performStage(
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
       const room = prepared.declutter
-        ? (await deps.engine.declutter(input, { seed: prepared.seeds[index], label: 'none' })).data
+        ? (await deps.engine.declutter(input, { seed: prepared.seed, label: 'none' })).data
         : input;
       for (let variation = 0; variation < prepared.variations; variation++) {
-        const id = ids[index * prepared.variations + variation] ?? newId('image');
+        const position = index * prepared.variations + variation;
+        const id = ids[position] ?? newId('image');
+        const originalToken = prepared.originalTokens[position] ?? newOriginalToken();
+        const seed = variationSeed(prepared.seed, variation);
         const output = await deps.engine.stage(room, {
           style: prepared.style,
           roomType: prepared.roomType,
-          seed: variationSeed(prepared.seeds[index] ?? 0, variation),
-          label: prepared.label,
+          seed,
+          ...drawingFor(deps, prepared.disclosure, originalToken),
         });
         stored.push({
           ...(await store(deps, written, id, output)),
           origin: await keepOrigin(deps, written, id, input, output),
+          originalToken,
+          seed,
         });
       }
     }
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
+      const listing = { style: prepared.style, seed: prepared.seed };
       const claim = claimCode
-        ? await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: stored.length, now })
-        : await issueClaim(trx, { accountId: caller.accountId, keyId: caller.keyId, imageCount: stored.length, now });
+        ? await addImagesToClaim(trx, {
+            code: claimCode,
+            accountId: caller.accountId,
+            count: stored.length,
+            now,
+            listing,
+          })
+        : await issueClaim(trx, {
+            accountId: caller.accountId,
+            keyId: caller.keyId,
+            imageCount: stored.length,
+            now,
+            listing,
+          });
       const images = await insertImages(trx, {
         accountId: caller.accountId,
         keyId: caller.keyId,
@@ -352,12 +438,12 @@ async function performStage(
         kind: 'staged',
         style: prepared.style,
         roomType: prepared.roomType,
+        disclosure: prepared.disclosure,
         outputs: stored,
         now,
       });
       for (const [index, image] of images.entries()) {
         const variation = index % prepared.variations;
-        const seed = variationSeed(prepared.seeds[Math.floor(index / prepared.variations)] ?? 0, variation);
         await emitEvent(trx, {
           accountId: caller.accountId,
           keyId: caller.keyId,
@@ -371,7 +457,8 @@ async function performStage(
             credits_remaining: balance,
             image_id: image.id,
             variation,
-            seed,
+            seed: variationSeed(prepared.seed, variation),
+            ...disclosureFields(deps, image),
           },
           now,
         });
@@ -432,9 +519,10 @@ async function performEnhance(
 export async function prepareDeclutter(
   deps: ImagingDeps,
   caller: ApiCaller,
-  request: { sources: ImageSources; label?: Label; claimCode?: string },
+  request: { sources: ImageSources; disclosure?: DisclosureProfile; label?: Label; claimCode?: string },
 ): Promise<PreparedDeclutter> {
-  assertEngineSupports(deps.engine, { declutter: true, label: request.label });
+  const disclosure = await disclosureOf(deps, caller, request);
+  assertEngineSupports(deps.engine, { declutter: true, label: labelOf(disclosure) });
   const input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
   const formats = await inspectAll(deps.engine, [input]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
@@ -444,14 +532,16 @@ export async function prepareDeclutter(
     formats,
     ids: [newId('image')],
     seed: requestSeed(undefined, input),
-    label: await labelOf(deps, caller, request.label),
+    disclosure,
+    originalTokens: [newOriginalToken()],
     claimCode,
   };
 }
 
 /**
  * POST /api/v1/declutter: 1 credit; the room emptied of its movable furniture, at the input's size. Its original is
- * not kept as ours: a decluttered photo sent to stage is staged as it is, not from the cluttered original.
+ * kept for its public page and re-renders, but not recognised: a decluttered photo sent to stage is staged as it is,
+ * not from the cluttered original.
  */
 async function performDeclutter(
   deps: ImagingDeps,
@@ -462,8 +552,19 @@ async function performDeclutter(
 ): Promise<DeclutterResult> {
   const { claimCode } = prepared;
   return undoOnFailure(deps, held, async (written) => {
-    const output = await deps.engine.declutter(prepared.inputs[0], { seed: prepared.seed, label: prepared.label });
-    const stored = await store(deps, written, prepared.ids[0], output);
+    const [input] = prepared.inputs;
+    const [id] = prepared.ids;
+    const [originalToken] = prepared.originalTokens;
+    const output = await deps.engine.declutter(input, {
+      seed: prepared.seed,
+      ...drawingFor(deps, prepared.disclosure, originalToken),
+    });
+    const stored = {
+      ...(await store(deps, written, id, output)),
+      origin: await keepOrigin(deps, written, id, input, output, { recognise: false }),
+      originalToken,
+      seed: prepared.seed,
+    };
     return inTransaction(deps.db, async (trx) => {
       await finalizeHold(trx, held.holdId);
       const now = deps.clock.now();
@@ -476,6 +577,7 @@ async function performDeclutter(
           kind: 'decluttered',
           style: null,
           roomType: null,
+          disclosure: prepared.disclosure,
           outputs: [stored],
           now,
         }),
@@ -518,6 +620,7 @@ export async function preparePlace(
     sourceImageId: request.imageId ?? null,
     roomType: request.roomType ?? null,
     maxProducts: request.maxProducts,
+    originalTokens: [newOriginalToken()],
     claimCode,
   };
 }
@@ -567,7 +670,7 @@ async function performPlace(
       known?.original ?? input,
       known && !redraw ? { ...output, scene: undefined } : output,
     );
-    const stored = { ...(await store(deps, written, id, output)), origin };
+    const stored = { ...(await store(deps, written, id, output)), origin, originalToken: prepared.originalTokens[0] };
     return inTransaction(deps.db, async (trx) => {
       const now = deps.clock.now();
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
@@ -580,6 +683,8 @@ async function performPlace(
           style: source?.style ?? null,
           roomType,
           sourceImageId: source?.id ?? null,
+          // Still a staged picture: it discloses as the one it was placed into (nothing drawn: it has no mark).
+          disclosure: source?.disclosure ?? null,
           outputs: [stored],
           now,
         }),
@@ -598,6 +703,146 @@ async function performPlace(
   });
 }
 
+/** `original_url` and `disclosure_caption` of an image, as responses and webhooks carry them. */
+function disclosureFields(deps: ImagingDeps, image: Image) {
+  const originalUrl = originalPageUrl(deps.publicBaseUrl, image.original_token);
+  return { original_url: originalUrl, disclosure_caption: disclosureCaption(image.disclosure, originalUrl) };
+}
+
+/**
+ * Reads and checks a re-render: an image of this account, staged or decluttered, whose original was kept. Its
+ * disclosure stays unless the request names one; the seed is new.
+ */
+export async function prepareRerender(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  request: { imageId: string; disclosure?: DisclosureProfile; label?: Label },
+): Promise<PreparedRerender> {
+  const image = await findOwnImage(deps.db, caller.accountId, request.imageId);
+  if (!image) throw new AppError('not_found', `No image ${request.imageId} among the images this API user created.`);
+  if (image.kind !== 'staged' && image.kind !== 'decluttered')
+    throw new AppError(
+      'conflict',
+      `Only staged or decluttered images can be re-rendered; ${image.id} is ${image.kind}.`,
+    );
+  const original = image.original_storage_name ? await deps.storage.get(image.original_storage_name) : null;
+  if (!original)
+    throw new AppError('conflict', `The original of ${image.id} was not kept; stage the photo again instead.`);
+  const disclosure =
+    request.disclosure || request.label || !image.disclosure
+      ? await disclosureOf(deps, caller, request)
+      : image.disclosure;
+  assertEngineSupports(deps.engine, { declutter: image.kind === 'decluttered', label: labelOf(disclosure) });
+  const formats = await inspectAll(deps.engine, [original.data]);
+  let seed = freshSeed();
+  while (seed === image.seed) seed = freshSeed();
+  return {
+    operation: 'rerender',
+    inputs: [original.data],
+    formats,
+    ids: [newId('image')],
+    kind: image.kind,
+    replacedImageId: image.id,
+    rootImageId: image.rerender_of ?? image.id,
+    style: isStyle(image.style) ? image.style : null,
+    roomType: isRoomType(image.room_type) ? image.room_type : null,
+    seed,
+    disclosure,
+    originalTokens: [newOriginalToken()],
+    claimCode: null,
+  };
+}
+
+/**
+ * POST /api/v1/images/{id}/rerender: the kept original drawn again with the new seed, taking the old image's place
+ * in its claim. Free (`held` null) or 1 credit; a free one that fails gives its turn back.
+ */
+async function performRerender(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  prepared: PreparedRerender,
+  held: HeldCharge | null,
+  onStored?: OnStored<RerenderResult>,
+): Promise<RerenderResult> {
+  try {
+    return await undoOnFailure(deps, held, async (written) => {
+      const [input] = prepared.inputs;
+      const [id] = prepared.ids;
+      const [originalToken] = prepared.originalTokens;
+      const drawing = drawingFor(deps, prepared.disclosure, originalToken);
+      const output =
+        prepared.kind === 'decluttered'
+          ? await deps.engine.declutter(input, { seed: prepared.seed, ...drawing })
+          : await deps.engine.stage(input, {
+              style: prepared.style ?? DEFAULT_STYLE,
+              roomType: prepared.roomType ?? DEFAULT_ROOM_TYPE,
+              seed: prepared.seed,
+              ...drawing,
+            });
+      const stored = {
+        ...(await store(deps, written, id, output)),
+        origin: await keepOrigin(deps, written, id, input, output, { recognise: prepared.kind === 'staged' }),
+        originalToken,
+        seed: prepared.seed,
+      };
+      return inTransaction(deps.db, async (trx) => {
+        if (held) await finalizeHold(trx, held.holdId);
+        const now = deps.clock.now();
+        const row = only(
+          await insertImages(trx, {
+            accountId: caller.accountId,
+            keyId: caller.keyId,
+            claimCode: null,
+            kind: prepared.kind,
+            style: prepared.style,
+            roomType: prepared.roomType,
+            disclosure: prepared.disclosure,
+            rerenderOf: prepared.rootImageId,
+            outputs: [stored],
+            now,
+          }),
+        );
+        const claimCode = await replaceInClaim(trx, { rootImageId: prepared.rootImageId, imageId: row.id });
+        const image = { ...row, claim_code: claimCode };
+        const claim = claimCode
+          ? ((await trx.selectFrom('claims').selectAll().where('code', '=', claimCode).executeTakeFirst()) ?? null)
+          : null;
+        const creditsRemaining = held ? held.balanceAfter : (await getBalance(trx, caller.accountId)).credits;
+        const creditsUsed = held ? 1 : 0;
+        await emitEvent(trx, {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          event: 'staging.complete',
+          data: {
+            image_url: deps.storage.url(image.storage_name),
+            claim_code: claimCode,
+            style: prepared.style,
+            room_type: prepared.roomType,
+            credits_used: creditsUsed,
+            credits_remaining: creditsRemaining,
+            image_id: image.id,
+            variation: 0,
+            seed: prepared.seed,
+            rerender_of: prepared.replacedImageId,
+            ...disclosureFields(deps, image),
+          },
+          now,
+        });
+        const result: RerenderResult = { image, claim, creditsUsed, creditsRemaining };
+        await onStored?.(trx, result);
+        return result;
+      });
+    });
+  } catch (error) {
+    if (!held) {
+      await returnFreeRerender(deps.db, prepared.rootImageId).catch((returnError: unknown) =>
+        log.error({ err: returnError, imageId: prepared.rootImageId }, 'a free re-render could not be given back'),
+      );
+    }
+    throw error;
+  }
+}
+
 /** The one element of a list that holds exactly one (an enhance's input, the row of its one image). */
 function only<T>(items: readonly T[]): T {
   const [item] = items;
@@ -612,7 +857,9 @@ export type ImageResponse<P extends PreparedOperation> = P extends PreparedStage
     ? ReturnType<typeof enhanceResponse>
     : P extends PreparedDeclutter
       ? ReturnType<typeof declutterResponse>
-      : ReturnType<typeof placeResponse>;
+      : P extends PreparedRerender
+        ? ReturnType<typeof rerenderResponse>
+        : ReturnType<typeof placeResponse>;
 
 /**
  * Performs a prepared request whose credits are already held (place-products holds none) and answers with its
@@ -634,19 +881,23 @@ export async function performPrepared<P extends PreparedOperation>(
   };
   switch (request.operation) {
     case 'stage': {
-      const toBody = (result: StageResult) => stageResponse(deps.storage, request, result);
+      const toBody = (result: StageResult) => stageResponse(deps, request, result);
       return toBody(await performStage(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
     }
     case 'enhance': {
-      const toBody = (result: EnhanceResult) => enhanceResponse(deps.storage, result);
+      const toBody = (result: EnhanceResult) => enhanceResponse(deps, result);
       return toBody(await performEnhance(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
     }
     case 'declutter': {
-      const toBody = (result: DeclutterResult) => declutterResponse(deps.storage, result);
+      const toBody = (result: DeclutterResult) => declutterResponse(deps, result);
       return toBody(await performDeclutter(deps, caller, request, charged(), record(toBody))) as ImageResponse<P>;
     }
+    case 'rerender': {
+      const toBody = (result: RerenderResult) => rerenderResponse(deps, request, result);
+      return toBody(await performRerender(deps, caller, request, held, record(toBody))) as ImageResponse<P>;
+    }
     case 'place_products': {
-      const toBody = (result: PlaceResult) => placeResponse(deps.storage, result);
+      const toBody = (result: PlaceResult) => placeResponse(deps, result);
       return toBody(await performPlace(deps, caller, request, record(toBody))) as ImageResponse<P>;
     }
   }

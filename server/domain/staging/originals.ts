@@ -19,7 +19,8 @@ import type { ImagingDeps } from './deps.js';
 
 /** What is recorded with an output's images row besides the usual columns. */
 export interface OutputOrigin {
-  outputSha256: string;
+  /** Null: the output is not recognised as ours when sent back in (a decluttered photo is staged as it is). */
+  outputSha256: string | null;
   originalStorageName: string;
   scene: Scene | null;
 }
@@ -119,10 +120,12 @@ export async function keepOrigin(
   imageId: string,
   original: Buffer,
   output: EngineImage & { scene?: Scene },
+  options: { recognise?: boolean } = {},
 ): Promise<OutputOrigin> {
   const { format } = await deps.engine.inspect(original);
   const name = newOriginalName(imageId, format);
   written.push(name);
   await deps.storage.put(name, original, `image/${format}`);
-  return { outputSha256: sha256Hex(output.data), originalStorageName: name, scene: output.scene ?? null };
+  const outputSha256 = options.recognise === false ? null : sha256Hex(output.data);
+  return { outputSha256, originalStorageName: name, scene: output.scene ?? null };
 }

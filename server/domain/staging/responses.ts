@@ -1,37 +1,67 @@
-import type { Image } from '../../../db/schema.js';
+import type { DisclosureProfile, Image } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
-import type { DeclutterResult, EnhanceResult, PlaceResult, StageResult } from './operations.js';
+import { disclosureCaption, originalPageUrl } from './disclosure.js';
+import type { DeclutterResult, EnhanceResult, PlaceResult, RerenderResult, StageResult } from './operations.js';
 import { creditsPerStagedImage, variationSeed } from './variations.js';
 
 /*
- * The 200 bodies of the three image operations (CONTRACT §5), built in one place: the synchronous response and a
+ * The 200 bodies of the image operations (CONTRACT §5), built in one place: the synchronous response and a
  * succeeded job's `result` are the same body.
  */
+
+/** What turns an image row into its public addresses: the image's URL and its original's page. */
+export interface ImageLinks {
+  storage: ImageStorage;
+  publicBaseUrl: string;
+}
 
 export interface ImageBody {
   id: string;
   image_url: string;
   width: number;
   height: number;
+  /** The public page of the unaltered original (staged, decluttered and placed images); null for enhanced ones. */
+  original_url: string | null;
+  /** The sentence an agent pastes under the picture; null when its disclosure profile is `none` (or it has none). */
+  disclosure_caption: string | null;
 }
 
-export function presentImage(storage: ImageStorage, image: Image): ImageBody {
-  return { id: image.id, image_url: storage.url(image.storage_name), width: image.width, height: image.height };
+export function presentImage(links: ImageLinks, image: Image): ImageBody {
+  const originalUrl = originalPageUrl(links.publicBaseUrl, image.original_token);
+  return {
+    id: image.id,
+    image_url: links.storage.url(image.storage_name),
+    width: image.width,
+    height: image.height,
+    original_url: originalUrl,
+    disclosure_caption: disclosureCaption(image.disclosure, originalUrl),
+  };
+}
+
+/** The first image's disclosure, repeated at the top of a body for clients that read one image. */
+function disclosureSummary(disclosure: DisclosureProfile, first: ImageBody) {
+  return { disclosure, original_url: first.original_url, disclosure_caption: first.disclosure_caption };
 }
 
 /** Images are listed input by input, each input's variations in order. */
 export function stageResponse(
-  storage: ImageStorage,
-  request: { style: Style; roomType: RoomType; variations: number; seeds: number[]; declutter: boolean },
+  links: ImageLinks,
+  request: {
+    style: Style;
+    roomType: RoomType;
+    variations: number;
+    seed: number;
+    declutter: boolean;
+    disclosure: DisclosureProfile;
+  },
   result: StageResult,
 ) {
   const images = result.images.map((image, index) => {
     const variation = index % request.variations;
-    const seed = variationSeed(request.seeds[Math.floor(index / request.variations)] ?? 0, variation);
-    return { ...presentImage(storage, image), variation, seed };
+    return { ...presentImage(links, image), variation, seed: variationSeed(request.seed, variation) };
   });
   const [first] = images;
   if (!first) throw new Error('A stage result holds at least one image');
@@ -45,11 +75,40 @@ export function stageResponse(
     credits_used: images.length * creditsPerStagedImage(request),
     credits_remaining: result.creditsRemaining,
     expires_at: iso(result.claim.expires_at),
+    ...disclosureSummary(request.disclosure, first),
   };
 }
 
-export function enhanceResponse(storage: ImageStorage, result: EnhanceResult) {
-  const { image_url, width, height } = presentImage(storage, result.image);
+/** A re-render answers with the stage body for its one image, plus what it replaced and whether it was free. */
+export function rerenderResponse(
+  links: ImageLinks,
+  request: {
+    style: Style | null;
+    roomType: RoomType | null;
+    seed: number;
+    disclosure: DisclosureProfile;
+    replacedImageId: string;
+  },
+  result: RerenderResult,
+) {
+  const image = { ...presentImage(links, result.image), variation: 0, seed: request.seed };
+  return {
+    success: true as const,
+    claim_code: result.claim?.code ?? null,
+    image_url: image.image_url,
+    images: [image],
+    style: request.style,
+    room_type: request.roomType,
+    credits_used: result.creditsUsed,
+    credits_remaining: result.creditsRemaining,
+    expires_at: result.claim ? iso(result.claim.expires_at) : null,
+    ...disclosureSummary(request.disclosure, image),
+    rerender_of: request.replacedImageId,
+  };
+}
+
+export function enhanceResponse(links: ImageLinks, result: EnhanceResult) {
+  const { image_url, width, height } = presentImage(links, result.image);
   return {
     success: true as const,
     image_url,
@@ -61,7 +120,7 @@ export function enhanceResponse(storage: ImageStorage, result: EnhanceResult) {
 }
 
 export function placeResponse(
-  storage: ImageStorage,
+  links: ImageLinks,
   result: PlaceResult,
 ): {
   success: true;
@@ -69,17 +128,29 @@ export function placeResponse(
   placements: SponsoredPlacement[];
   credits_used: 0;
   credits_remaining: number;
+  original_url: string | null;
+  disclosure_caption: string | null;
 } {
+  const { image_url, original_url, disclosure_caption } = presentImage(links, result.image);
   return {
     success: true as const,
-    image_url: storage.url(result.image.storage_name),
+    image_url,
     placements: result.placements,
     credits_used: 0 as const,
     credits_remaining: result.creditsRemaining,
+    original_url,
+    disclosure_caption,
   };
 }
 
-/** The declutter body has the enhance body's shape. */
-export function declutterResponse(storage: ImageStorage, result: DeclutterResult) {
-  return enhanceResponse(storage, result);
+/** The declutter body is the enhance body with the image's disclosure. */
+export function declutterResponse(links: ImageLinks, result: DeclutterResult) {
+  const body = presentImage(links, result.image);
+  return {
+    ...enhanceResponse(links, result),
+    id: body.id,
+    disclosure: result.image.disclosure ?? 'none',
+    original_url: body.original_url,
+    disclosure_caption: body.disclosure_caption,
+  };
 }

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { MAX_SEED } from '../../imaging/engines/prompts.js';
 import { sha256Hex } from './originals.js';
 
@@ -18,4 +19,9 @@ export function variationSeed(seed: number, variation: number): number {
  */
 export function requestSeed(seed: number | undefined, photo: Buffer): number {
   return seed ?? Number.parseInt(sha256Hex(photo).slice(0, 8), 16) % (MAX_SEED + 1);
+}
+
+/** A seed no photo implies: a re-render is drawn anew. */
+export function freshSeed(): number {
+  return randomInt(0, MAX_SEED + 1);
 }

@@ -5,7 +5,7 @@
  * Also the other direction: what a provider is sent.
  */
 import sharp from 'sharp';
-import type { EngineImage, Label } from '../engine.js';
+import type { Disclosure, EngineImage } from '../engine.js';
 import { finishOutput } from '../finish.js';
 import { MAX_PIXELS } from '../input-rules.js';
 import { EngineUnavailable, DEFAULT_RETRY_AFTER_SECONDS } from './failures.js';
@@ -16,16 +16,19 @@ export interface Size {
 }
 
 /**
- * The provider's picture at `size`, with the disclosure mark when `label` asks for it; a picture that does not decode
+ * The provider's picture at `size`, with the disclosure mark and QR code when `disclosure` asks for them; a picture that does not decode
  * is the provider's failure, not the caller's.
  */
-export async function fitOutput(produced: Buffer, size: Size, label?: Label): Promise<EngineImage> {
+export async function fitOutput(produced: Buffer, size: Size, disclosure: Disclosure = {}): Promise<EngineImage> {
   try {
     const fitted = sharp(produced, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
       .rotate()
       .resize(size.width, size.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' })
       .flatten({ background: '#ffffff' });
-    const { data, info } = await finishOutput(fitted, size, { label }).toBuffer({ resolveWithObject: true });
+    const { data, info } = await finishOutput(fitted, size, {
+      label: disclosure.label,
+      qrUrl: disclosure.qrUrl,
+    }).toBuffer({ resolveWithObject: true });
     return { data, contentType: 'image/jpeg', extension: 'jpg', width: info.width, height: info.height };
   } catch {
     throw new EngineUnavailable(

@@ -257,7 +257,7 @@ export class RemoteEngine implements ImageEngine {
     const request = stagingPrompt(options.style, options.roomType, options.seed);
     const [size, source] = await Promise.all([this.builtin.inspect(input), providerInput(input)]);
     const produced = await this.calls.run((call) => this.provider.stage(call, source, request));
-    return fitOutput(produced, size, options.label);
+    return fitOutput(produced, size, { label: options.label, qrUrl: options.qrUrl });
   }
 
   async declutter(input: Buffer, options: DeclutterOptions): Promise<EngineImage> {
@@ -271,7 +271,7 @@ export class RemoteEngine implements ImageEngine {
     const request = declutterPrompt(options.seed);
     const [size, source] = await Promise.all([this.builtin.inspect(input), providerInput(input)]);
     const produced = await this.calls.run((call) => declutter(call, source, request));
-    return fitOutput(produced, size, options.label);
+    return fitOutput(produced, size, { label: options.label, qrUrl: options.qrUrl });
   }
 
   preview(input: Buffer, maxEdge: number): Promise<EngineImage> {
