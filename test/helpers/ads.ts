@@ -1,4 +1,6 @@
+import { type Kysely, sql } from 'kysely';
 import sharp from 'sharp';
+import type { Database } from '../../db/schema.js';
 import { type ApiClient, signUp, signUpWithKey } from './api-client.js';
 import { onServer, roomJpeg } from './images.js';
 
@@ -47,4 +49,48 @@ export async function serveToViewers(baseUrl: string, path: string, viewers: str
       return response.status;
     }),
   );
+}
+
+/**
+ * The money rules checked over the whole database: spend = agents' earnings + the service's share to the milli-cent,
+ * campaigns' spend = daily spend = the funds ledger's spend, and every account's funds = Σ its ledger ≥ 0.
+ */
+export async function moneyProblems(db: Kysely<Database>): Promise<string[]> {
+  const sum = (column: string) => sql<number>`coalesce(sum(${sql.ref(column)}), 0)`;
+  const daily = await db
+    .selectFrom('campaign_daily')
+    .select([
+      sum('spend_millicents').as('spend'),
+      sum('agent_millicents').as('agent'),
+      sum('service_millicents').as('service'),
+    ])
+    .executeTakeFirstOrThrow();
+  const earned = await db
+    .selectFrom('earnings_daily')
+    .select(sum('earned_millicents').as('earned'))
+    .executeTakeFirstOrThrow();
+  const spent = await db.selectFrom('campaigns').select(sum('spent_millicents').as('spent')).executeTakeFirstOrThrow();
+  const ledger = await db
+    .selectFrom('ad_funds_ledger')
+    .where('reason', '=', 'spend')
+    .select(sum('delta_millicents').as('spend'))
+    .executeTakeFirstOrThrow();
+  const problems: string[] = [];
+  const [spend, agent, service] = [Number(daily.spend), Number(daily.agent), Number(daily.service)];
+  if (spend !== agent + service) problems.push(`spend ${spend} ≠ agents ${agent} + service ${service}`);
+  if (Number(earned.earned) !== agent) problems.push(`earnings ${earned.earned} ≠ agents' share ${agent}`);
+  if (Number(spent.spent) !== spend) problems.push(`campaigns spent ${spent.spent} ≠ daily spend ${spend}`);
+  if (-Number(ledger.spend) !== spend) problems.push(`ledger spend ${-Number(ledger.spend)} ≠ daily spend ${spend}`);
+  const accounts = await db
+    .selectFrom('accounts')
+    .leftJoin('ad_funds_ledger', 'ad_funds_ledger.account_id', 'accounts.id')
+    .select(['accounts.id', 'accounts.ad_funds_millicents', sum('delta_millicents').as('sum')])
+    .groupBy(['accounts.id', 'accounts.ad_funds_millicents'])
+    .execute();
+  for (const row of accounts) {
+    const funds = Number(row.ad_funds_millicents);
+    if (funds !== Number(row.sum)) problems.push(`account ${row.id}: funds ${funds} ≠ ledger ${row.sum}`);
+    if (funds < 0) problems.push(`account ${row.id}: funds ${funds} below zero`);
+  }
+  return problems;
 }
