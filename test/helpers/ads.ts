@@ -37,6 +37,8 @@ export async function placedListing(api: ApiClient, options: { redeem?: boolean;
   return {
     placements: placed.body.placements as Array<{ campaign_id: string | null; sponsored: boolean }>,
     imagePath: onServer(placed.body.image_url),
+    /** The staged image the products were placed in: the same room without placements. */
+    stagedPath: onServer(staged.body.images[0].image_url),
   };
 }
 
