@@ -23,6 +23,7 @@ import { docsRouter } from './http/docs.js';
 import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
 import { imageFilesRouter } from './http/image-files.js';
 import { dashboardBodyLimit } from './http/body-limits.js';
+import { MAX_PRODUCT_IMAGE_BYTES } from './imaging/product-image.js';
 import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
 import { PRODUCT_UPLOAD_PATH, productUploadBody } from './http/product-upload.js';
 import { metricsEndpoint } from './http/metrics-endpoint.js';
@@ -122,7 +123,8 @@ async function createApp(services: Services) {
     app.all(
       '*',
       refuseCrossSiteForms(services.config.publicBaseUrl),
-      dashboardBodyLimit(BODY_LIMIT_BYTES),
+      // The product form carries a picture of up to 5 MB, with room for the other fields.
+      dashboardBodyLimit(BODY_LIMIT_BYTES, { '/ads/products': MAX_PRODUCT_IMAGE_BYTES + 256 * 1024 }),
       createRequestHandler({
         build,
         mode: services.config.nodeEnv === 'production' ? 'production' : 'development',

@@ -15,8 +15,14 @@ interface NavItem {
   alsoActive?: RegExp;
 }
 
-/** The two roles of an account, each with its own pages (CONTRACT: one account can be both). */
-export const NAV_GROUPS: readonly { id: string; label: string; items: readonly NavItem[] }[] = [
+/** The roles of an account, each with its own pages: one account can be all three. */
+export const NAV_GROUPS: readonly {
+  id: string;
+  label: string;
+  items: readonly NavItem[];
+  /** In the bar, a menu named by the group instead of its links in a row: the three groups' links cannot share one. */
+  menuInBar?: boolean;
+}[] = [
   {
     id: 'staging',
     label: 'Staging',
@@ -36,6 +42,18 @@ export const NAV_GROUPS: readonly { id: string; label: string; items: readonly N
     items: [
       { to: '/claims', label: 'Claims' },
       { to: '/gallery', label: 'Images' },
+      { to: '/earnings', label: 'Earnings' },
+    ],
+  },
+  {
+    id: 'advertise',
+    label: 'Advertise',
+    menuInBar: true,
+    items: [
+      { to: '/ads/products', label: 'Products' },
+      { to: '/ads/campaigns', label: 'Campaigns' },
+      { to: '/ads/funds', label: 'Funds' },
+      { to: '/ads/report', label: 'Report' },
     ],
   },
 ];
@@ -63,22 +81,37 @@ function NavLinkItem({ item, current }: { item: NavItem; current: boolean }) {
 }
 
 /** The grouped links; `idPrefix` keeps the group labels' ids unique when the list shows twice (bar and phone menu). */
-function NavGroups({ idPrefix }: { idPrefix: string }) {
+function NavGroups({ idPrefix, bar = false }: { idPrefix: string; bar?: boolean }) {
   const current = currentItemFor(useLocation().pathname);
   return (
     <>
-      {NAV_GROUPS.map((group) => (
-        <div className="nav-group" key={group.id}>
-          <span className="nav-group__label" id={`${idPrefix}-${group.id}`}>
-            {group.label}
-          </span>
-          <ul aria-labelledby={`${idPrefix}-${group.id}`}>
-            {group.items.map((item) => (
-              <NavLinkItem key={item.to} item={item} current={item.to === current} />
-            ))}
-          </ul>
-        </div>
-      ))}
+      {NAV_GROUPS.map((group) =>
+        bar && group.menuInBar ? (
+          <div className="nav-group" key={group.id}>
+            <Disclosure
+              className={`nav-group__menu${group.items.some((item) => item.to === current) ? ' is-current' : ''}`}
+              summary={<span id={`${idPrefix}-${group.id}`}>{group.label}</span>}
+            >
+              <ul aria-labelledby={`${idPrefix}-${group.id}`}>
+                {group.items.map((item) => (
+                  <NavLinkItem key={item.to} item={item} current={item.to === current} />
+                ))}
+              </ul>
+            </Disclosure>
+          </div>
+        ) : (
+          <div className="nav-group" key={group.id}>
+            <span className="nav-group__label" id={`${idPrefix}-${group.id}`}>
+              {group.label}
+            </span>
+            <ul aria-labelledby={`${idPrefix}-${group.id}`}>
+              {group.items.map((item) => (
+                <NavLinkItem key={item.to} item={item} current={item.to === current} />
+              ))}
+            </ul>
+          </div>
+        ),
+      )}
     </>
   );
 }
@@ -134,7 +167,7 @@ export function SiteHeader({ account }: Props) {
         {account ? (
           <>
             <nav aria-label="Main" className="site-nav site-nav--bar">
-              <NavGroups idPrefix="nav" />
+              <NavGroups idPrefix="nav" bar />
             </nav>
             <Disclosure
               className="site-nav site-nav--compact"

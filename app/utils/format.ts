@@ -5,3 +5,14 @@ const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeSty
 export function formatTimestamp(iso: string): string {
   return dateTime.format(new Date(iso));
 }
+
+/** Cents as the dashboard shows money: "$1,212.50". */
+export function formatCents(cents: number): string {
+  return `$${(cents / 100).toLocaleString('en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** Words of an API value for people: "living_room" → "Living room". */
+export function humanize(value: string): string {
+  const words = value.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

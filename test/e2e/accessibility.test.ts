@@ -24,6 +24,11 @@ const ACCOUNT_PAGES = [
   '/playground',
   '/claims',
   '/gallery',
+  '/earnings',
+  '/ads/products',
+  '/ads/campaigns',
+  '/ads/funds',
+  '/ads/report',
   '/docs/',
   '/no-such-page',
 ];

@@ -149,6 +149,11 @@ describe.skipIf(skipReason !== null)(
       '/playground',
       '/claims',
       '/gallery',
+      '/earnings',
+      '/ads/products',
+      '/ads/campaigns',
+      '/ads/funds',
+      '/ads/report',
     ];
 
     it('A person who follows every link of a busy account at 1280 px and 390 px meets no dead link, overflow, raw JSON, stack trace, unlabeled control or unexplained disabled button', {
