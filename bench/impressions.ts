@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { openDatabase } from '../db/client.js';
+import { type Db, openDatabase } from '../db/client.js';
+import { confirmEmail } from '../test/helpers/mail.js';
 import { moneyProblems, placedListing, sofaPng } from '../test/helpers/ads.js';
 import { ApiClient, signUp } from '../test/helpers/api-client.js';
 import { type ChildServer, freshMysqlDatabase, type LoadOptions, loadOptionsFromEnv, withChildServer } from './lib.js';
@@ -53,8 +54,10 @@ async function serveDistinctViewers(server: ChildServer, imagePath: string, conn
 }
 
 /** An advertiser with $10 000 of funds and a campaign that can pay for every impression the bench makes. */
-async function advertiser(api: ApiClient, serverUrl: string) {
+async function advertiser(api: ApiClient, serverUrl: string, db: Db) {
   const brand = await signUp(api, `bench-brand-${Date.now()}@example.com`);
+  // Buying ad funds needs a confirmed address: the bench follows the e-mailed link, as a person would.
+  await confirmEmail({ services: { db }, api }, brand.email);
   const product = await api.post('/api/v1/ads/products', {
     token: brand.token,
     json: {
@@ -94,14 +97,14 @@ async function bench(databaseUrl: string, dataDir: string, options: LoadOptions)
   };
   return withChildServer('Roomstage (MySQL)', 'server/main.ts', env, '/api/health', async (server) => {
     const api = new ApiClient(server.url);
-    const campaignId = await advertiser(api, server.url);
-    const listing = await placedListing(api);
-    if (!listing.placements.some((placement) => placement.campaign_id === campaignId))
-      throw new Error('the bench campaign was not placed');
-    // The room as staged, before the products were placed: the serve to compare with.
-    const unplacedPath = listing.stagedPath;
     const handle = openDatabase(databaseUrl);
     try {
+      const campaignId = await advertiser(api, server.url, handle.db);
+      const listing = await placedListing(api);
+      if (!listing.placements.some((placement) => placement.campaign_id === campaignId))
+        throw new Error('the bench campaign was not placed');
+      // The room as staged, before the products were placed: the serve to compare with.
+      const unplacedPath = listing.stagedPath;
       const db = handle.db;
       const totals = async () => {
         const row = await db

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
 import { signUp, uniqueEmail } from '../helpers/api-client.js';
+import { confirmEmail } from '../helpers/mail.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { onServer } from '../helpers/images.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
@@ -47,7 +48,10 @@ describe.skipIf(skipReason !== null)(
       const page = await newPage();
       await withFailureScreenshot(page, 'ads-brand-campaign', async () => {
         await page.goto(`${server.url}/signup`);
-        await submitCredentials(page, uniqueEmail('brand'));
+        const email = uniqueEmail('brand');
+        await submitCredentials(page, email);
+        // Buying needs a confirmed address: the link of the e-mail the sign-up sent.
+        await confirmEmail(server, email);
 
         // The product: a preview in a sample room before anything is uploaded, then the upload.
         await openFromNav(page, 'Products', '/ads/products');
@@ -119,6 +123,7 @@ describe.skipIf(skipReason !== null)(
     it('An agent requests a payout of their earnings', async () => {
       // An advertiser pays 10 cents an impression; 300 views of the agent's listing earn the agent $15.
       const brand = await signUp(server.api);
+      await confirmEmail(server, brand.email);
       const product = await server.api.post('/api/v1/ads/products', {
         token: brand.token,
         json: {

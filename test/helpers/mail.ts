@@ -1,10 +1,14 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { TestServer } from './server.js';
+import type { Db } from '../../db/client.js';
+import type { ApiClient } from './api-client.js';
+
+/** What reading the outbox needs: a test server, or any process's database. */
+type WithDb = { services: { db: Db } };
 
 /** Messages written to the outbox for one address, oldest first (what the mail sender will send). */
-export async function outboxFor(server: Pick<TestServer, 'services'>, to: string, kind?: string) {
+export async function outboxFor(server: WithDb, to: string, kind?: string) {
   let query = server.services.db
     .selectFrom('mail_outbox')
     .selectAll()
@@ -16,7 +20,7 @@ export async function outboxFor(server: Pick<TestServer, 'services'>, to: string
 }
 
 /** The token of the newest link of that kind e-mailed to `to`. */
-export async function tokenFromOutbox(server: Pick<TestServer, 'services'>, to: string, kind: string): Promise<string> {
+export async function tokenFromOutbox(server: WithDb, to: string, kind: string): Promise<string> {
   const messages = await outboxFor(server, to, kind);
   const link = messages.at(-1)?.link;
   if (!link) throw new Error(`no ${kind} message to ${to} in the outbox`);
@@ -30,7 +34,7 @@ export function tokenOfLink(link: string): string {
 }
 
 /** Confirms an account's e-mail address the way its owner does: with the link of the verification e-mail. */
-export async function confirmEmail(server: Pick<TestServer, 'services' | 'api'>, email: string): Promise<void> {
+export async function confirmEmail(server: WithDb & { api: ApiClient }, email: string): Promise<void> {
   const token = await tokenFromOutbox(server, email, 'verify_email');
   const response = await server.api.post('/api/v1/auth/verify-email', { json: { token } });
   if (response.status !== 200) throw new Error(`verify-email failed: ${response.status} ${response.text}`);
@@ -98,7 +102,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Confirms the address of whoever `token` signs in (for tests that hold only an identity token). */
-export async function confirmEmailOf(server: Pick<TestServer, 'services' | 'api'>, token: string): Promise<void> {
+export async function confirmEmailOf(server: WithDb & { api: ApiClient }, token: string): Promise<void> {
   const me = await server.api.get('/api/v1/me', { token });
   if (me.status !== 200) throw new Error(`GET /me failed: ${me.status} ${me.text}`);
   const security = await server.services.db

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../db/client.js';
+import { confirmEmail } from '../helpers/mail.js';
 import { moneyProblems, placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
 import { ApiClient, signUp } from '../helpers/api-client.js';
 import { createTestDatabase, mysqlSkipReason, type TestDatabase } from '../helpers/databases.js';
@@ -60,6 +61,7 @@ describeOnMysql(
       const [a, b] = nodes as [ServerProcess, ServerProcess];
       const api = new ApiClient(a.url);
       const brand = await signUp(api);
+      await confirmEmail({ services: { db: handle.db }, api }, brand.email);
       const product = await api.post('/api/v1/ads/products', {
         token: brand.token,
         json: {
