@@ -18,6 +18,7 @@ import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, PRODUCT_CATEGORIES, ROOM_TYPES, STYLE
 import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
 import { MAX_SEED } from '../imaging/engines/prompts.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
+import type { AuthenticatedKey } from '../domain/keys/api-keys.js';
 import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
 import {
   declutterOutput,
@@ -131,8 +132,9 @@ async function acceptJob(ctx: Context, caller: ApiCaller, prepared: PreparedOper
 }
 
 /** The API key, its account and the request's Idempotency-Key (a refunded charge frees it). */
-function callerOf(ctx: { apiKey: { id: number; accountId: string }; idempotency: IdempotencyClaim | null }): ApiCaller {
-  return { accountId: ctx.apiKey.accountId, keyId: ctx.apiKey.id, idempotency: ctx.idempotency };
+function callerOf(ctx: { apiKey: AuthenticatedKey; idempotency: IdempotencyClaim | null }): ApiCaller {
+  const { accountId, id: keyId, defaultDisclosure } = ctx.apiKey;
+  return { accountId, keyId, idempotency: ctx.idempotency, defaultDisclosure };
 }
 
 const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).';

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import type { CompiledQuery, InferResult, Kysely } from 'kysely';
 import type { Db } from '../../../db/client.js';
 import { inTransaction } from '../../../db/transaction.js';
-import type { ApiKey, Database, KeyMode } from '../../../db/schema.js';
+import type { ApiKey, Database, DisclosureProfile, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
 import { BALANCE_COLUMNS, type BalanceSummary, grantFirstKeyBonus, presentBalance } from '../credits/ledger.js';
 import { log } from '../../observability/logger.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
+import { DEFAULT_DISCLOSURE } from '../staging/disclosure.js';
 
 /** What a key may be used for; a key made without a list may do everything. */
 export const KEY_SCOPES = ['stage', 'enhance', 'place_products', 'declutter', 'credits:read', 'jobs:read'] as const;
@@ -198,6 +199,8 @@ export interface AuthenticatedKey {
   expiresAt: number | null;
   /** The account's balance as the request began, read in the same query that verified the key. */
   balance: BalanceSummary;
+  /** The account's default disclosure profile, read in that query too. */
+  defaultDisclosure: DisclosureProfile;
 }
 
 /** Per database and key: whether a `last_used_at` write is in flight, and the latest use waiting behind it. */
@@ -240,19 +243,24 @@ function recordKeyUse(db: Db, keyId: number, now: number): void {
 }
 
 function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select([
-      'api_keys.id',
-      'api_keys.account_id',
-      'api_keys.mode',
-      'api_keys.scopes',
-      'api_keys.expires_at',
-      ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const),
-    ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null);
+  return (
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      // The account's staging default rides along: a stage that names no profile needs no second round trip.
+      .leftJoin('staging_settings', 'staging_settings.account_id', 'api_keys.account_id')
+      .select([
+        'api_keys.id',
+        'api_keys.account_id',
+        'api_keys.mode',
+        'api_keys.scopes',
+        'api_keys.expires_at',
+        'staging_settings.disclosure as default_disclosure',
+        ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const),
+      ])
+      .where('api_keys.key_hash', '=', keyHash)
+      .where('api_keys.revoked_at', 'is', null)
+  );
 }
 
 type KeyCheck = CompiledQuery<InferResult<ReturnType<typeof keyCheckQuery>>[number]>;
@@ -314,5 +322,6 @@ export async function authenticateApiKey(db: Db, keyHash: ApiKeyHash, now: numbe
     scopes: row.scopes,
     expiresAt: row.expires_at,
     balance: presentBalance(row),
+    defaultDisclosure: row.default_disclosure ?? DEFAULT_DISCLOSURE,
   };
 }

@@ -1,3 +1,4 @@
+import type { DisclosureProfile } from '../../../db/schema.js';
 import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../clock.js';
 import type { AutoTopUp } from '../billing/auto-topup.js';
@@ -29,4 +30,6 @@ export interface ApiCaller {
   keyId: number;
   /** The request's Idempotency-Key record, if it came with one: a refunded hold frees it. */
   idempotency?: IdempotencyClaim | null;
+  /** The account's default disclosure profile, when the credential check already read it. */
+  defaultDisclosure?: DisclosureProfile;
 }

@@ -178,7 +178,7 @@ async function disclosureOf(
 ): Promise<DisclosureProfile> {
   if (request.disclosure) return request.disclosure;
   if (request.label) return profileOfLabel(request.label);
-  return (await getStagingSettings(deps.db, caller.accountId)).disclosure;
+  return caller.defaultDisclosure ?? (await getStagingSettings(deps.db, caller.accountId)).disclosure;
 }
 
 /** What the finishing step draws on the image with this id (its original's page is known before it is drawn). */
