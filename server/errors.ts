@@ -11,6 +11,7 @@ export const ERROR_CATALOG = {
   forbidden: { status: 403, error: 'forbidden' },
   email_unverified: { status: 403, error: 'email unverified' },
   insufficient_scope: { status: 403, error: 'insufficient scope' },
+  account_suspended: { status: 403, error: 'account suspended' },
   not_found: { status: 404, error: 'not found' },
   conflict: { status: 409, error: 'conflict' },
   claim_already_redeemed: { status: 409, error: 'claim already redeemed' },
@@ -59,6 +60,11 @@ export const AUTH_MESSAGES = {
   session:
     'Sign in to get an identity token and send it as a Bearer token (Authorization: Bearer <token>), or use the dashboard session cookie.',
 } as const;
+
+/** What any unknown path under /api answers; operator endpoints answer the same to everyone else. */
+export function noEndpointMessage(endpoint: string): string {
+  return `No endpoint ${endpoint}. See /api/v1/openapi.json.`;
+}
 
 export function errorResponse(
   code: ErrorCode,

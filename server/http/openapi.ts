@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { keepJsonBodiesStrict, proceduresOf } from '../adapters/library-internals.js';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { AppError, isServerFault, toErrorResponse } from '../errors.js';
+import { endpointOf } from './api-middleware.js';
 import { describeAsyncRequests } from './async-request-docs.js';
 import { describeErrors, withErrorComponents } from './error-docs.js';
 import { describeImageUploads } from './image-upload-docs.js';
@@ -52,6 +53,8 @@ const TAGS: Record<string, string> = {
   Usage: 'What the account used and earned between two dates (Token).',
   Ads: 'Advertising (Token): products with their pictures, campaigns with budgets, ad funds and the spend report. Money in milli-cents is 1/1000 of a US cent.',
   Earnings: 'An agent’s share of the ad revenue of the images they redeemed (Token), and payouts.',
+  Operators:
+    'For Roomstage’s own operators only (an identity token of a verified address in OPERATOR_EMAILS; anyone else gets 404): find accounts, adjust credits and ad funds, refund purchases, suspend accounts, review products, settle payouts, the fleet’s numbers. Every change takes a `reason` and is audited.',
   Operations: 'Running the service: its health.',
 };
 
@@ -118,6 +121,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();
 
 type ContextRequest = IncomingMessage & {
+  originalUrl?: string;
   uploads?: Context['uploads'];
   verifiedApiKey?: Context['verifiedApiKey'];
   ip?: string;
@@ -142,6 +146,7 @@ export function createContextFactory(services: Services, options: { refuseCrossS
       uploads: req.uploads ?? NO_UPLOADS,
       verifiedApiKey: req.verifiedApiKey,
       request: requestInfoOf(req),
+      endpoint: endpointOf(req),
       clientIp: req.ip ?? req.socket?.remoteAddress ?? 'unknown',
       // Express's req.secure follows X-Forwarded-Proto only as TRUST_PROXY allows.
       secureTransport: req.secure === true || publicBaseUrl.startsWith('https://'),

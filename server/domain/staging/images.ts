@@ -19,6 +19,8 @@ export interface StoredOutput {
 export async function insertImages(
   trx: Executor,
   input: {
+    /** The engine that drew the outputs, for the fleet report. */
+    engine?: string | null;
     accountId: string;
     keyId: number | null;
     claimCode: string | null;
@@ -46,6 +48,7 @@ export async function insertImages(
     output_sha256: stored.origin?.outputSha256 ?? null,
     original_storage_name: stored.origin?.originalStorageName ?? null,
     scene: serializeScene(stored.origin?.scene ?? null),
+    engine: input.engine ?? null,
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();

@@ -346,6 +346,7 @@ async function performStage(
         ? await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: stored.length, now })
         : await issueClaim(trx, { accountId: caller.accountId, keyId: caller.keyId, imageCount: stored.length, now });
       const images = await insertImages(trx, {
+        engine: deps.engine.capabilities.engine,
         accountId: caller.accountId,
         keyId: caller.keyId,
         claimCode: claim.code,
@@ -411,6 +412,7 @@ async function performEnhance(
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const image = only(
         await insertImages(trx, {
+          engine: deps.engine.capabilities.engine,
           accountId: caller.accountId,
           keyId: caller.keyId,
           claimCode,
@@ -470,6 +472,7 @@ async function performDeclutter(
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const image = only(
         await insertImages(trx, {
+          engine: deps.engine.capabilities.engine,
           accountId: caller.accountId,
           keyId: caller.keyId,
           claimCode,
@@ -573,6 +576,7 @@ async function performPlace(
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const row = only(
         await insertImages(trx, {
+          engine: deps.engine.capabilities.engine,
           accountId: caller.accountId,
           keyId: caller.keyId,
           claimCode,
