@@ -13,7 +13,7 @@ import {
   AUTH_MESSAGES,
   type ErrorCode,
   ERROR_CATALOG,
-  noEndpointMessage,
+  UNKNOWN_ENDPOINT_MESSAGE,
   toErrorResponse,
 } from './errors.js';
 import type { ResponseControl } from './response-control.js';
@@ -52,8 +52,6 @@ export interface Context {
   request: RequestInfo;
   /** The client's address (behind a proxy: as TRUST_PROXY allows), for per-IP limits. */
   clientIp: string;
-  /** `METHOD /path` of the request: operator endpoints answer other callers as an unknown path would. */
-  endpoint?: string;
   /** Served over HTTPS (directly, via a trusted proxy's X-Forwarded-Proto, or PUBLIC_BASE_URL https): cookies get Secure. */
   secureTransport: boolean;
 }
@@ -180,7 +178,7 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
 export const operatorProcedure = publicProcedure
   .meta({ auth: 'session', builderErrors: ['not_found'] })
   .use(async ({ ctx, next }) => {
-    const hidden = () => new AppError('not_found', noEndpointMessage(ctx.endpoint ?? 'here'));
+    const hidden = () => new AppError('not_found', UNKNOWN_ENDPOINT_MESSAGE);
     // A credential that does not verify is hidden too; a fault of ours (the database) is not.
     const verified = await verifySession(ctx).catch((error: unknown) => {
       if (error instanceof AppError) return null;

@@ -3,7 +3,6 @@ import type { RequestHandler } from 'express';
 import { keepJsonBodiesStrict, proceduresOf } from '../adapters/library-internals.js';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { AppError, isServerFault, toErrorResponse } from '../errors.js';
-import { endpointOf } from './api-middleware.js';
 import { describeAsyncRequests } from './async-request-docs.js';
 import { describeErrors, withErrorComponents } from './error-docs.js';
 import { describeImageUploads } from './image-upload-docs.js';
@@ -121,7 +120,6 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
 const NO_UPLOADS: ReadonlyMap<string, Buffer> = new Map();
 
 type ContextRequest = IncomingMessage & {
-  originalUrl?: string;
   uploads?: Context['uploads'];
   verifiedApiKey?: Context['verifiedApiKey'];
   ip?: string;
@@ -146,7 +144,6 @@ export function createContextFactory(services: Services, options: { refuseCrossS
       uploads: req.uploads ?? NO_UPLOADS,
       verifiedApiKey: req.verifiedApiKey,
       request: requestInfoOf(req),
-      endpoint: endpointOf(req),
       clientIp: req.ip ?? req.socket?.remoteAddress ?? 'unknown',
       // Express's req.secure follows X-Forwarded-Proto only as TRUST_PROXY allows.
       secureTransport: req.secure === true || publicBaseUrl.startsWith('https://'),
