@@ -1108,6 +1108,266 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find accounts by e-mail, account id, key, claim code, image or job
+         * @description `q` is an e-mail (or part of one), `acc_…`, an API key or its prefix, a claim code, `img_…` or `job_…`. At most 50 accounts.
+         */
+        get: operations["admin-search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One account as an operator sees it
+         * @description Balance, members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and earnings.
+         */
+        get: operations["admin-account"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant or deduct credits
+         * @description Adds (`delta` > 0) or takes credits with a ledger entry of reason `adjustment`. A deduction below zero is 409 and changes nothing.
+         */
+        post: operations["admin-adjustCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/ad-funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or take ad funds
+         * @description An `adjustment` in the ad funds ledger; below zero is 409 and changes nothing.
+         */
+        post: operations["admin-adjustAdFunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/purchases/{transaction_id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a credit purchase through the payment gateway
+         * @description Pays the purchase back to the card and takes its credits back, never below zero: `credits_short` says how many were already spent. A purchase is refunded once (409 after).
+         */
+        post: operations["admin-refundPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an account
+         * @description Every key and session of the account gets 403 `account_suspended` from its next request, on every server. Queued jobs fail and their credits are refunded.
+         */
+        post: operations["admin-suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/unsuspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a suspended account
+         * @description The account’s keys and sessions work again.
+         */
+        post: operations["admin-unsuspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an advertiser’s product
+         * @description A rejected product is never placed, and its owner cannot resume it.
+         */
+        post: operations["admin-rejectProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a rejected product
+         * @description The product is active again. A product that is not rejected is 409.
+         */
+        post: operations["admin-restoreProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account’s payouts
+         * @description Oldest first; `status` filters (`requested` is the queue to pay).
+         */
+        get: operations["admin-payouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a payout paid
+         * @description Records the payment’s `reference` and e-mails the agent. Only a requested payout (else 409).
+         */
+        post: operations["admin-payoutPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a payout
+         * @description The amount is available to the agent again. Only a requested payout (else 409).
+         */
+        post: operations["admin-payoutReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service’s days in numbers
+         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
+         */
+        get: operations["admin-fleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1204,7 +1464,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -1223,6 +1483,37 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         */
+        "Error.account_suspended": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         */
+        "Error.account_suspended.insufficient_scope": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended" | "insufficient_scope";
+                };
+            };
+        };
         /**
          * @description Unauthorized:
          *     - `authentication_required`: the credential is missing, unknown, revoked or of the other kind
@@ -1333,32 +1624,50 @@ export interface components {
         /**
          * @description Forbidden:
          *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
-         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          */
-        "Error.forbidden.email_unverified": {
+        "Error.forbidden.account_suspended": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "forbidden" | "email_unverified";
+                    code: "forbidden" | "account_suspended";
                 };
             };
         };
         /**
          * @description Forbidden:
          *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
-         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
          */
-        "Error.forbidden.insufficient_scope": {
+        "Error.forbidden.account_suspended.email_unverified": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "forbidden" | "insufficient_scope";
+                    code: "forbidden" | "account_suspended" | "email_unverified";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         */
+        "Error.forbidden.account_suspended.insufficient_scope": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden" | "account_suspended" | "insufficient_scope";
                 };
             };
         };
@@ -1375,21 +1684,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "insufficient_credits" | "no_credits";
-                };
-            };
-        };
-        /**
-         * @description Forbidden:
-         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
-         */
-        "Error.insufficient_scope": {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code: "insufficient_scope";
                 };
             };
         };
@@ -1780,7 +2074,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -1886,7 +2180,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -1921,6 +2215,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -1955,7 +2250,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -1990,7 +2285,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2028,7 +2323,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2067,7 +2362,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required.otp_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2105,6 +2400,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2131,7 +2427,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2159,7 +2455,7 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed */
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
                             action: string;
                             actor: {
                                 /** @enum {string} */
@@ -2186,6 +2482,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2233,6 +2530,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2296,7 +2594,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2336,7 +2634,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2373,7 +2671,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.insufficient_scope"];
+            403: components["responses"]["Error.account_suspended.insufficient_scope"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2411,6 +2709,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2458,7 +2757,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2495,7 +2794,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.webhook_not_configured"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2537,7 +2836,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.webhook_not_configured"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2589,6 +2888,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2634,7 +2934,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2797,7 +3097,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2868,7 +3168,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2949,7 +3249,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3037,7 +3337,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3079,7 +3379,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -3100,7 +3400,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.insufficient_scope"];
+            403: components["responses"]["Error.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3147,7 +3447,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -3200,7 +3500,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3252,6 +3552,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3297,6 +3598,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3346,6 +3648,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3381,7 +3684,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.email_unverified"];
+            403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3415,6 +3718,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3443,7 +3747,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3478,6 +3782,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3525,7 +3830,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.payment_method_required"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -3563,6 +3868,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3590,6 +3896,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3624,7 +3931,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3657,6 +3964,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3697,7 +4005,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3729,7 +4037,7 @@ export interface operations {
                             /** @description Credits added (positive) or taken (negative) */
                             delta: number;
                             /** @enum {string} */
-                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund";
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund" | "adjustment";
                             balance_after: number;
                             /** @description What the entry is for, e.g. the first image id of a stage request */
                             reference: string | null;
@@ -3745,6 +4053,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3814,6 +4123,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3862,6 +4172,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3937,7 +4248,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             422: components["responses"]["Error.invalid_image"];
@@ -3989,7 +4300,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4050,7 +4361,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -4107,6 +4418,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4178,7 +4490,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4235,6 +4547,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4299,7 +4612,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4337,7 +4650,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4381,6 +4694,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4424,6 +4738,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4467,6 +4782,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4505,6 +4821,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4547,10 +4864,683 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-search": {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            id: string;
+                            name: string;
+                            owner_email: string;
+                            credits: number;
+                            /** @enum {string} */
+                            status: "active" | "suspended";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        owner_email: string;
+                        credits: number;
+                        /** @enum {string} */
+                        status: "active" | "suspended";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        members: {
+                            user_id: string;
+                            email: string;
+                            /** @constant */
+                            role: "owner";
+                            email_verified: boolean;
+                        }[];
+                        keys: {
+                            id: number;
+                            name: string;
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                        }[];
+                        recent_jobs: {
+                            id: string;
+                            operation: string;
+                            status: string;
+                            error_code: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            finished_at: string | null;
+                        }[];
+                        failed_jobs: number;
+                        webhooks: {
+                            key_id: number;
+                            deliveries: number;
+                            failure_rate: number;
+                        }[];
+                        ad_funds_cents: number;
+                        earnings: {
+                            available_cents: number;
+                            requested_cents: number;
+                            paid_cents: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-adjustCredits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    delta: number;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credits: number;
+                        transaction: {
+                            /** @description txn_…; pass the last one of a page as starting_after for the next page */
+                            id: string;
+                            /** @description Credits added (positive) or taken (negative) */
+                            delta: number;
+                            /** @enum {string} */
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund" | "adjustment";
+                            balance_after: number;
+                            /** @description What the entry is for, e.g. the first image id of a stage request */
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-adjustAdFunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    delta_cents: number;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        balance_cents: number;
+                        transaction: {
+                            id: string;
+                            delta_millicents: number;
+                            /** @enum {string} */
+                            reason: "purchase" | "spend" | "adjustment";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-refundPurchase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transaction_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        refunded_cents: number;
+                        credits_deducted: number;
+                        credits_short: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "suspended";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-unsuspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "active";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-rejectProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-restoreProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-payouts": {
+        parameters: {
+            query?: {
+                status?: "requested" | "paid" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payouts: {
+                            id: string;
+                            account_id: string;
+                            email: string;
+                            amount_cents: number;
+                            /** @enum {string} */
+                            status: "requested" | "paid" | "rejected";
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            paid_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-payoutPaid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reference?: string;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        account_id: string;
+                        email: string;
+                        amount_cents: number;
+                        /** @enum {string} */
+                        status: "requested" | "paid" | "rejected";
+                        reference: string | null;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        paid_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-payoutReject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reference?: string;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        account_id: string;
+                        email: string;
+                        amount_cents: number;
+                        /** @enum {string} */
+                        status: "requested" | "paid" | "rejected";
+                        reference: string | null;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        paid_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-fleet": {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        daily: {
+                            date: string;
+                            images_by_engine: {
+                                [key: string]: number;
+                            };
+                            failures: number;
+                            engine_p50_ms: number | null;
+                            engine_p95_ms: number | null;
+                            credits_sold: number;
+                            ad_spend_cents: number;
+                            earnings_owed_cents: number;
+                        }[];
+                        webhook_backlog: number;
+                        holds_outstanding: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
