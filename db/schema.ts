@@ -39,6 +39,8 @@ export interface AccountsTable {
   auto_topup_last_failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** Advertising funds in milli-cents (1/1000 of a US cent): always Σ ad_funds_ledger deltas, never below 0. */
   ad_funds_millicents: ColumnType<number, number | undefined, number>;
+  /** Set by an operator: every key and session of the account is refused (403 account_suspended) until cleared. */
+  suspended_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
 }
 
 export interface SessionsTable {
@@ -72,7 +74,8 @@ export interface ApiKeysTable {
   expires_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
 }
 
-export type LedgerReason = 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund';
+/** `adjustment`: an operator's grant or deduction, or the credits taken back when a purchase is refunded. */
+export type LedgerReason = 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund' | 'adjustment';
 
 export interface CreditLedgerTable {
   /** Internal order only; clients see `public_id`. */
@@ -213,6 +216,8 @@ export interface ImagesTable {
   rerender_of: ColumnType<string | null, string | null | undefined, string | null>;
   /** Free re-renders taken from this image (and the re-renders of it), counted with a conditional update. */
   free_rerenders_used: ColumnType<number, number | undefined, number>;
+  /** The engine that drew it (ENGINE); null for images made before this was recorded. */
+  engine: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: EpochMs;
 }
 

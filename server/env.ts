@@ -110,6 +110,15 @@ const envSchema = z
       .refine((url) => /^smtps?:\/\/[^/]+/.test(url), { message: 'must be smtp://user:pass@host:587 or smtps://…' })
       .optional(),
     MAIL_FROM: z.string().min(3).default('Roomstage <no-reply@localhost>'),
+    OPERATOR_EMAILS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((email) => email.trim().toLowerCase())
+          .filter(Boolean),
+      ),
     ORPHAN_FILE_GRACE: duration('1h'),
     IMAGE_WORK_PER_PROCESS: positiveInt(16),
     JOBS_PER_PROCESS: positiveInt(4),
@@ -240,6 +249,8 @@ export type Config = {
   };
   /** SMTP_URL unset: messages are written to DATA_DIR/mail/ as .eml files. */
   mail: { smtpUrl?: string; from: string };
+  /** OPERATOR_EMAILS, lower case: users with one of these addresses, once verified, are operators. */
+  operatorEmails: readonly string[];
   /** Image requests this process works on at once (bodies buffered, images decoded); more get 503. */
   imageWorkPerProcess: number;
   jobsPerProcess: number;
@@ -294,6 +305,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       auditMs: env.AUDIT_RETENTION,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    operatorEmails: env.OPERATOR_EMAILS,
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,
     jobsPerProcess: env.JOBS_PER_PROCESS,
     webConcurrency: env.WEB_CONCURRENCY,

@@ -11,6 +11,7 @@ export const ERROR_CATALOG = {
   forbidden: { status: 403, error: 'forbidden' },
   email_unverified: { status: 403, error: 'email unverified' },
   insufficient_scope: { status: 403, error: 'insufficient scope' },
+  account_suspended: { status: 403, error: 'account suspended' },
   not_found: { status: 404, error: 'not found' },
   conflict: { status: 409, error: 'conflict' },
   claim_already_redeemed: { status: 409, error: 'claim already redeemed' },
@@ -60,6 +61,14 @@ export const AUTH_MESSAGES = {
     'Sign in to get an identity token and send it as a Bearer token (Authorization: Bearer <token>), or use the dashboard session cookie.',
 } as const;
 
+/** What an unknown path under /api/v1 answers; operator endpoints answer the same to everyone else. */
+export const UNKNOWN_ENDPOINT_MESSAGE = 'No such endpoint. See /api/v1/openapi.json for the list of endpoints.';
+
+/** What an unknown path elsewhere under /api answers. */
+export function noEndpointMessage(endpoint: string): string {
+  return `No endpoint ${endpoint}. See /api/v1/openapi.json.`;
+}
+
 export function errorResponse(
   code: ErrorCode,
   message: string,
@@ -87,7 +96,7 @@ const UNSUPPORTED_MEDIA_MESSAGE =
 const TRPC_CODE_FALLBACKS: Record<string, [ErrorCode, string]> = {
   PARSE_ERROR: ['invalid_request', 'The request body is not valid JSON.'],
   BAD_REQUEST: ['invalid_request', 'The request is not valid.'],
-  NOT_FOUND: ['not_found', 'No such endpoint. See /api/v1/openapi.json for the list of endpoints.'],
+  NOT_FOUND: ['not_found', UNKNOWN_ENDPOINT_MESSAGE],
   METHOD_NOT_SUPPORTED: ['not_found', 'No such endpoint for this method. See /api/v1/openapi.json.'],
   UNAUTHORIZED: ['authentication_required', AUTH_MESSAGES.apiKey],
   PAYLOAD_TOO_LARGE: ['payload_too_large', 'The request body is too large.'],

@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   simulatedCheckout: 'cs_sim',
   simulatedPayment: 'pi_sim',
   simulatedCard: 'pm_sim',
+  simulatedRefund: 're_sim',
   job: 'job',
   jobLease: 'jwk',
   product: 'prd',

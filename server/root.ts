@@ -1,3 +1,4 @@
+import { adminRouter } from './routers/admin.js';
 import { adsRouter } from './routers/ads.js';
 import { authRouter } from './routers/auth.js';
 import { billingRouter } from './routers/billing.js';
@@ -30,6 +31,7 @@ export const appRouter = router({
   usage: usageRouter,
   ads: adsRouter,
   earnings: earningsRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

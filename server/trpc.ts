@@ -8,7 +8,14 @@ import { bearerToken } from './auth/bearer.js';
 import { sessionCookieHeader } from './auth/session-cookie.js';
 import type { Config } from './env.js';
 import type { Services } from './services.js';
-import { AppError, AUTH_MESSAGES, type ErrorCode, ERROR_CATALOG, toErrorResponse } from './errors.js';
+import {
+  AppError,
+  AUTH_MESSAGES,
+  type ErrorCode,
+  ERROR_CATALOG,
+  UNKNOWN_ENDPOINT_MESSAGE,
+  toErrorResponse,
+} from './errors.js';
 import type { ResponseControl } from './response-control.js';
 import {
   apiKeyHashOf,
@@ -114,8 +121,14 @@ export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(domainErrors).meta({ auth: 'none' });
 
-/** Identity token: a dashboard session id, as a Bearer token or the session cookie. An API key here is no credential. */
-export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(async ({ ctx, next }) => {
+const SUSPENDED_MESSAGE =
+  'This account is suspended: its keys and sessions do not work. Write to support to have it restored.';
+
+/**
+ * Identity token: a dashboard session id, as a Bearer token or the session cookie. An API key here is no credential.
+ * Throws what the caller is told; `sessionProcedure` and `operatorProcedure` differ only in what they do with it.
+ */
+async function verifySession(ctx: Context) {
   const { auth } = ctx.services;
   const bearer = bearerToken(ctx.headers);
   const sessionId = bearer ?? auth.readSessionCookie(ctx.headers.cookie ?? '');
@@ -145,10 +158,39 @@ export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(as
     budget,
     (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`,
   );
+  // Checked on every request against the database, so a suspension reaches every node at once.
+  if (user.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
   // Who acts, for the audit log: the signed-in user (the account's own until accounts have members).
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
-  return next({ ctx: { session, audit, account: { id: user.id, email: user.email, createdAt: user.createdAt } } });
+  const account = { id: user.id, email: user.email, createdAt: user.createdAt };
+  return { session, audit, account, user, origin };
+}
+
+export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(async ({ ctx, next }) => {
+  const { session, audit, account } = await verifySession(ctx);
+  return next({ ctx: { session, audit, account } });
 });
+
+/**
+ * Operators: signed-in users whose verified e-mail is in OPERATOR_EMAILS. Anyone else, signed in or not, gets the
+ * body an unknown path gets, so the operator endpoints look nonexistent. `audit` names the operator.
+ */
+export const operatorProcedure = publicProcedure
+  .meta({ auth: 'session', builderErrors: ['not_found'] })
+  .use(async ({ ctx, next }) => {
+    const hidden = () => new AppError('not_found', UNKNOWN_ENDPOINT_MESSAGE);
+    // A credential that does not verify is hidden too; a fault of ours (the database) is not.
+    const verified = await verifySession(ctx).catch((error: unknown) => {
+      if (error instanceof AppError) return null;
+      throw error;
+    });
+    if (!verified) throw hidden();
+    const { user, origin, session, account } = verified;
+    const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
+    if (!operator) throw hidden();
+    const audit: AuditOrigin = { actor: { type: 'operator', id: user.id, label: user.email }, ...origin };
+    return next({ ctx: { session, audit, account } });
+  });
 
 /** The client's address and User-Agent, as sessions and audit entries record them. */
 export function sessionOriginOf(ctx: Pick<Context, 'clientIp' | 'headers'>): SessionOrigin {
@@ -178,6 +220,7 @@ export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(asyn
   if (apiKey.expiresAt !== null && apiKey.expiresAt <= now)
     throw new AppError('authentication_required', `This API key expired. ${AUTH_MESSAGES.apiKey}`);
   ctx.request.accountId = apiKey.accountId;
+  if (apiKey.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
   // The one scope check: each API-key procedure names its scope in meta.
   if (meta?.scope && !keyAllows(apiKey, meta.scope))
     throw new AppError(

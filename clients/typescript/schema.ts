@@ -1128,6 +1128,266 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find accounts by e-mail, account id, key, claim code, image or job
+         * @description `q` is an e-mail (or part of one), `acc_…`, an API key or its prefix, a claim code, `img_…` or `job_…`. At most 50 accounts.
+         */
+        get: operations["admin-search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One account as an operator sees it
+         * @description Balance, members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and earnings.
+         */
+        get: operations["admin-account"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant or deduct credits
+         * @description Adds (`delta` > 0) or takes credits with a ledger entry of reason `adjustment`. A deduction below zero is 409 and changes nothing.
+         */
+        post: operations["admin-adjustCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/ad-funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or take ad funds
+         * @description An `adjustment` in the ad funds ledger; below zero is 409 and changes nothing.
+         */
+        post: operations["admin-adjustAdFunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/purchases/{transaction_id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a credit purchase through the payment gateway
+         * @description Pays the purchase back to the card and takes its credits back, never below zero: `credits_short` says how many were already spent. A purchase is refunded once (409 after).
+         */
+        post: operations["admin-refundPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an account
+         * @description Every key and session of the account gets 403 `account_suspended` from its next request, on every server. Queued jobs fail and their credits are refunded.
+         */
+        post: operations["admin-suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/unsuspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a suspended account
+         * @description The account’s keys and sessions work again.
+         */
+        post: operations["admin-unsuspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an advertiser’s product
+         * @description A rejected product is never placed, and its owner cannot resume it.
+         */
+        post: operations["admin-rejectProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a rejected product
+         * @description The product is active again. A product that is not rejected is 409.
+         */
+        post: operations["admin-restoreProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account’s payouts
+         * @description Oldest first; `status` filters (`requested` is the queue to pay).
+         */
+        get: operations["admin-payouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a payout paid
+         * @description Records the payment’s `reference` and e-mails the agent. Only a requested payout (else 409).
+         */
+        post: operations["admin-payoutPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a payout
+         * @description The amount is available to the agent again. Only a requested payout (else 409).
+         */
+        post: operations["admin-payoutReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service’s days in numbers
+         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
+         */
+        get: operations["admin-fleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1302,7 +1562,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -1321,6 +1581,37 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         */
+        "Error.account_suspended": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         */
+        "Error.account_suspended.insufficient_scope": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended" | "insufficient_scope";
+                };
+            };
+        };
         /**
          * @description Unauthorized:
          *     - `authentication_required`: the credential is missing, unknown, revoked or of the other kind
@@ -1431,32 +1722,50 @@ export interface components {
         /**
          * @description Forbidden:
          *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
-         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          */
-        "Error.forbidden.email_unverified": {
+        "Error.forbidden.account_suspended": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "forbidden" | "email_unverified";
+                    code: "forbidden" | "account_suspended";
                 };
             };
         };
         /**
          * @description Forbidden:
          *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
-         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
          */
-        "Error.forbidden.insufficient_scope": {
+        "Error.forbidden.account_suspended.email_unverified": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "forbidden" | "insufficient_scope";
+                    code: "forbidden" | "account_suspended" | "email_unverified";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
+         */
+        "Error.forbidden.account_suspended.insufficient_scope": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden" | "account_suspended" | "insufficient_scope";
                 };
             };
         };
@@ -1473,21 +1782,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "insufficient_credits" | "no_credits";
-                };
-            };
-        };
-        /**
-         * @description Forbidden:
-         *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
-         */
-        "Error.insufficient_scope": {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code: "insufficient_scope";
                 };
             };
         };
@@ -1878,7 +2172,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -1984,7 +2278,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2019,6 +2313,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2053,7 +2348,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2088,7 +2383,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2126,7 +2421,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2165,7 +2460,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required.otp_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2203,6 +2498,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2229,7 +2525,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2257,7 +2553,7 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed */
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
                             action: string;
                             actor: {
                                 /** @enum {string} */
@@ -2284,6 +2580,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2331,6 +2628,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2394,7 +2692,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2434,7 +2732,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2471,7 +2769,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.insufficient_scope"];
+            403: components["responses"]["Error.account_suspended.insufficient_scope"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2509,6 +2807,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2556,7 +2855,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2593,7 +2892,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.webhook_not_configured"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2635,7 +2934,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.webhook_not_configured"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2687,6 +2986,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2732,7 +3032,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2905,7 +3205,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -2976,7 +3276,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3067,7 +3367,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3118,7 +3418,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             402: components["responses"]["Error.insufficient_credits.no_credits"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3206,7 +3506,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.insufficient_scope"];
+            403: components["responses"]["Error.forbidden.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3248,7 +3548,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -3269,7 +3569,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.insufficient_scope"];
+            403: components["responses"]["Error.account_suspended.insufficient_scope"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3316,7 +3616,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -3373,7 +3673,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -3425,6 +3725,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3474,6 +3775,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3523,6 +3825,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3558,7 +3861,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.email_unverified"];
+            403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3592,6 +3895,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3620,7 +3924,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3655,6 +3959,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3702,7 +4007,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.payment_method_required"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -3740,6 +4045,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3767,6 +4073,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3801,7 +4108,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3839,6 +4146,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3886,7 +4194,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3918,7 +4226,7 @@ export interface operations {
                             /** @description Credits added (positive) or taken (negative) */
                             delta: number;
                             /** @enum {string} */
-                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund";
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund" | "adjustment";
                             balance_after: number;
                             /** @description What the entry is for, e.g. the first image id of a stage request */
                             reference: string | null;
@@ -3934,6 +4242,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4003,6 +4312,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4051,6 +4361,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4126,7 +4437,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             422: components["responses"]["Error.invalid_image"];
@@ -4178,7 +4489,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4239,7 +4550,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -4296,6 +4607,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4367,7 +4679,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4424,6 +4736,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4488,7 +4801,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4526,7 +4839,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4570,6 +4883,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4613,6 +4927,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4656,6 +4971,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4694,6 +5010,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4736,10 +5053,683 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-search": {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            id: string;
+                            name: string;
+                            owner_email: string;
+                            credits: number;
+                            /** @enum {string} */
+                            status: "active" | "suspended";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        owner_email: string;
+                        credits: number;
+                        /** @enum {string} */
+                        status: "active" | "suspended";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        members: {
+                            user_id: string;
+                            email: string;
+                            /** @constant */
+                            role: "owner";
+                            email_verified: boolean;
+                        }[];
+                        keys: {
+                            id: number;
+                            name: string;
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                        }[];
+                        recent_jobs: {
+                            id: string;
+                            operation: string;
+                            status: string;
+                            error_code: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            finished_at: string | null;
+                        }[];
+                        failed_jobs: number;
+                        webhooks: {
+                            key_id: number;
+                            deliveries: number;
+                            failure_rate: number;
+                        }[];
+                        ad_funds_cents: number;
+                        earnings: {
+                            available_cents: number;
+                            requested_cents: number;
+                            paid_cents: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-adjustCredits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    delta: number;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credits: number;
+                        transaction: {
+                            /** @description txn_…; pass the last one of a page as starting_after for the next page */
+                            id: string;
+                            /** @description Credits added (positive) or taken (negative) */
+                            delta: number;
+                            /** @enum {string} */
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund" | "adjustment";
+                            balance_after: number;
+                            /** @description What the entry is for, e.g. the first image id of a stage request */
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-adjustAdFunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    delta_cents: number;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        balance_cents: number;
+                        transaction: {
+                            id: string;
+                            delta_millicents: number;
+                            /** @enum {string} */
+                            reason: "purchase" | "spend" | "adjustment";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-refundPurchase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transaction_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        refunded_cents: number;
+                        credits_deducted: number;
+                        credits_short: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "suspended";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-unsuspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (acc_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "active";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-rejectProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-restoreProduct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prd_… */
+                        id: string;
+                        name: string;
+                        brand: string;
+                        /** @enum {string} */
+                        category: "sofa" | "armchair" | "side_table" | "lamp" | "plant" | "rug" | "artwork" | "mirror" | "bookshelf" | "pouf" | "vase" | "bar_stool";
+                        room_types: string[];
+                        /** @description Styles the product suits; empty: any style */
+                        styles: string[];
+                        image_url: string | null;
+                        /**
+                         * @description Only active products are placed; archived ones stay in the images that show them
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "rejected" | "archived";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-payouts": {
+        parameters: {
+            query?: {
+                status?: "requested" | "paid" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payouts: {
+                            id: string;
+                            account_id: string;
+                            email: string;
+                            amount_cents: number;
+                            /** @enum {string} */
+                            status: "requested" | "paid" | "rejected";
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            paid_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-payoutPaid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reference?: string;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        account_id: string;
+                        email: string;
+                        amount_cents: number;
+                        /** @enum {string} */
+                        status: "requested" | "paid" | "rejected";
+                        reference: string | null;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        paid_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-payoutReject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reference?: string;
+                    /** @description Why: kept in the audit log (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        account_id: string;
+                        email: string;
+                        amount_cents: number;
+                        /** @enum {string} */
+                        status: "requested" | "paid" | "rejected";
+                        reference: string | null;
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        created_at: string;
+                        paid_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-fleet": {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        daily: {
+                            date: string;
+                            images_by_engine: {
+                                [key: string]: number;
+                            };
+                            failures: number;
+                            engine_p50_ms: number | null;
+                            engine_p95_ms: number | null;
+                            credits_sold: number;
+                            ad_spend_cents: number;
+                            earnings_owed_cents: number;
+                        }[];
+                        webhook_backlog: number;
+                        holds_outstanding: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };

@@ -19,12 +19,15 @@ export class KyselyLuciaAdapter implements Adapter {
     const row = await this.db
       .selectFrom('sessions')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+      .leftJoin('user_security', 'user_security.user_id', 'sessions.account_id')
       .select([
         'sessions.account_id',
         'sessions.expires_at',
         'sessions.last_seen_at',
         'accounts.email',
         'accounts.created_at',
+        'accounts.suspended_at',
+        'user_security.email_verified_at',
       ])
       .where('sessions.id', '=', sessionIdHash(sessionId))
       .executeTakeFirst();
@@ -36,7 +39,15 @@ export class KyselyLuciaAdapter implements Adapter {
         expiresAt: new Date(row.expires_at),
         attributes: { last_seen_at: row.last_seen_at },
       },
-      { id: row.account_id, attributes: { email: row.email, created_at: row.created_at } },
+      {
+        id: row.account_id,
+        attributes: {
+          email: row.email,
+          created_at: row.created_at,
+          suspended_at: row.suspended_at,
+          email_verified_at: row.email_verified_at ?? null,
+        },
+      },
     ];
   }
 

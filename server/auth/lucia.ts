@@ -15,7 +15,12 @@ export function createLucia(db: Db) {
     // Lucia extends a session when half its life has passed, so 30 days of idleness ends it.
     sessionExpiresIn: new TimeSpan(30, 'd'),
     sessionCookie: { name: SESSION_COOKIE_NAME, attributes: { secure: false, sameSite: 'lax' } },
-    getUserAttributes: (attributes) => ({ email: attributes.email, createdAt: attributes.created_at }),
+    getUserAttributes: (attributes) => ({
+      email: attributes.email,
+      createdAt: attributes.created_at,
+      suspendedAt: attributes.suspended_at,
+      emailVerifiedAt: attributes.email_verified_at,
+    }),
     getSessionAttributes: (attributes) => ({ lastSeenAt: attributes.last_seen_at }),
   });
 }
@@ -25,7 +30,12 @@ export type Auth = ReturnType<typeof createLucia>;
 declare module 'lucia' {
   interface Register {
     Lucia: Auth;
-    DatabaseUserAttributes: { email: string; created_at: number };
+    DatabaseUserAttributes: {
+      email: string;
+      created_at: number;
+      suspended_at: number | null;
+      email_verified_at: number | null;
+    };
     DatabaseSessionAttributes: { last_seen_at: number | null };
   }
 }

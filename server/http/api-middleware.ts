@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { errorResponse, isServerFault, toErrorResponse } from '../errors.js';
+import { errorResponse, isServerFault, noEndpointMessage, toErrorResponse } from '../errors.js';
 import { log } from '../observability/logger.js';
 import { requestInfoOf } from '../observability/request-log.js';
 
@@ -17,12 +17,14 @@ export const emptyBodyIsJson: RequestHandler = (req, _res, next) => {
 
 export const jsonBody = (limit: string | number): RequestHandler => express.json({ limit, strict: true });
 
+/** `METHOD /path` of a request, without its query: how error messages name an endpoint. */
+export function endpointOf(req: { method?: string; originalUrl?: string; url?: string }): string {
+  return `${req.method ?? 'GET'} ${(req.originalUrl ?? req.url ?? '/').split('?')[0]}`;
+}
+
 /** Anything under /api that no route answered. */
 export const apiNotFound: RequestHandler = (req, res) => {
-  const { status, body } = errorResponse(
-    'not_found',
-    `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}. See /api/v1/openapi.json.`,
-  );
+  const { status, body } = errorResponse('not_found', noEndpointMessage(endpointOf(req)));
   res.status(status).json(body);
 };
 

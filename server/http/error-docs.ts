@@ -38,6 +38,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   otp_required: 'two-factor sign-in is on: repeat the call with `otp` (or `recovery_code`); no token was issued',
   email_unverified: 'the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)',
   insufficient_scope: 'the API key’s scopes do not include this operation (extra `required_scope`)',
+  account_suspended: 'an operator suspended the account: none of its keys or sessions works until it is restored',
   insufficient_credits: 'the balance is below the cost (extra `credits_required`, `credits_available`)',
   no_credits: 'the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)',
   forbidden: 'a state-changing call that only the dashboard session cookie authenticates came from another site',
@@ -76,7 +77,7 @@ export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_request'];
   if (BODY_METHODS.has(method)) codes.push('payload_too_large', 'unsupported_media_type');
   if (method !== 'get') codes.push('forbidden');
-  if ((meta.auth ?? 'none') !== 'none') codes.push('authentication_required', 'rate_limited');
+  if ((meta.auth ?? 'none') !== 'none') codes.push('authentication_required', 'account_suspended', 'rate_limited');
   if (meta.scope) codes.push('insufficient_scope');
   codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');
   return [...new Set(codes)];

@@ -52,6 +52,8 @@ const TAGS: Record<string, string> = {
   Usage: 'What the account used and earned between two dates (Token).',
   Ads: 'Advertising (Token): products with their pictures, campaigns with budgets, ad funds and the spend report. Money in milli-cents is 1/1000 of a US cent.',
   Earnings: 'An agent’s share of the ad revenue of the images they redeemed (Token), and payouts.',
+  Operators:
+    'For Roomstage’s own operators only (an identity token of a verified address in OPERATOR_EMAILS; anyone else gets 404): find accounts, adjust credits and ad funds, refund purchases, suspend accounts, review products, settle payouts, the fleet’s numbers. Every change takes a `reason` and is audited.',
   Operations: 'Running the service: its health.',
 };
 

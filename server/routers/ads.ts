@@ -10,7 +10,7 @@ import { decodeInlineImage } from '../domain/staging/image-input.js';
 import { resolveRange } from '../domain/usage/report.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, noInput, pageQuery } from './schemas.js';
+import { isoTimestamp, noInput, pageQuery, productSchema } from './schemas.js';
 
 const cents = z.number().int();
 const dateText = z
@@ -25,20 +25,6 @@ const styles = repeatable(z.enum(STYLES)).pipe(z.array(z.enum(STYLES)).max(STYLE
 const productId = z.string().min(1).max(64).meta({ description: 'Product id (prd_…)' });
 const campaignId = z.string().min(1).max(64).meta({ description: 'Campaign id (cmp_…)' });
 const timestampInput = z.iso.datetime({ offset: true }).transform((text) => Date.parse(text));
-
-const productSchema = z.object({
-  id: z.string().meta({ description: 'prd_…' }),
-  name: z.string(),
-  brand: z.string(),
-  category: z.enum(PRODUCT_CATEGORIES),
-  room_types: z.array(z.string()),
-  styles: z.array(z.string()).meta({ description: 'Styles the product suits; empty: any style' }),
-  image_url: z.string().nullable(),
-  status: z
-    .enum(['active', 'paused', 'rejected', 'archived'])
-    .meta({ description: 'Only active products are placed; archived ones stay in the images that show them' }),
-  created_at: isoTimestamp,
-});
 
 const campaignSchema = z.object({
   id: z.string().meta({ description: 'cmp_…' }),

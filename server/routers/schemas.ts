@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DISCLOSURE_PROFILES } from '../domain/staging/disclosure.js';
-import { ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 
 /** Shapes shared by several routers' inputs and outputs. */
 export const isoTimestamp = z.string().meta({ description: 'ISO 8601 UTC time', example: '2026-11-21T19:40:00.000Z' });
@@ -158,3 +158,31 @@ export const placeOutput = z
     disclosure_caption: captionSchema,
   })
   .meta({ id: 'PlaceProductsResult' });
+
+export const productSchema = z.object({
+  id: z.string().meta({ description: 'prd_…' }),
+  name: z.string(),
+  brand: z.string(),
+  category: z.enum(PRODUCT_CATEGORIES),
+  room_types: z.array(z.string()),
+  styles: z.array(z.string()).meta({ description: 'Styles the product suits; empty: any style' }),
+  image_url: z.string().nullable(),
+  status: z
+    .enum(['active', 'paused', 'rejected', 'archived'])
+    .meta({ description: 'Only active products are placed; archived ones stay in the images that show them' }),
+  created_at: isoTimestamp,
+});
+
+const ledgerReason = z.enum(['signup_bonus', 'purchase', 'auto_topup', 'stage', 'enhance', 'refund', 'adjustment']);
+
+export const transactionSchema = z.object({
+  id: z.string().meta({ description: 'txn_…; pass the last one of a page as starting_after for the next page' }),
+  delta: z.number().int().meta({ description: 'Credits added (positive) or taken (negative)' }),
+  reason: ledgerReason,
+  balance_after: z.number().int(),
+  reference: z
+    .string()
+    .nullable()
+    .meta({ description: 'What the entry is for, e.g. the first image id of a stage request' }),
+  created_at: isoTimestamp,
+});

@@ -3,26 +3,13 @@ import { iso } from '../clock.js';
 import { MAX_REPORT_DAYS, resolveRange, usageReport } from '../domain/usage/report.js';
 import { listTransactions } from '../domain/usage/transactions.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, keyIdParam, pageQuery } from './schemas.js';
+import { isoTimestamp, keyIdParam, pageQuery, transactionSchema } from './schemas.js';
 
-const ledgerReason = z.enum(['signup_bonus', 'purchase', 'auto_topup', 'stage', 'enhance', 'refund']);
 const count = z.number().int();
 const dateText = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date written YYYY-MM-DD')
   .meta({ example: '2026-11-23' });
-
-const transactionSchema = z.object({
-  id: z.string().meta({ description: 'txn_…; pass the last one of a page as starting_after for the next page' }),
-  delta: z.number().int().meta({ description: 'Credits added (positive) or taken (negative)' }),
-  reason: ledgerReason,
-  balance_after: z.number().int(),
-  reference: z
-    .string()
-    .nullable()
-    .meta({ description: 'What the entry is for, e.g. the first image id of a stage request' }),
-  created_at: isoTimestamp,
-});
 
 const usageSchema = z.object({
   from: dateText,

@@ -117,6 +117,7 @@ describeEachDatabase('The spec’s typical flow through the generated TypeScript
       | 'invalid_request'
       | 'authentication_required'
       | 'forbidden'
+      | 'account_suspended'
       | 'not_found'
       | 'claim_already_redeemed'
       | 'claim_expired'

@@ -78,8 +78,8 @@ describe('The OpenAPI document', () => {
     // Buying credits cannot fail for want of credits; reading the balance needs an API key, not a session.
     expect(byName['POST /api/v1/billing/checkout']!['402']).toBeUndefined();
     expect(byName['GET /api/v1/credits']!).toMatchObject({ '401': ['authentication_required'] });
-    // A key's scopes may not include reading the balance.
-    expect(byName['GET /api/v1/credits']!['403']).toEqual(['insufficient_scope']);
+    // A key's account may be suspended, and its scopes may not include reading the balance.
+    expect(byName['GET /api/v1/credits']!['403']).toEqual(['account_suspended', 'insufficient_scope']);
     // Each procedure's own errors, and its builder's (stage is an image request: idempotency, claims, images).
     expect(byName['POST /api/v1/claim']!).toMatchObject({
       '404': ['not_found'],

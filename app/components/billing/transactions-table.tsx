@@ -5,7 +5,7 @@ import { DataTable } from '../data-table.js';
 export interface TransactionRow {
   id: string;
   delta: number;
-  reason: 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund';
+  reason: 'signup_bonus' | 'purchase' | 'auto_topup' | 'stage' | 'enhance' | 'refund' | 'adjustment';
   balance_after: number;
   reference: string | null;
   created_at: string;
@@ -18,6 +18,7 @@ const REASON_TEXT: Record<TransactionRow['reason'], string> = {
   stage: 'Staging',
   enhance: 'Enhancement',
   refund: 'Refund',
+  adjustment: 'Adjustment by Roomstage',
 };
 
 interface Props {

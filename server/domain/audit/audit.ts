@@ -18,6 +18,15 @@ export const AUDIT_ACTIONS = [
   'settings.updated',
   'billing.purchase',
   'billing.payment_method_removed',
+  'operator.credits_adjusted',
+  'operator.ad_funds_adjusted',
+  'operator.purchase_refunded',
+  'operator.account_suspended',
+  'operator.account_unsuspended',
+  'operator.product_rejected',
+  'operator.product_restored',
+  'operator.payout_paid',
+  'operator.payout_rejected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -42,6 +51,13 @@ export interface AuditOrigin {
 export function systemOrigin(account: { id: string; email: string }): AuditOrigin {
   return { actor: { type: 'user', id: account.id, label: account.email }, ip: null, userAgent: null };
 }
+
+/** Changes made from a shell (`npm run admin`): an operator with no user behind it. */
+export const CLI_ORIGIN: AuditOrigin = {
+  actor: { type: 'operator', id: 'cli', label: 'cli' },
+  ip: null,
+  userAgent: null,
+};
 
 /** Written in the caller's transaction, so the entry exists exactly when the change it records does. */
 export async function recordAudit(

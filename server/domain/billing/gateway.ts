@@ -55,6 +55,14 @@ export interface OffSessionRequest {
   idempotencyKey: string;
 }
 
+export interface RefundRequest {
+  /** What the purchase's ledger row references: a Checkout Session (`cs_…`) or a PaymentIntent (`pi_…`). */
+  paymentReference: string;
+  amountCents: number;
+  /** Derived from the purchase: refunding it twice never pays back twice. */
+  idempotencyKey: string;
+}
+
 /**
  * The one interface payments go through: Stripe when STRIPE_SECRET_KEY is set, the built-in simulated gateway
  * otherwise. Card problems come back as a reason, never as an exception.
@@ -67,4 +75,6 @@ export interface PaymentGateway {
   fetchCard(paymentMethodId: string): Promise<SavedCard | null>;
   chargeOffSession(request: OffSessionRequest): Promise<OffSessionCharge>;
   detachPaymentMethod(paymentMethodId: string): Promise<void>;
+  /** Pays a purchase back to the card; throws when the gateway refuses. */
+  refundPayment(request: RefundRequest): Promise<{ refundId: string }>;
 }

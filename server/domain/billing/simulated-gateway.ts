@@ -43,5 +43,8 @@ export function createSimulatedGateway(publicBaseUrl: string): PaymentGateway {
       return { ok: true, paymentId: newId('simulatedPayment') };
     },
     async detachPaymentMethod() {},
+    async refundPayment() {
+      return { refundId: newId('simulatedRefund') };
+    },
   };
 }

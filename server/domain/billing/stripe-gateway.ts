@@ -163,5 +163,18 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
     async detachPaymentMethod(paymentMethodId) {
       await stripe.paymentMethods.detach(paymentMethodId);
     },
+
+    async refundPayment(request) {
+      // A Checkout purchase is referenced by its session; the money moved in the session's PaymentIntent.
+      const paymentIntent = request.paymentReference.startsWith('cs_')
+        ? idOf((await stripe.checkout.sessions.retrieve(request.paymentReference)).payment_intent)
+        : request.paymentReference;
+      if (!paymentIntent) throw new Error(`Checkout Session ${request.paymentReference} has no payment to refund`);
+      const refund = await stripe.refunds.create(
+        { payment_intent: paymentIntent, amount: request.amountCents },
+        { idempotencyKey: request.idempotencyKey },
+      );
+      return { refundId: refund.id };
+    },
   };
 }

@@ -197,6 +197,8 @@ export interface AuthenticatedKey {
   mode: KeyMode;
   scopes: string | null;
   expiresAt: number | null;
+  /** Set while an operator has the account suspended: the key is refused. */
+  suspendedAt: number | null;
   /** The account's balance as the request began, read in the same query that verified the key. */
   balance: BalanceSummary;
   /** The account's default disclosure profile, read in that query too. */
@@ -256,6 +258,7 @@ function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
         'api_keys.scopes',
         'api_keys.expires_at',
         'staging_settings.disclosure as default_disclosure',
+        'accounts.suspended_at',
         ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const),
       ])
       .where('api_keys.key_hash', '=', keyHash)
@@ -321,6 +324,7 @@ export async function authenticateApiKey(db: Db, keyHash: ApiKeyHash, now: numbe
     mode: row.mode,
     scopes: row.scopes,
     expiresAt: row.expires_at,
+    suspendedAt: row.suspended_at,
     balance: presentBalance(row),
     defaultDisclosure: row.default_disclosure ?? DEFAULT_DISCLOSURE,
   };

@@ -100,3 +100,15 @@ export function twoFactorChangedMessage(input: { enabled: boolean; securityUrl: 
     action: { label: 'Review security settings', url: input.securityUrl },
   });
 }
+
+export function payoutPaidMessage(input: { amountCents: number; reference: string | null }): ComposedMail {
+  const dollars = (input.amountCents / 100).toFixed(2);
+  return compose({
+    kind: 'payout_paid',
+    subject: `Your Roomstage payout of $${dollars} is on its way`,
+    paragraphs: [
+      `We paid out $${dollars} of your ad earnings.`,
+      ...(input.reference ? [`Payment reference: ${input.reference}.`] : []),
+    ],
+  });
+}

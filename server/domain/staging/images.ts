@@ -23,6 +23,8 @@ export interface StoredOutput {
 export async function insertImages(
   trx: Executor,
   input: {
+    /** The engine that drew the outputs, for the fleet report. */
+    engine?: string | null;
     accountId: string;
     keyId: number | null;
     claimCode: string | null;
@@ -58,6 +60,7 @@ export async function insertImages(
     seed: stored.seed ?? null,
     rerender_of: input.rerenderOf ?? null,
     free_rerenders_used: 0,
+    engine: input.engine ?? null,
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();

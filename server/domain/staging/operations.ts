@@ -432,6 +432,7 @@ async function performStage(
             listing,
           });
       const images = await insertImages(trx, {
+        engine: deps.engine.capabilities.engine,
         accountId: caller.accountId,
         keyId: caller.keyId,
         claimCode: claim.code,
@@ -498,6 +499,7 @@ async function performEnhance(
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const image = only(
         await insertImages(trx, {
+          engine: deps.engine.capabilities.engine,
           accountId: caller.accountId,
           keyId: caller.keyId,
           claimCode,
@@ -571,6 +573,7 @@ async function performDeclutter(
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const image = only(
         await insertImages(trx, {
+          engine: deps.engine.capabilities.engine,
           accountId: caller.accountId,
           keyId: caller.keyId,
           claimCode,
@@ -676,6 +679,7 @@ async function performPlace(
       if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
       const row = only(
         await insertImages(trx, {
+          engine: deps.engine.capabilities.engine,
           accountId: caller.accountId,
           keyId: caller.keyId,
           claimCode,

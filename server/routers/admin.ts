@@ -1,0 +1,391 @@
+import { z } from 'zod';
+import { iso } from '../clock.js';
+import type { AuditOrigin } from '../domain/audit/audit.js';
+import { productView } from '../domain/ads/advertiser-products.js';
+import { millicentsToCents } from '../domain/ads/money.js';
+import { adjustAdFunds, adjustCredits, suspendAccount, unsuspendAccount } from '../domain/operators/accounts.js';
+import { listAllPayouts, reviewProduct, settlePayout } from '../domain/operators/ads.js';
+import { accountDetail } from '../domain/operators/detail.js';
+import { fleetReport } from '../domain/operators/fleet.js';
+import { refundPurchase } from '../domain/operators/purchases.js';
+import { searchAccounts } from '../domain/operators/search.js';
+import { operatorProcedure, router } from '../trpc.js';
+import { isoTimestamp, productSchema, transactionSchema } from './schemas.js';
+
+const TAGS = ['Operators'];
+const reason = z.string().trim().min(1).max(500).meta({ description: 'Why: kept in the audit log (1–500 characters)' });
+const accountId = z.string().min(1).max(64).meta({ description: 'Account id (acc_…)' });
+const int = z.number().int();
+
+const accountSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  owner_email: z.string(),
+  credits: int,
+  status: z.enum(['active', 'suspended']),
+  created_at: isoTimestamp,
+});
+
+const payoutSchema = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  email: z.string(),
+  amount_cents: int,
+  status: z.enum(['requested', 'paid', 'rejected']),
+  reference: z.string().nullable(),
+  created_at: isoTimestamp,
+  paid_at: isoTimestamp.nullable(),
+});
+
+/** Who acts (the operator), why, and when: what every operator change carries into its audit entry. */
+function change(ctx: { audit: AuditOrigin; services: { clock: { now(): number } } }, why: string) {
+  return { origin: ctx.audit, reason: why, now: ctx.services.clock.now() };
+}
+
+export const adminRouter = router({
+  search: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/search',
+        tags: TAGS,
+        summary: 'Find accounts by e-mail, account id, key, claim code, image or job',
+        description:
+          '`q` is an e-mail (or part of one), `acc_…`, an API key or its prefix, a claim code, `img_…` or `job_…`. At most 50 accounts.',
+      },
+    })
+    .input(z.object({ q: z.string().trim().min(1).max(254) }))
+    .output(z.object({ accounts: z.array(accountSummarySchema) }))
+    .query(async ({ ctx, input }) => ({ accounts: await searchAccounts(ctx.services.db, input.q) })),
+
+  account: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/accounts/{id}',
+        tags: TAGS,
+        summary: 'One account as an operator sees it',
+        description:
+          'Balance, members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and earnings.',
+      },
+      errors: ['not_found'],
+    })
+    .input(z.object({ id: accountId }))
+    .output(
+      accountSummarySchema.extend({
+        members: z.array(
+          z.object({ user_id: z.string(), email: z.string(), role: z.literal('owner'), email_verified: z.boolean() }),
+        ),
+        keys: z.array(
+          z.object({
+            id: int,
+            name: z.string(),
+            prefix: z.string(),
+            mode: z.enum(['live', 'test']),
+            created_at: isoTimestamp,
+            last_used_at: isoTimestamp.nullable(),
+            revoked_at: isoTimestamp.nullable(),
+          }),
+        ),
+        recent_jobs: z.array(
+          z.object({
+            id: z.string(),
+            operation: z.string(),
+            status: z.string(),
+            error_code: z.string().nullable(),
+            created_at: isoTimestamp,
+            finished_at: isoTimestamp.nullable(),
+          }),
+        ),
+        failed_jobs: int,
+        webhooks: z.array(z.object({ key_id: int, deliveries: int, failure_rate: z.number().min(0).max(1) })),
+        ad_funds_cents: int,
+        earnings: z.object({ available_cents: int, requested_cents: int, paid_cents: int }),
+      }),
+    )
+    .query(({ ctx, input }) => accountDetail(ctx.services.db, input.id)),
+
+  adjustCredits: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/accounts/{id}/credits',
+        tags: TAGS,
+        summary: 'Grant or deduct credits',
+        description:
+          'Adds (`delta` > 0) or takes credits with a ledger entry of reason `adjustment`. A deduction below zero is 409 and changes nothing.',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(
+      z.object({
+        id: accountId,
+        delta: int
+          .min(-1_000_000)
+          .max(1_000_000)
+          .refine((n) => n !== 0, 'Must not be 0'),
+        reason,
+      }),
+    )
+    .output(z.object({ credits: int, transaction: transactionSchema }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await adjustCredits(ctx.services.db, {
+        ...change(ctx, input.reason),
+        accountId: input.id,
+        delta: input.delta,
+      });
+      const entry = result.transaction;
+      return {
+        credits: result.credits,
+        transaction: {
+          id: entry.public_id,
+          delta: entry.delta,
+          reason: entry.reason,
+          balance_after: entry.balance_after,
+          reference: entry.reference,
+          created_at: iso(entry.created_at),
+        },
+      };
+    }),
+
+  adjustAdFunds: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/accounts/{id}/ad-funds',
+        tags: TAGS,
+        summary: 'Add or take ad funds',
+        description: 'An `adjustment` in the ad funds ledger; below zero is 409 and changes nothing.',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(
+      z.object({
+        id: accountId,
+        delta_cents: int
+          .min(-100_000_000)
+          .max(100_000_000)
+          .refine((n) => n !== 0, 'Must not be 0'),
+        reason,
+      }),
+    )
+    .output(
+      z.object({
+        balance_cents: int,
+        transaction: z.object({
+          id: z.string(),
+          delta_millicents: int,
+          reason: z.enum(['purchase', 'spend', 'adjustment']),
+          created_at: isoTimestamp,
+        }),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const result = await adjustAdFunds(ctx.services.db, {
+        ...change(ctx, input.reason),
+        accountId: input.id,
+        deltaCents: input.delta_cents,
+      });
+      const entry = result.transaction;
+      return {
+        balance_cents: millicentsToCents(result.balanceMillicents),
+        transaction: {
+          id: entry.public_id,
+          delta_millicents: Number(entry.delta_millicents),
+          reason: entry.reason,
+          created_at: iso(entry.created_at),
+        },
+      };
+    }),
+
+  refundPurchase: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/purchases/{transaction_id}/refund',
+        tags: TAGS,
+        summary: 'Refund a credit purchase through the payment gateway',
+        description:
+          'Pays the purchase back to the card and takes its credits back, never below zero: `credits_short` says how many were already spent. A purchase is refunded once (409 after).',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(z.object({ transaction_id: z.string().min(1).max(64), reason }))
+    .output(z.object({ refunded_cents: int, credits_deducted: int, credits_short: int }))
+    .mutation(({ ctx, input }) =>
+      refundPurchase(ctx.services.db, ctx.services.payments, {
+        ...change(ctx, input.reason),
+        transactionId: input.transaction_id,
+      }),
+    ),
+
+  suspend: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/accounts/{id}/suspend',
+        tags: TAGS,
+        summary: 'Suspend an account',
+        description:
+          'Every key and session of the account gets 403 `account_suspended` from its next request, on every server. Queued jobs fail and their credits are refunded.',
+      },
+      errors: ['not_found'],
+    })
+    .input(z.object({ id: accountId, reason }))
+    .output(z.object({ status: z.literal('suspended') }))
+    .mutation(async ({ ctx, input }) => {
+      await suspendAccount(ctx.services.db, { ...change(ctx, input.reason), accountId: input.id });
+      return { status: 'suspended' as const };
+    }),
+
+  unsuspend: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/accounts/{id}/unsuspend',
+        tags: TAGS,
+        summary: 'Restore a suspended account',
+        description: 'The account’s keys and sessions work again.',
+      },
+      errors: ['not_found'],
+    })
+    .input(z.object({ id: accountId, reason }))
+    .output(z.object({ status: z.literal('active') }))
+    .mutation(({ ctx, input }) =>
+      unsuspendAccount(ctx.services.db, { ...change(ctx, input.reason), accountId: input.id }),
+    ),
+
+  rejectProduct: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/products/{id}/reject',
+        tags: TAGS,
+        summary: 'Reject an advertiser’s product',
+        description: 'A rejected product is never placed, and its owner cannot resume it.',
+      },
+      errors: ['not_found'],
+    })
+    .input(z.object({ id: z.string().min(1).max(64), reason }))
+    .output(productSchema)
+    .mutation(async ({ ctx, input }) => {
+      const product = await reviewProduct(ctx.services.db, {
+        ...change(ctx, input.reason),
+        productId: input.id,
+        decision: 'reject',
+      });
+      return productView(ctx.services.storage, product) as z.infer<typeof productSchema>;
+    }),
+
+  restoreProduct: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/products/{id}/restore',
+        tags: TAGS,
+        summary: 'Restore a rejected product',
+        description: 'The product is active again. A product that is not rejected is 409.',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(z.object({ id: z.string().min(1).max(64), reason }))
+    .output(productSchema)
+    .mutation(async ({ ctx, input }) => {
+      const product = await reviewProduct(ctx.services.db, {
+        ...change(ctx, input.reason),
+        productId: input.id,
+        decision: 'restore',
+      });
+      return productView(ctx.services.storage, product) as z.infer<typeof productSchema>;
+    }),
+
+  payouts: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/payouts',
+        tags: TAGS,
+        summary: 'Every account’s payouts',
+        description: 'Oldest first; `status` filters (`requested` is the queue to pay).',
+      },
+    })
+    .input(z.object({ status: z.enum(['requested', 'paid', 'rejected']).optional() }).default({}))
+    .output(z.object({ payouts: z.array(payoutSchema) }))
+    .query(async ({ ctx, input }) => ({ payouts: await listAllPayouts(ctx.services.db, input.status) })),
+
+  payoutPaid: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/payouts/{id}/paid',
+        tags: TAGS,
+        summary: 'Mark a payout paid',
+        description: 'Records the payment’s `reference` and e-mails the agent. Only a requested payout (else 409).',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(z.object({ id: z.string().min(1).max(64), reference: z.string().trim().min(1).max(200).optional(), reason }))
+    .output(payoutSchema)
+    .mutation(({ ctx, input }) =>
+      settlePayout(ctx.services.db, {
+        ...change(ctx, input.reason),
+        payoutId: input.id,
+        outcome: 'paid',
+        reference: input.reference,
+      }),
+    ),
+
+  payoutReject: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/payouts/{id}/reject',
+        tags: TAGS,
+        summary: 'Reject a payout',
+        description: 'The amount is available to the agent again. Only a requested payout (else 409).',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(z.object({ id: z.string().min(1).max(64), reference: z.string().trim().min(1).max(200).optional(), reason }))
+    .output(payoutSchema)
+    .mutation(({ ctx, input }) =>
+      settlePayout(ctx.services.db, {
+        ...change(ctx, input.reason),
+        payoutId: input.id,
+        outcome: 'rejected',
+        reference: input.reference,
+      }),
+    ),
+
+  fleet: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/fleet',
+        tags: TAGS,
+        summary: 'The service’s days in numbers',
+        description:
+          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
+      },
+    })
+    .input(z.object({ days: z.coerce.number().int().min(1).max(90).default(7) }).default({ days: 7 }))
+    .output(
+      z.object({
+        daily: z.array(
+          z.object({
+            date: z.string(),
+            images_by_engine: z.record(z.string(), int),
+            failures: int,
+            engine_p50_ms: z.number().nullable(),
+            engine_p95_ms: z.number().nullable(),
+            credits_sold: int,
+            ad_spend_cents: int,
+            earnings_owed_cents: int,
+          }),
+        ),
+        webhook_backlog: int,
+        holds_outstanding: int,
+      }),
+    )
+    .query(({ ctx, input }) => fleetReport(ctx.services.db, { days: input.days, now: ctx.services.clock.now() })),
+});
