@@ -1,6 +1,6 @@
 /**
- * Fidelity: did the engine keep the room? Both pictures are decoded small (long edge WORK_EDGE, greyscale, upright;
- * JPEG shrinks on load, so a 12-megapixel photo costs a reduced-size decode), their edges are found (Sobel, thinned
+ * Fidelity: did the engine keep the room? Both pictures are decoded small (long edge WORK_EDGE, upright; JPEG
+ * shrinks on load, so a 12-megapixel photo costs a reduced-size decode), their grey edges are found (Sobel, thinned
  * to one-pixel lines) and compared where furniture may not go: input edges with no output edge nearby are lost
  * structure (a window painted over), output edges with no input edge nearby are added structure (a new window, door
  * or wall line). Both are measured as edge length in picture heights and turned into a 0–1 score.
@@ -22,9 +22,9 @@ export interface FidelityRegion {
 
 export interface FidelityOptions {
   /**
-   * Where the engine put furniture (a scene's pieces): everything else must stay as it was. Without it, furniture
-   * may stand anywhere on the floor and rise to furniture height in front of the walls; an empty list checks the
-   * whole picture.
+   * Where the engine put furniture (a scene's pieces, in picture pixels): everything else must stay as it was.
+   * Without it, the floor and the lower wall may change, and so may any object that stands on the floor and stays
+   * below door height (or is as slender as a lamp); an empty list checks the whole picture.
    */
   allowed?: readonly FidelityRegion[];
 }
@@ -62,6 +62,10 @@ interface Grey {
   colour?: { data: Buffer; channels: number };
 }
 
+/**
+ * Scores `output` (an engine's picture of `input`, same size after EXIF orientation) for how much of the input's
+ * structure it keeps. Rejects with sharp's error when either picture cannot be decoded at all.
+ */
 export async function scoreFidelity(
   input: Buffer,
   output: Buffer,
