@@ -90,10 +90,11 @@ async function decodeSmall(image: Buffer): Promise<Grey> {
   const count = info.width * info.height;
   const grey = new Float32Array(count);
   const channels = info.channels;
-  for (let i = 0; i < count; i++) {
-    const r = data[i * channels] ?? 0;
-    grey[i] = 0.299 * r + 0.587 * (data[i * channels + 1] ?? r) + 0.114 * (data[i * channels + 2] ?? r);
-  }
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
+  const g = channels >= 3 ? 1 : 0;
+  const b = channels >= 3 ? 2 : 0;
+  for (let i = 0, j = 0; i < count; i++, j += channels)
+    grey[i] = 0.299 * (bytes[j] as number) + 0.587 * (bytes[j + g] as number) + 0.114 * (bytes[j + b] as number);
   return { data: grey, width: info.width, height: info.height, colour: { data, channels } };
 }
 
@@ -143,6 +144,8 @@ function maskFromRegions(
  * FULL_CHECK of the way down that wall are checked fully; the weight falls to 0 at NO_CHECK and stays 0 on the floor.
  */
 const FULL_CHECK = 0.5;
+/** Columns summed together when looking for the room's lines. */
+const ROW_STEP_BLOCK = 4;
 const NO_CHECK = 0.8;
 
 /** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
@@ -166,32 +169,53 @@ function roomLines(image: Grey): RoomLines {
 function rowSteps({ width, height, colour }: Grey): Float64Array {
   const window = Math.max(2, Math.round(0.04 * height));
   if (!colour) return new Float64Array(height);
-  const { data, channels } = colour;
-  // Column prefix sums per channel: sums[((y * width) + x) * 3 + k] = Σ rows < y.
-  const sums = new Float64Array((height + 1) * width * 3);
+  const bytes = new Uint8Array(colour.data.buffer, colour.data.byteOffset, colour.data.length);
+  const channels = colour.channels;
+  const g = channels >= 3 ? 1 : 0;
+  const b = channels >= 3 ? 2 : 0;
+  // Columns are taken in blocks of ROW_STEP_BLOCK pixels: a line across the room spans hundreds of them anyway.
+  const blocks = Math.max(1, Math.floor(width / ROW_STEP_BLOCK));
+  // Column prefix sums per channel, one row of blocks at a time: sums[(y * blocks + c) * 3 + k] = Σ rows < y.
+  const sums = new Float64Array((height + 1) * blocks * 3);
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const from = (y * width + x) * 3;
-      const to = ((y + 1) * width + x) * 3;
-      for (let k = 0; k < 3; k++)
-        sums[to + k] = (sums[from + k] ?? 0) + (data[(y * width + x) * channels + Math.min(k, channels - 1)] ?? 0);
+    const from = y * blocks * 3;
+    const to = from + blocks * 3;
+    for (let c = 0; c < blocks; c++) {
+      let r0 = 0;
+      let g0 = 0;
+      let b0 = 0;
+      for (
+        let x = c * ROW_STEP_BLOCK, j = (y * width + x) * channels;
+        x < (c + 1) * ROW_STEP_BLOCK;
+        x++, j += channels
+      ) {
+        r0 += bytes[j] as number;
+        g0 += bytes[j + g] as number;
+        b0 += bytes[j + b] as number;
+      }
+      sums[to + c * 3] = (sums[from + c * 3] as number) + r0;
+      sums[to + c * 3 + 1] = (sums[from + c * 3 + 1] as number) + g0;
+      sums[to + c * 3 + 2] = (sums[from + c * 3 + 2] as number) + b0;
     }
   }
   const steps = new Float64Array(height);
-  const column = new Float64Array(width);
+  const column = new Float64Array(blocks);
+  const scale = 1 / (window * ROW_STEP_BLOCK);
   for (let y = window; y <= height - window; y++) {
-    for (let x = 0; x < width; x++) {
+    const above = (y - window) * blocks * 3;
+    const here = y * blocks * 3;
+    const below = (y + window) * blocks * 3;
+    for (let i = 0; i < blocks * 3; i += 3) {
       let squares = 0;
-      for (let k = 0; k < 3; k++) {
-        const at = (row: number) => sums[(row * width + x) * 3 + k] ?? 0;
-        const above = (at(y) - at(y - window)) / window;
-        const below = (at(y + window) - at(y)) / window;
-        squares += (above - below) ** 2;
+      for (let k = i; k < i + 3; k++) {
+        const mid = sums[here + k] as number;
+        const d = (2 * mid - (sums[above + k] as number) - (sums[below + k] as number)) * scale;
+        squares += d * d;
       }
-      column[x] = Math.sqrt(squares);
+      column[i / 3] = Math.sqrt(squares);
     }
     column.sort();
-    steps[y] = column[Math.floor(width / 2)] ?? 0;
+    steps[y] = column[Math.floor(blocks / 2)] as number;
   }
   return steps;
 }
@@ -225,8 +249,8 @@ function compare(before: Grey, after: Grey, mask: Float32Array, room?: RoomLines
   const gain = contrastGain(before, after, mask);
   const edgesBefore = sobel(before, 1);
   const edgesAfter = sobel(after, gain);
-  const lost = unmatched(edgesBefore, maxFilter(edgesAfter.magnitude, width, height, MATCH_RADIUS), width, height);
-  const added = unmatched(edgesAfter, maxFilter(edgesBefore.magnitude, width, height, MATCH_RADIUS), width, height);
+  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height);
+  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height);
   const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
   let lostSum = 0;
   let addedSum = 0;
@@ -358,17 +382,21 @@ interface Edges {
 function sobel({ data, width, height }: Grey, gain: number): Edges {
   const magnitude = new Float32Array(width * height);
   const direction = new Uint8Array(width * height);
-  const at = (x: number, y: number) => data[y * width + x] ?? 0;
   for (let y = 1; y < height - 1; y++) {
-    for (let x = 1; x < width - 1; x++) {
-      const gx =
-        at(x + 1, y - 1) + 2 * at(x + 1, y) + at(x + 1, y + 1) - at(x - 1, y - 1) - 2 * at(x - 1, y) - at(x - 1, y + 1);
-      const gy =
-        at(x - 1, y + 1) + 2 * at(x, y + 1) + at(x + 1, y + 1) - at(x - 1, y - 1) - 2 * at(x, y - 1) - at(x + 1, y - 1);
-      const i = y * width + x;
-      magnitude[i] = gain * (Math.abs(gx) + Math.abs(gy));
+    for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
+      const nw = data[i - width - 1] as number;
+      const n = data[i - width] as number;
+      const ne = data[i - width + 1] as number;
+      const w = data[i - 1] as number;
+      const e = data[i + 1] as number;
+      const sw = data[i + width - 1] as number;
+      const s = data[i + width] as number;
+      const se = data[i + width + 1] as number;
+      const gx = ne + 2 * e + se - nw - 2 * w - sw;
+      const gy = sw + 2 * s + se - nw - 2 * n - ne;
       const ax = Math.abs(gx);
       const ay = Math.abs(gy);
+      magnitude[i] = gain * (ax + ay);
       // 0: across is horizontal, 1: vertical, 2 and 3: the diagonals.
       direction[i] = ax > 2.4 * ay ? 0 : ay > 2.4 * ax ? 1 : gx * gy > 0 ? 2 : 3;
     }
@@ -376,49 +404,38 @@ function sobel({ data, width, height }: Grey, gain: number): Edges {
   const line = new Uint8Array(width * height);
   const steps = [1, width, width + 1, width - 1];
   for (let y = 2; y < height - 2; y++) {
-    for (let x = 2; x < width - 2; x++) {
-      const i = y * width + x;
-      const m = magnitude[i] ?? 0;
+    for (let x = 2, i = y * width + 2; x < width - 2; x++, i++) {
+      const m = magnitude[i] as number;
       if (m < EDGE_MIN) continue;
-      const step = steps[direction[i] ?? 0] ?? 1;
-      if (m >= (magnitude[i - step] ?? 0) && m > (magnitude[i + step] ?? 0)) line[i] = 1;
+      const step = steps[direction[i] as number] as number;
+      if (m >= (magnitude[i - step] as number) && m > (magnitude[i + step] as number)) line[i] = 1;
     }
   }
   return { magnitude, line };
 }
 
-/** Greatest value within `radius` pixels (a square), as two one-dimensional passes. */
-function maxFilter(values: Float32Array, width: number, height: number, radius: number): Float32Array {
-  const across = new Float32Array(values.length);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let best = 0;
-      for (let dx = Math.max(0, x - radius); dx <= Math.min(width - 1, x + radius); dx++)
-        best = Math.max(best, values[y * width + dx] ?? 0);
-      across[y * width + x] = best;
-    }
-  }
-  const out = new Float32Array(values.length);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let best = 0;
-      for (let dy = Math.max(0, y - radius); dy <= Math.min(height - 1, y + radius); dy++)
-        best = Math.max(best, across[dy * width + x] ?? 0);
-      out[y * width + x] = best;
-    }
-  }
-  return out;
-}
-
-/** 1 where one of `edges`' line pixels has no edge of at least MATCH_SHARE of its strength nearby. */
-function unmatched(edges: Edges, near: Float32Array, width: number, height: number): Uint8Array {
+/**
+ * 1 where one of `edges`' line pixels has no edge of at least MATCH_SHARE of its strength in `other` within
+ * MATCH_RADIUS pixels (a square). Only line pixels are looked around, a few per cent of the picture.
+ */
+function unmatched(edges: Edges, other: Float32Array, width: number, height: number): Uint8Array {
   const out = new Uint8Array(width * height);
+  const { line, magnitude } = edges;
   for (let y = BORDER; y < height - BORDER; y++) {
-    for (let x = BORDER; x < width - BORDER; x++) {
-      const i = y * width + x;
-      if (!edges.line[i]) continue;
-      const strength = edges.magnitude[i] ?? 0;
-      if ((near[i] ?? 0) < Math.max(EDGE_MIN * MATCH_SHARE, MATCH_SHARE * strength)) out[i] = 1;
+    for (let x = BORDER, i = y * width + BORDER; x < width - BORDER; x++, i++) {
+      if (!line[i]) continue;
+      const need = Math.max(EDGE_MIN * MATCH_SHARE, MATCH_SHARE * (magnitude[i] as number));
+      let found = false;
+      for (let dy = -MATCH_RADIUS; dy <= MATCH_RADIUS && !found; dy++) {
+        const row = i + dy * width;
+        for (let j = row - MATCH_RADIUS; j <= row + MATCH_RADIUS; j++) {
+          if ((other[j] as number) >= need) {
+            found = true;
+            break;
+          }
+        }
+      }
+      if (!found) out[i] = 1;
     }
   }
   return out;
