@@ -146,6 +146,8 @@ function maskFromRegions(
 const FULL_CHECK = 0.5;
 /** Columns summed together when looking for the room's lines. */
 const ROW_STEP_BLOCK = 4;
+/** Rows above and below a candidate line that are compared (share of the picture height): the line itself is sharp. */
+const LINE_WINDOW = 0.015;
 const NO_CHECK = 0.8;
 
 /** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
@@ -156,7 +158,7 @@ interface RoomLines {
 
 function roomLines(image: Grey): RoomLines {
   const { height } = image;
-  const steps = rowSteps(image);
+  const steps = lineProminence(rowSteps(image), Math.max(2, Math.round(LINE_WINDOW * height)));
   const floor = strongestStep(steps, Math.round(0.35 * height), Math.round(0.9 * height), 0.6 * height);
   const ceiling = strongestStep(steps, Math.round(0.02 * height), Math.round(floor - 0.2 * height), 0.1 * height);
   return { ceiling, floor };
@@ -167,7 +169,7 @@ function roomLines(image: Grey): RoomLines {
  * columns: a line across the whole room (floor, ceiling) counts, the sill of one window does not.
  */
 function rowSteps({ width, height, colour }: Grey): Float64Array {
-  const window = Math.max(2, Math.round(0.04 * height));
+  const window = Math.max(2, Math.round(LINE_WINDOW * height));
   if (!colour) return new Float64Array(height);
   const bytes = new Uint8Array(colour.data.buffer, colour.data.byteOffset, colour.data.length);
   const channels = colour.channels;
@@ -220,6 +222,17 @@ function rowSteps({ width, height, colour }: Grey): Float64Array {
   return steps;
 }
 
+/**
+ * How much each row's step stands above the steps a window's width to either side: a ramp (the vignette, a lamp's
+ * glow) steps the same everywhere and scores 0, a line scores its full step.
+ */
+function lineProminence(steps: Float64Array, window: number): Float64Array {
+  const out = new Float64Array(steps.length);
+  for (let y = 3 * window; y < steps.length - 3 * window; y++)
+    out[y] = (steps[y] as number) - 0.5 * ((steps[y - 2 * window] as number) + (steps[y + 2 * window] as number));
+  return out;
+}
+
 function defaultMask({ width, height }: Grey, { ceiling, floor }: RoomLines): Float32Array {
   const wall = Math.max(1, floor - ceiling);
   const mask = new Float32Array(width * height);
@@ -255,11 +268,10 @@ function compare(before: Grey, after: Grey, mask: Float32Array, room?: RoomLines
   let lostSum = 0;
   let addedSum = 0;
   let checked = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const w = weights[i] ?? 0;
-    lostSum += w * (lost[i] ?? 0);
-    addedSum += w * (added[i] ?? 0);
-    checked += mask[i] ?? 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (lost[i]) lostSum += weights[i] as number;
+    if (added[i]) addedSum += weights[i] as number;
+    checked += mask[i] as number;
   }
   const lostLength = lostSum / height;
   const addedLength = addedSum / height;
@@ -274,6 +286,9 @@ const FURNITURE_TOP = 0.3;
 /** Slender: at most this share of the picture wide, its top at least SLENDER_TOP of the wall below the ceiling. */
 const SLENDER = 0.08;
 const SLENDER_TOP = 0.1;
+/** A slender piece's foot is at least this share of the wall below the floor line (a lamp that towers is near). */
+const SLENDER_FOOT = 0.08;
+
 /** "On the floor": its bottom reaches this share of the wall above the floor line, or lower. */
 const FLOOR_REACH = 0.08;
 
@@ -334,13 +349,17 @@ function withoutFurniture(
     const onFloor = bottomRow >= floor - FLOOR_REACH * wall;
     const low = topRow >= ceiling + FURNITURE_TOP * wall;
     // A floor lamp or a plant: narrower than any door and short of the ceiling line (which a wall corner reaches).
-    const slender = (right - left + 1) * CLUSTER_CELL <= SLENDER * width && topRow >= ceiling + SLENDER_TOP * wall;
+    // Its foot must stand clearly in front of the back wall: a door is as slender, but stands on the floor line.
+    const slender =
+      (right - left + 1) * CLUSTER_CELL <= SLENDER * width &&
+      topRow >= ceiling + SLENDER_TOP * wall &&
+      bottomRow >= floor + SLENDER_FOOT * wall;
     furniture.push(onFloor && (low || slender));
   }
   const weights = Float32Array.from(mask);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      const id = label[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] ?? -1;
+      const id = label[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] as number;
       if (id >= 0 && furniture[id]) weights[y * width + x] = 0;
     }
   }
