@@ -148,6 +148,9 @@ const FULL_CHECK = 0.5;
 const ROW_STEP_BLOCK = 4;
 /** Rows above and below a candidate line that are compared (share of the picture height): the line itself is sharp. */
 const LINE_WINDOW = 0.015;
+/** Least step (colour distance, ramps discounted) that marks the floor line, and the ceiling line. */
+const LINE_MIN = 4;
+const CEILING_LINE_MIN = 1.5;
 const NO_CHECK = 0.8;
 
 /** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
@@ -159,8 +162,15 @@ interface RoomLines {
 function roomLines(image: Grey): RoomLines {
   const { height } = image;
   const steps = lineProminence(rowSteps(image), Math.max(2, Math.round(LINE_WINDOW * height)));
-  const floor = strongestStep(steps, Math.round(0.35 * height), Math.round(0.9 * height), 0.6 * height);
-  const ceiling = strongestStep(steps, Math.round(0.02 * height), Math.round(floor - 0.2 * height), 0.1 * height);
+  const floor = strongestStep(steps, Math.round(0.35 * height), Math.round(0.9 * height), 0.6 * height, LINE_MIN);
+  // A white ceiling over a pale wall steps little; once ramps are discounted a smaller step still marks the line.
+  const ceiling = strongestStep(
+    steps,
+    Math.round(0.02 * height),
+    Math.round(floor - 0.2 * height),
+    0.1 * height,
+    CEILING_LINE_MIN,
+  );
   return { ceiling, floor };
 }
 
@@ -244,9 +254,9 @@ function defaultMask({ width, height }: Grey, { ceiling, floor }: RoomLines): Fl
 }
 
 /** The row between `from` and `to` with the largest step; `fallback` when no step stands out. */
-function strongestStep(steps: Float64Array, from: number, to: number, fallback: number): number {
+function strongestStep(steps: Float64Array, from: number, to: number, fallback: number, least: number): number {
   let best = Math.round(fallback);
-  let bestStep = 4;
+  let bestStep = least;
   for (let y = Math.max(0, from); y <= Math.min(steps.length - 1, to); y++) {
     const step = steps[y] ?? 0;
     if (step > bestStep) {
