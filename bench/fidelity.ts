@@ -1,0 +1,116 @@
+/**
+ * `npm run bench:fidelity`: the fidelity check (server/imaging/fidelity.ts) against fake engines on generated rooms
+ * (bench/fidelity-rooms.ts). Per engine: how many outputs score below FIDELITY_MIN (caught, for engines that change
+ * the building; wrongly rejected, for engines that only add furniture), then the time to score one 12-megapixel
+ * JPEG pair. Targets: every structural engine caught ≥ 95 %, furniture rejected ≤ 5 %, ≤ 50 ms per 12 MP pair.
+ * Env: FIDELITY_ROOMS (rooms per engine, 100), FIDELITY_TIMED (12 MP pairs timed, 20), FIDELITY_SEED (1).
+ */
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity.js';
+import { type ClassResult, evaluateEngine, FURNITURE_ONLY, makeCase, STRUCTURAL } from './fidelity-rooms.js';
+
+const TARGET_CAUGHT = 0.95;
+const TARGET_REJECTED = 0.05;
+const TARGET_MS = 50;
+const TWELVE_MP: [number, number] = [4000, 3000];
+
+function intEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))] ?? Number.NaN;
+};
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+async function main() {
+  const rooms = intEnv('FIDELITY_ROOMS', 100);
+  const timed = intEnv('FIDELITY_TIMED', 20);
+  const seed = intEnv('FIDELITY_SEED', 1);
+  console.log(`fidelity: ${rooms} rooms per fake engine (sizes 0.8–12 MP), FIDELITY_MIN = ${FIDELITY_MIN}\n`);
+
+  const header = [
+    'fake engine',
+    'changes',
+    'rooms',
+    'score < min',
+    'target',
+    'score p5 / p50 / p95',
+    'lost / added p50',
+    '',
+  ];
+  const rows: string[][] = [];
+  let ok = true;
+  const add = (result: ClassResult, structural: boolean) => {
+    const passed = structural ? result.belowMin >= TARGET_CAUGHT : result.belowMin <= TARGET_REJECTED;
+    ok &&= passed;
+    rows.push([
+      result.engine,
+      structural ? 'building' : 'furniture',
+      String(result.scores.length),
+      `${pct(result.belowMin)} ${structural ? 'caught' : 'rejected'}`,
+      structural ? `≥ ${TARGET_CAUGHT * 100} %` : `≤ ${TARGET_REJECTED * 100} %`,
+      [0.05, 0.5, 0.95].map((q) => quantile(result.scores, q).toFixed(2)).join(' / '),
+      `${quantile(result.lost, 0.5).toFixed(2)} / ${quantile(result.added, 0.5).toFixed(2)}`,
+      verdict(passed),
+    ]);
+    console.error(`  ${result.engine} done`);
+  };
+  for (const engine of FURNITURE_ONLY) add(await evaluateEngine(engine, rooms, { seed }), false);
+  for (const engine of STRUCTURAL) add(await evaluateEngine(engine, rooms, { seed }), true);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  console.log('(lost / added: edge length in picture heights where furniture may not go)\n');
+
+  // Timing: 12 MP JPEG pairs scored one at a time, after one warm-up pair.
+  const pairs = [];
+  for (let i = 0; i < timed; i++)
+    pairs.push(await makeCase(i % 2 ? 'window_moved' : 'furniture_blobs', 77_000 + i, TWELVE_MP));
+  await scoreFidelity(pairs[0]!.input, pairs[0]!.output);
+  const times: number[] = [];
+  const decodeTimes: number[] = [];
+  // CPU time (all threads) next to wall time: on a shared machine the wall clock also measures the neighbours.
+  const cpuTimes: number[] = [];
+  for (const pair of pairs) {
+    let start = performance.now();
+    const cpu = process.cpuUsage();
+    await scoreFidelity(pair.input, pair.output, { allowed: pair.allowed });
+    times.push(performance.now() - start);
+    const used = process.cpuUsage(cpu);
+    cpuTimes.push((used.user + used.system) / 1000);
+    start = performance.now();
+    await Promise.all(
+      [pair.input, pair.output].map((image) =>
+        sharp(image, { failOn: 'none' }).rotate().resize(320, 320, { fit: 'inside' }).greyscale().raw().toBuffer(),
+      ),
+    );
+    decodeTimes.push(performance.now() - start);
+  }
+  const timeOk = mean(times) <= TARGET_MS;
+  ok &&= timeOk;
+  console.log(
+    `12 MP JPEG pair (4000×3000, ${timed} pairs): mean ${mean(times).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms` +
+      `  target ≤ ${TARGET_MS} ms  ${verdict(timeOk)}`,
+  );
+  console.log(
+    `  CPU time per pair (all threads): mean ${mean(cpuTimes).toFixed(1)} ms, p95 ${quantile(cpuTimes, 0.95).toFixed(1)} ms`,
+  );
+  console.log(
+    `  of which the two shrink-on-load decodes alone: mean ${mean(decodeTimes).toFixed(1)} ms, p95 ${quantile(decodeTimes, 0.95).toFixed(1)} ms`,
+  );
+  console.log(`\n${ok ? 'all targets met' : 'some targets missed'}`);
+  process.exitCode = ok ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,471 @@
+/**
+ * Fidelity: did the engine keep the room? Both pictures are decoded small (long edge WORK_EDGE, upright; JPEG
+ * shrinks on load, so a 12-megapixel photo costs a reduced-size decode), their grey edges are found (Sobel, thinned
+ * to one-pixel lines) and compared where furniture may not go: input edges with no output edge nearby are lost
+ * structure (a window painted over), output edges with no input edge nearby are added structure (a new window, door
+ * or wall line). Both are measured as edge length in picture heights and turned into a 0–1 score.
+ * Deterministic: the same bytes give the same score.
+ */
+import sharp from 'sharp';
+import { MAX_PIXELS } from './input-rules.js';
+
+/** Below this score the picture no longer shows the same room. */
+export const FIDELITY_MIN = 0.9;
+
+/** A region of the picture (picture pixels, after EXIF orientation) where furniture may legitimately appear. */
+export interface FidelityRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface FidelityOptions {
+  /**
+   * Where the engine put furniture (a scene's pieces, in picture pixels): everything else must stay as it was.
+   * Without it, the floor and the lower wall may change, and so may any object that stands on the floor and stays
+   * below door height (or is as slender as a lamp); an empty list checks the whole picture.
+   */
+  allowed?: readonly FidelityRegion[];
+}
+
+export interface FidelityResult {
+  /** 1: the structure is intact; below FIDELITY_MIN: walls, windows, doors or the view changed. */
+  score: number;
+  /** Input edges missing from the output where furniture may not go, in picture heights of edge length. */
+  lost: number;
+  /** Output edges with no counterpart in the input there, same unit. */
+  added: number;
+  /** Share of the picture that was checked (weights of the furniture-free mask, 0–1). */
+  checked: number;
+}
+
+const WORK_EDGE = 320;
+/** Lost plus added edge length (in picture heights) at which the score reaches 0; FIDELITY_MIN sits at a tenth of it. */
+const FULL_CHANGE = 3;
+/** Sobel magnitude (|gx| + |gy| of grey levels) of an edge worth keeping: a step of about 8 grey levels. */
+const EDGE_MIN = 32;
+/** An edge is matched when the other picture has at least this share of its strength within MATCH_RADIUS pixels. */
+const MATCH_SHARE = 0.4;
+const MATCH_RADIUS = 2;
+/** Pixels along the border are skipped: resampling and a centre crop disturb them. */
+const BORDER = 3;
+/** Scene boxes grow by this share of their size (at least ALLOWED_PAD_MIN work pixels) to take in drop shadows. */
+const ALLOWED_PAD = 0.1;
+const ALLOWED_PAD_MIN = 3;
+
+interface Grey {
+  data: Float32Array;
+  width: number;
+  height: number;
+  /** The same pixels in colour: the room's lines are easier to find in colour than in grey. */
+  colour?: { data: Buffer; channels: number };
+}
+
+/**
+ * Scores `output` (an engine's picture of `input`, same size after EXIF orientation) for how much of the input's
+ * structure it keeps. Rejects with sharp's error when either picture cannot be decoded at all.
+ */
+export async function scoreFidelity(
+  input: Buffer,
+  output: Buffer,
+  options: FidelityOptions = {},
+): Promise<FidelityResult> {
+  const [before, after, size] = await Promise.all([decodeSmall(input), decodeSmall(output), uprightSize(input)]);
+  const other = after.width === before.width && after.height === before.height ? after : await refit(after, before);
+  if (options.allowed)
+    return compare(before, other, maskFromRegions(options.allowed, before.width, before.height, size));
+  const room = roomLines(before);
+  return compare(before, other, defaultMask(before, room), room);
+}
+
+async function decodeSmall(image: Buffer): Promise<Grey> {
+  const { data, info } = await sharp(image, { failOn: 'none', limitInputPixels: MAX_PIXELS })
+    .rotate()
+    .resize(WORK_EDGE, WORK_EDGE, { fit: 'inside', withoutEnlargement: true, kernel: 'linear' })
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const count = info.width * info.height;
+  const grey = new Float32Array(count);
+  const channels = info.channels;
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
+  const g = channels >= 3 ? 1 : 0;
+  const b = channels >= 3 ? 2 : 0;
+  for (let i = 0, j = 0; i < count; i++, j += channels)
+    grey[i] = 0.299 * (bytes[j] as number) + 0.587 * (bytes[j + g] as number) + 0.114 * (bytes[j + b] as number);
+  return { data: grey, width: info.width, height: info.height, colour: { data, channels } };
+}
+
+/** The picture's width and height after EXIF orientation, from the header. */
+async function uprightSize(image: Buffer): Promise<{ width: number; height: number }> {
+  const meta = await sharp(image, { failOn: 'none', limitInputPixels: MAX_PIXELS }).metadata();
+  const width = meta.width ?? 1;
+  const height = meta.height ?? 1;
+  return (meta.orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
+}
+
+/** An output of another aspect (it should not happen: engines fit theirs back) is stretched onto the input's grid. */
+async function refit(image: Grey, to: Grey): Promise<Grey> {
+  const bytes = Buffer.from(Uint8Array.from(image.data, (v) => Math.round(v)));
+  const data = await sharp(bytes, { raw: { width: image.width, height: image.height, channels: 1 } })
+    .resize(to.width, to.height, { fit: 'fill', kernel: 'linear' })
+    .raw()
+    .toBuffer();
+  return { data: Float32Array.from(data), width: to.width, height: to.height };
+}
+
+/** 1 where furniture may not go, 0 inside the (padded) regions where it may. */
+function maskFromRegions(
+  regions: readonly FidelityRegion[],
+  width: number,
+  height: number,
+  size: { width: number; height: number },
+): Float32Array {
+  const mask = new Float32Array(width * height).fill(1);
+  const sx = width / size.width;
+  const sy = height / size.height;
+  for (const region of regions) {
+    const padX = Math.max(ALLOWED_PAD_MIN, ALLOWED_PAD * region.width * sx);
+    const padY = Math.max(ALLOWED_PAD_MIN, ALLOWED_PAD * region.height * sy);
+    const x0 = Math.max(0, Math.floor(region.x * sx - padX));
+    const y0 = Math.max(0, Math.floor(region.y * sy - padY));
+    const x1 = Math.min(width, Math.ceil((region.x + region.width) * sx + padX));
+    const y1 = Math.min(height, Math.ceil((region.y + region.height) * sy + padY));
+    for (let y = y0; y < y1; y++) mask.fill(0, y * width + x0, y * width + x1);
+  }
+  return mask;
+}
+
+/**
+ * Without a scene: furniture stands on the floor, and a piece lower than the camera never rises above the horizon,
+ * which in a room photo lies about halfway between the back wall's ceiling line and floor line. Rows above
+ * FULL_CHECK of the way down that wall are checked fully; the weight falls to 0 at NO_CHECK and stays 0 on the floor.
+ */
+const FULL_CHECK = 0.5;
+/** Columns summed together when looking for the room's lines. */
+const ROW_STEP_BLOCK = 4;
+/** Rows above and below a candidate line that are compared (share of the picture height): the line itself is sharp. */
+const LINE_WINDOW = 0.015;
+/** Least step (colour distance, ramps discounted) that marks the floor line, and the ceiling line. */
+const LINE_MIN = 4;
+const CEILING_LINE_MIN = 1.5;
+const NO_CHECK = 0.8;
+
+/** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
+interface RoomLines {
+  ceiling: number;
+  floor: number;
+}
+
+function roomLines(image: Grey): RoomLines {
+  const { height } = image;
+  const steps = lineProminence(rowSteps(image), Math.max(2, Math.round(LINE_WINDOW * height)));
+  const floor = strongestStep(steps, Math.round(0.35 * height), Math.round(0.9 * height), 0.6 * height, LINE_MIN);
+  // A white ceiling over a pale wall steps little; once ramps are discounted a smaller step still marks the line.
+  const ceiling = strongestStep(
+    steps,
+    Math.round(0.02 * height),
+    Math.round(floor - 0.2 * height),
+    0.1 * height,
+    CEILING_LINE_MIN,
+  );
+  return { ceiling, floor };
+}
+
+/**
+ * For each row, how much the colour of the few rows above differs from the few rows below, as the median over the
+ * columns: a line across the whole room (floor, ceiling) counts, the sill of one window does not.
+ */
+function rowSteps({ width, height, colour }: Grey): Float64Array {
+  const window = Math.max(2, Math.round(LINE_WINDOW * height));
+  if (!colour) return new Float64Array(height);
+  const bytes = new Uint8Array(colour.data.buffer, colour.data.byteOffset, colour.data.length);
+  const channels = colour.channels;
+  const g = channels >= 3 ? 1 : 0;
+  const b = channels >= 3 ? 2 : 0;
+  // Columns are taken in blocks of ROW_STEP_BLOCK pixels: a line across the room spans hundreds of them anyway.
+  const blocks = Math.max(1, Math.floor(width / ROW_STEP_BLOCK));
+  // Column prefix sums per channel, one row of blocks at a time: sums[(y * blocks + c) * 3 + k] = Σ rows < y.
+  const sums = new Float64Array((height + 1) * blocks * 3);
+  for (let y = 0; y < height; y++) {
+    const from = y * blocks * 3;
+    const to = from + blocks * 3;
+    for (let c = 0; c < blocks; c++) {
+      let r0 = 0;
+      let g0 = 0;
+      let b0 = 0;
+      for (
+        let x = c * ROW_STEP_BLOCK, j = (y * width + x) * channels;
+        x < (c + 1) * ROW_STEP_BLOCK;
+        x++, j += channels
+      ) {
+        r0 += bytes[j] as number;
+        g0 += bytes[j + g] as number;
+        b0 += bytes[j + b] as number;
+      }
+      sums[to + c * 3] = (sums[from + c * 3] as number) + r0;
+      sums[to + c * 3 + 1] = (sums[from + c * 3 + 1] as number) + g0;
+      sums[to + c * 3 + 2] = (sums[from + c * 3 + 2] as number) + b0;
+    }
+  }
+  const steps = new Float64Array(height);
+  const column = new Float64Array(blocks);
+  const scale = 1 / (window * ROW_STEP_BLOCK);
+  for (let y = window; y <= height - window; y++) {
+    const above = (y - window) * blocks * 3;
+    const here = y * blocks * 3;
+    const below = (y + window) * blocks * 3;
+    for (let i = 0; i < blocks * 3; i += 3) {
+      let squares = 0;
+      for (let k = i; k < i + 3; k++) {
+        const mid = sums[here + k] as number;
+        const d = (2 * mid - (sums[above + k] as number) - (sums[below + k] as number)) * scale;
+        squares += d * d;
+      }
+      column[i / 3] = Math.sqrt(squares);
+    }
+    column.sort();
+    steps[y] = column[Math.floor(blocks / 2)] as number;
+  }
+  return steps;
+}
+
+/**
+ * How much each row's step stands above the steps a window's width to either side: a ramp (the vignette, a lamp's
+ * glow) steps the same everywhere and scores 0, a line scores its full step.
+ */
+function lineProminence(steps: Float64Array, window: number): Float64Array {
+  const out = new Float64Array(steps.length);
+  for (let y = 3 * window; y < steps.length - 3 * window; y++)
+    out[y] = (steps[y] as number) - 0.5 * ((steps[y - 2 * window] as number) + (steps[y + 2 * window] as number));
+  return out;
+}
+
+function defaultMask({ width, height }: Grey, { ceiling, floor }: RoomLines): Float32Array {
+  const wall = Math.max(1, floor - ceiling);
+  const mask = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const t = ((y - ceiling) / wall - FULL_CHECK) / (NO_CHECK - FULL_CHECK);
+    mask.fill(Math.min(1, Math.max(0, 1 - t)), y * width, (y + 1) * width);
+  }
+  return mask;
+}
+
+/** The row between `from` and `to` with the largest step; `fallback` when no step stands out. */
+function strongestStep(steps: Float64Array, from: number, to: number, fallback: number, least: number): number {
+  let best = Math.round(fallback);
+  let bestStep = least;
+  for (let y = Math.max(0, from); y <= Math.min(steps.length - 1, to); y++) {
+    const step = steps[y] ?? 0;
+    if (step > bestStep) {
+      bestStep = step;
+      best = y;
+    }
+  }
+  return best;
+}
+
+function compare(before: Grey, after: Grey, mask: Float32Array, room?: RoomLines): FidelityResult {
+  const { width, height } = before;
+  const gain = contrastGain(before, after, mask);
+  const edgesBefore = sobel(before, 1);
+  const edgesAfter = sobel(after, gain);
+  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height);
+  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height);
+  const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
+  let lostSum = 0;
+  let addedSum = 0;
+  let checked = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (lost[i]) lostSum += weights[i] as number;
+    if (added[i]) addedSum += weights[i] as number;
+    checked += mask[i] as number;
+  }
+  const lostLength = lostSum / height;
+  const addedLength = addedSum / height;
+  const score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength) / FULL_CHANGE));
+  return { score, lost: lostLength, added: addedLength, checked: checked / mask.length };
+}
+
+/** Changes are grouped on a grid of CLUSTER_CELL pixels; touching cells (8 neighbours) form one object. */
+const CLUSTER_CELL = 4;
+/** An object standing on the floor whose top stays below this share of the wall (from the ceiling) is furniture. */
+const FURNITURE_TOP = 0.3;
+/** Slender: at most this share of the picture wide, its top at least SLENDER_TOP of the wall below the ceiling. */
+const SLENDER = 0.08;
+const SLENDER_TOP = 0.1;
+/** A slender piece's foot is at least this share of the wall below the floor line (a lamp that towers is near). */
+const SLENDER_FOOT = 0.08;
+
+/** "On the floor": its bottom reaches this share of the wall above the floor line, or lower. */
+const FLOOR_REACH = 0.08;
+
+/**
+ * Without a scene, a change that stands on the floor and stays below door height is a piece of furniture: its
+ * edges (its outline, and the wall it hides) weigh nothing. Changes that float on the wall (a window) or reach up
+ * to door or ceiling height (a door, a wall corner) keep the mask's weight.
+ */
+function withoutFurniture(
+  mask: Float32Array,
+  lost: Uint8Array,
+  added: Uint8Array,
+  width: number,
+  height: number,
+  { ceiling, floor }: RoomLines,
+): Float32Array {
+  const cellsX = Math.ceil(width / CLUSTER_CELL);
+  const cellsY = Math.ceil(height / CLUSTER_CELL);
+  const changed = new Uint8Array(cellsX * cellsY);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      if (lost[y * width + x] || added[y * width + x])
+        changed[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] = 1;
+  const label = new Int32Array(cellsX * cellsY).fill(-1);
+  const furniture: boolean[] = [];
+  const wall = Math.max(1, floor - ceiling);
+  for (let start = 0; start < changed.length; start++) {
+    if (!changed[start] || (label[start] ?? 0) >= 0) continue;
+    const id = furniture.length;
+    const queue = [start];
+    label[start] = id;
+    let top = cellsY;
+    let bottom = 0;
+    let left = cellsX;
+    let right = 0;
+    for (let head = 0; head < queue.length; head++) {
+      const cell = queue[head] ?? 0;
+      const cx = cell % cellsX;
+      const cy = (cell - cx) / cellsX;
+      top = Math.min(top, cy);
+      bottom = Math.max(bottom, cy);
+      left = Math.min(left, cx);
+      right = Math.max(right, cx);
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = cx + dx;
+          const ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) continue;
+          const next = ny * cellsX + nx;
+          if (!changed[next] || (label[next] ?? 0) >= 0) continue;
+          label[next] = id;
+          queue.push(next);
+        }
+      }
+    }
+    const topRow = top * CLUSTER_CELL;
+    const bottomRow = (bottom + 1) * CLUSTER_CELL;
+    const onFloor = bottomRow >= floor - FLOOR_REACH * wall;
+    const low = topRow >= ceiling + FURNITURE_TOP * wall;
+    // A floor lamp or a plant: narrower than any door and short of the ceiling line (which a wall corner reaches).
+    // Its foot must stand clearly in front of the back wall: a door is as slender, but stands on the floor line.
+    const slender =
+      (right - left + 1) * CLUSTER_CELL <= SLENDER * width &&
+      topRow >= ceiling + SLENDER_TOP * wall &&
+      bottomRow >= floor + SLENDER_FOOT * wall;
+    furniture.push(onFloor && (low || slender));
+  }
+  const weights = Float32Array.from(mask);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const id = label[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] as number;
+      if (id >= 0 && furniture[id]) weights[y * width + x] = 0;
+    }
+  }
+  return weights;
+}
+
+/**
+ * A colour grade scales contrast; the output's gradients are brought to the input's by the ratio of grey spread in
+ * the checked region (kept within 0.5–2, so a changed room cannot hide behind it).
+ */
+function contrastGain(before: Grey, after: Grey, mask: Float32Array): number {
+  const spread = (image: Grey) => {
+    let weight = 0;
+    let sum = 0;
+    let squares = 0;
+    for (let i = 0; i < image.data.length; i++) {
+      const w = mask[i] ?? 0;
+      const v = image.data[i] ?? 0;
+      weight += w;
+      sum += w * v;
+      squares += w * v * v;
+    }
+    if (weight < 1) return 0;
+    const mean = sum / weight;
+    return Math.sqrt(Math.max(0, squares / weight - mean * mean));
+  };
+  const a = spread(before);
+  const b = spread(after);
+  if (a < 1 || b < 1) return 1;
+  return Math.min(2, Math.max(0.5, a / b));
+}
+
+interface Edges {
+  magnitude: Float32Array;
+  /** Thinned edge pixels (local maxima across the edge) above EDGE_MIN. */
+  line: Uint8Array;
+}
+
+function sobel({ data, width, height }: Grey, gain: number): Edges {
+  const magnitude = new Float32Array(width * height);
+  const direction = new Uint8Array(width * height);
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
+      const nw = data[i - width - 1] as number;
+      const n = data[i - width] as number;
+      const ne = data[i - width + 1] as number;
+      const w = data[i - 1] as number;
+      const e = data[i + 1] as number;
+      const sw = data[i + width - 1] as number;
+      const s = data[i + width] as number;
+      const se = data[i + width + 1] as number;
+      const gx = ne + 2 * e + se - nw - 2 * w - sw;
+      const gy = sw + 2 * s + se - nw - 2 * n - ne;
+      const ax = Math.abs(gx);
+      const ay = Math.abs(gy);
+      magnitude[i] = gain * (ax + ay);
+      // 0: across is horizontal, 1: vertical, 2 and 3: the diagonals.
+      direction[i] = ax > 2.4 * ay ? 0 : ay > 2.4 * ax ? 1 : gx * gy > 0 ? 2 : 3;
+    }
+  }
+  const line = new Uint8Array(width * height);
+  const steps = [1, width, width + 1, width - 1];
+  for (let y = 2; y < height - 2; y++) {
+    for (let x = 2, i = y * width + 2; x < width - 2; x++, i++) {
+      const m = magnitude[i] as number;
+      if (m < EDGE_MIN) continue;
+      const step = steps[direction[i] as number] as number;
+      if (m >= (magnitude[i - step] as number) && m > (magnitude[i + step] as number)) line[i] = 1;
+    }
+  }
+  return { magnitude, line };
+}
+
+/**
+ * 1 where one of `edges`' line pixels has no edge of at least MATCH_SHARE of its strength in `other` within
+ * MATCH_RADIUS pixels (a square). Only line pixels are looked around, a few per cent of the picture.
+ */
+function unmatched(edges: Edges, other: Float32Array, width: number, height: number): Uint8Array {
+  const out = new Uint8Array(width * height);
+  const { line, magnitude } = edges;
+  for (let y = BORDER; y < height - BORDER; y++) {
+    for (let x = BORDER, i = y * width + BORDER; x < width - BORDER; x++, i++) {
+      if (!line[i]) continue;
+      const need = Math.max(EDGE_MIN * MATCH_SHARE, MATCH_SHARE * (magnitude[i] as number));
+      let found = false;
+      for (let dy = -MATCH_RADIUS; dy <= MATCH_RADIUS && !found; dy++) {
+        const row = i + dy * width;
+        for (let j = row - MATCH_RADIUS; j <= row + MATCH_RADIUS; j++) {
+          if ((other[j] as number) >= need) {
+            found = true;
+            break;
+          }
+        }
+      }
+      if (!found) out[i] = 1;
+    }
+  }
+  return out;
+}
