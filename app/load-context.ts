@@ -11,7 +11,7 @@ declare module '@remix-run/node' {
     blankSessionCookie(): string;
     /** This response's Content-Security-Policy nonce, for Remix's inline scripts (entry.server.tsx). */
     cspNonce: string;
-    /** The CONTRACT §1 view of anything a procedure threw: status, code, message, details…, and its headers (Retry-After). */
+    /** The JSON error view of anything a procedure threw: status, code, message, details…, and its headers (Retry-After). */
     describeError(error: unknown): {
       status: number;
       error: string;

@@ -1,5 +1,5 @@
 /**
- * The one closed set of error codes (CONTRACT §1) and the one mapper from anything thrown to a contract body.
+ * The one closed set of error codes and the one mapper from anything thrown to its JSON error body.
  * Domain code throws AppError; tRPC, the REST bridge and plain Express handlers all answer through toErrorResponse.
  */
 export const ERROR_CATALOG = {
@@ -104,7 +104,7 @@ const TRPC_CODE_FALLBACKS: Record<string, [ErrorCode, string]> = {
   TOO_MANY_REQUESTS: ['rate_limited', 'Too many requests.'],
 };
 
-/** Maps anything thrown anywhere to a CONTRACT §1 response. Never leaks stack traces or SQL. */
+/** Maps anything thrown anywhere to a JSON error response. Never leaks stack traces or SQL. */
 export function toErrorResponse(thrown: unknown): ErrorResponse {
   // tRPC wraps what procedures throw; the original sits in `cause`.
   const cause = thrown instanceof Error && thrown.name === 'TRPCError' ? (thrown.cause ?? thrown) : thrown;

@@ -95,7 +95,7 @@ const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
-    // Every client (REST bridge, /trpc, dashboard) gets the CONTRACT §1 body under data.contract; no stack traces.
+    // Every client (REST bridge, /trpc, dashboard) gets the JSON error body under data.contract; no stack traces.
     errorFormatter({ shape, error }) {
       const contract = toErrorResponse(error);
       return {
@@ -342,8 +342,8 @@ function isAcceptedJob(body: unknown): boolean {
 }
 
 /**
- * The three image endpoints (stage, enhance, place-products): an API key, then Idempotency-Key replay
- * (CONTRACT §5), then one of the key's slots for image operations in flight (CONTRACT §9).
+ * The image endpoints (stage, enhance, place-products, declutter, re-render): an API key, then Idempotency-Key
+ * replay, then one of the key's slots for image operations in flight.
  */
 export const imageProcedure = apiKeyProcedure
   .meta({
@@ -371,7 +371,7 @@ export const imageProcedure = apiKeyProcedure
     const start = await beginIdempotentRequest(db, { ...scope, fingerprint, now: startedAt });
     if (start.kind === 'replay') {
       ctx.response.setHeader('Idempotent-Replayed', 'true');
-      // An asynchronous request's first answer was the 202 with its job; so is the replay (CONTRACT §5).
+      // An asynchronous request's first answer was the 202 with its job; so is the replay.
       if (isAcceptedJob(start.body)) {
         ctx.response.setStatus(202);
         ctx.response.setHeader('Preference-Applied', 'respond-async');

@@ -10,7 +10,7 @@ export type FieldErrors = Record<string, string>;
 
 export interface FormFailure {
   status: number;
-  /** CONTRACT §1 code, for pages that react to one (e.g. offering sign-in after a 409 at sign-up). */
+  /** The error body's code, for pages that react to one (e.g. offering sign-in after a 409 at sign-up). */
   code: string;
   formError: string;
   fieldErrors: FieldErrors;
@@ -18,7 +18,7 @@ export interface FormFailure {
 
 /**
  * What a form shows when a procedure refused the submission: each validation detail next to the input it names
- * (first message per field), and the CONTRACT §1 message as the alert. Details for fields the form does not show
+ * (first message per field), and the error body's message as the alert. Details for fields the form does not show
  * are folded into the alert so nothing is lost.
  */
 export function describeFormFailure(

@@ -3544,7 +3544,7 @@ export interface operations {
                         status: "queued" | "running" | "succeeded" | "failed";
                         /** @description When succeeded: the body the synchronous request answers with */
                         result: (components["schemas"]["RerenderResult"] | components["schemas"]["StageResult"] | components["schemas"]["DeclutterResult"] | components["schemas"]["EnhanceResult"] | components["schemas"]["PlaceProductsResult"]) | null;
-                        /** @description When failed: the CONTRACT §1 error body; the credits were refunded */
+                        /** @description When failed: the JSON error body; the credits were refunded */
                         error: {
                             error: string;
                             /** @enum {string} */

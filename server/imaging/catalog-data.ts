@@ -1,5 +1,5 @@
 /**
- * Styles, room types (CONTRACT §5) and the sponsored-product catalog that seeds the catalog table.
+ * Styles, room types and the sponsored-product catalog that seeds the catalog table.
  * Product artwork lives in ./assets/products/ and is referenced by file name.
  */
 

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §5 input rules, checked from the bytes and the header alone: the format by magic numbers
+ * Input rules, checked from the bytes and the header alone: the format by magic numbers
  * (never a file name), the size, and the dimensions before any pixel is decoded.
  */
 import sharp, { type Metadata } from 'sharp';

@@ -4,7 +4,7 @@ import { clusterMetricsReader } from './cluster-metrics.js';
 import { log } from './logger.js';
 
 /**
- * Prometheus metrics of one process (CONTRACT §9). Counters and histograms are per process; gauges read from the
+ * Prometheus metrics of one process. Counters and histograms are per process; gauges read from the
  * database (`dbGauge`) show the state every process shares, so any node answers them alike.
  */
 export interface Metrics {

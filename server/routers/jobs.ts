@@ -13,7 +13,7 @@ import {
   stageOutput,
 } from './schemas.js';
 
-/** A failed job's CONTRACT §1 error body, as the synchronous request would have answered it. */
+/** A failed job's JSON error body, as the synchronous request would have answered it. */
 const jobErrorSchema = z.object({
   error: z.string(),
   code: z.enum(Object.keys(ERROR_CATALOG) as [keyof typeof ERROR_CATALOG, ...Array<keyof typeof ERROR_CATALOG>]),
@@ -50,7 +50,7 @@ export const jobsRouter = router({
           .meta({ description: 'When succeeded: the body the synchronous request answers with' }),
         error: jobErrorSchema
           .nullable()
-          .meta({ description: 'When failed: the CONTRACT §1 error body; the credits were refunded' }),
+          .meta({ description: 'When failed: the JSON error body; the credits were refunded' }),
         created_at: isoTimestamp,
         finished_at: nullableTimestamp,
       }),

@@ -32,7 +32,7 @@ import {
   styleSchema,
 } from './schemas.js';
 
-/** Both request forms of CONTRACT §5; the bridge sees multipart as JSON (server/http/image-upload.ts). */
+/** Both request forms (JSON and multipart); the bridge sees multipart as JSON (server/http/image-upload.ts). */
 const IMAGE_CONTENT_TYPES = ['application/json', 'multipart/form-data'] as const;
 
 const imageText = z.string().meta({
@@ -99,7 +99,7 @@ function presentCapabilities(capabilities: EngineCapabilities): z.infer<typeof c
   };
 }
 
-/** The 202 body of an asynchronous request (CONTRACT §5 "Asynchronous requests"). */
+/** The 202 body of an asynchronous request. */
 export const acceptedJobSchema = z
   .object({
     job_id: z.string().meta({ description: 'Job id (job_…)' }),

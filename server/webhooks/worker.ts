@@ -14,7 +14,7 @@ export interface WorkerOptions {
   retryDelaysMs: readonly number[];
   allowPrivateNetwork: boolean;
   clock?: Clock;
-  /** Per attempt; CONTRACT §7 says 10 s. Tests shorten it. */
+  /** Per attempt: 10 s. Tests shorten it. */
   timeoutMs?: number;
   /** Fallback when no in-process wake-up arrives (another process emitted, a retry fell due elsewhere). */
   pollIntervalMs?: number;

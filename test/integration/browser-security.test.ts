@@ -121,7 +121,7 @@ describeEachDatabase('Browser security', (dialect) => {
     expect(await keyCount(account.token)).toBe(1);
   });
 
-  it('refuses a cross-site Token REST call authenticated by the cookie with the CONTRACT §1 body, and leaves Bearer calls alone', async () => {
+  it('refuses a cross-site Token REST call authenticated by the cookie with the JSON error body, and leaves Bearer calls alone', async () => {
     const account = await signUp();
     const forged = await server.api.post('/api/v1/keys', {
       json: { name: 'Forged' },

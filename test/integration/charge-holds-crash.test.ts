@@ -29,7 +29,7 @@ function spawnServer(options: { databaseUrl: string; dataDir: string; port: numb
   );
 }
 
-describeEachDatabase('Charges survive kill -9 (CONTRACT §8)', (dialect) => {
+describeEachDatabase('Charges survive kill -9', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let child: ServerProcess | null = null;

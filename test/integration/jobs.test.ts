@@ -8,7 +8,7 @@ import type { TestServer } from '../helpers/server.js';
 import { engineWith } from '../helpers/slow-engine.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 
-/** CONTRACT §5 "Asynchronous requests": Prefer: respond-async, GET /api/v1/jobs/{id}, job.failed. */
+/** Asynchronous requests: Prefer: respond-async, GET /api/v1/jobs/{id}, job.failed. */
 describeEachDatabase('Asynchronous image requests', (dialect) => {
   let server: TestServer & { dropDatabase(): Promise<void> };
   let receiver: WebhookReceiver;

@@ -3,7 +3,7 @@ import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
 
-/** Every endpoint of CONTRACT §2–§7, §9 and §11 with the credential it takes (None, Key or Token). */
+/** Every documented endpoint with the credential it takes (None, Key or Token). */
 const CONTRACT_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey' | 'identityToken'][] = [
   ['get', '/api/health', 'none'],
   ['post', '/api/v1/auth/signup', 'none'],

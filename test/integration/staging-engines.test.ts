@@ -39,7 +39,7 @@ async function lightPixelsInCorner(bytes: Buffer): Promise<number> {
   return light;
 }
 
-/** CONTRACT §11: each remote engine, driven through its real client against a local server speaking its protocol. */
+/** Each remote engine, driven through its real client against a local server speaking its protocol. */
 const ENGINES: Array<{ name: string; fake: () => FakeProvider; refuses: boolean }> = [
   { name: 'replicate', fake: () => new FakeReplicate(), refuses: true },
   { name: 'openai', fake: () => new FakeOpenAI(), refuses: true },

@@ -2,7 +2,7 @@ import type { AppLoadContext } from '@remix-run/node';
 
 type Procedures = AppLoadContext['trpc']['keys'];
 
-/** One row of `keys.list` (CONTRACT §3). */
+/** One row of `keys.list`. */
 export type ApiKeyRow = Awaited<ReturnType<Procedures['list']>>['keys'][number];
 
 /** What `keys.create` answers: the only time the full key exists outside the hash. */

@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import { downloadImage } from '../../outbound/image-download.js';
 import type { NetworkPolicy } from '../../outbound/network-guard.js';
 
-/** CONTRACT §5 limits on what a request may carry; the engine checks format and dimensions. */
+/** Limits on what a request may carry; the engine checks format and dimensions. */
 export const MAX_IMAGE_BYTES = 15 * 1024 * 1024;
 export const MAX_IMAGES_PER_REQUEST = 10;
 export const IMAGE_DOWNLOAD_TIMEOUT_MS = 10_000;

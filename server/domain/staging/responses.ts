@@ -8,7 +8,7 @@ import type { DeclutterResult, EnhanceResult, PlaceResult, RerenderResult, Stage
 import { creditsPerStagedImage, variationSeed } from './variations.js';
 
 /*
- * The 200 bodies of the image operations (CONTRACT §5), built in one place: the synchronous response and a
+ * The 200 bodies of the image operations, built in one place: the synchronous response and a
  * succeeded job's `result` are the same body.
  */
 

@@ -1,5 +1,5 @@
 /**
- * ENGINE chooses what draws staged images (CONTRACT §11): the built-in sharp engine, or a remote provider behind
+ * ENGINE chooses what draws staged images: the built-in sharp engine, or a remote provider behind
  * the same ImageEngine seam. Every charge, hold, job, webhook and claim rule is the callers' and holds for all.
  */
 import type { Config } from '../../env.js';

@@ -14,7 +14,7 @@ import { pictureAt, type RemoteCall, type StagingProvider } from './remote-engin
 
 type ReplicateSettings = Extract<EngineConfig, { name: 'replicate' }>;
 
-/** CONTRACT §11's input when REPLICATE_INPUT_TEMPLATE does not say otherwise. */
+/** The Replicate input when REPLICATE_INPUT_TEMPLATE does not say otherwise. */
 export const DEFAULT_REPLICATE_INPUT = {
   image: '{{image}}',
   prompt: '{{prompt}}',
