@@ -23,12 +23,19 @@ const REASON_TEXT = { purchase: 'Purchase', spend: 'Campaign spend', adjustment:
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
-  const startingAfter = new URL(request.url).searchParams.get('starting_after') || undefined;
+  const url = new URL(request.url);
+  const startingAfter = url.searchParams.get('starting_after') || undefined;
+  // Back from checkout: asking for the session credits a paid purchase once, if the payment's event has not.
+  const sessionId = url.searchParams.get('session_id');
+  const purchase = sessionId
+    ? await context.trpc.billing.checkoutStatus({ session_id: sessionId }).catch(() => null)
+    : null;
   try {
     return {
       funds: await context.trpc.ads.funds({ limit: PAGE_SIZE, starting_after: startingAfter }),
       paged: startingAfter !== undefined,
       problem: null,
+      purchase,
     };
   } catch (error) {
     if (context.describeError(error).status !== 404 && context.describeError(error).status !== 400) throw error;
@@ -36,6 +43,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       funds: await context.trpc.ads.funds({ limit: PAGE_SIZE }),
       paged: false,
       problem: 'That page no longer exists; here are your newest entries.',
+      purchase,
     };
   }
 }
@@ -70,7 +78,7 @@ function millicentsText(millicents: number): string {
 }
 
 export default function Funds() {
-  const { funds, paged, problem } = useLoaderData<typeof loader>();
+  const { funds, paged, problem, purchase } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state === 'submitting';
   const failure = result && 'formError' in result ? result : null;
@@ -87,6 +95,14 @@ export default function Funds() {
         </p>
       </header>
 
+      {purchase?.status === 'complete' && purchase.purpose === 'ad_funds' ? (
+        <Alert tone="success" title="Thank you">
+          {formatCents(purchase.amount_cents)} of advertising funds were added.
+        </Alert>
+      ) : null}
+      {purchase?.status === 'open' ? (
+        <Alert tone="info">The payment is not finished yet. Reload this page in a moment.</Alert>
+      ) : null}
       <section className="card" aria-labelledby="buy-title">
         <h2 id="buy-title">Add funds</h2>
         {failure ? <Alert tone="error">{failure.formError}</Alert> : null}

@@ -3890,6 +3890,13 @@ export interface operations {
                         /** @enum {string} */
                         status: "open" | "complete" | "expired";
                         credits: number;
+                        /**
+                         * @description What the purchase buys: credits or advertising funds
+                         * @enum {string}
+                         */
+                        purpose: "credits" | "ad_funds";
+                        /** @description Advertising funds it adds, in cents (0 for credits) */
+                        amount_cents: number;
                     };
                 };
             };

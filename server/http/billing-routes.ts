@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import Stripe from 'stripe';
-import { completeSimulatedCheckout } from '../domain/billing/checkout.js';
+import { checkoutReturnPath, completeSimulatedCheckout } from '../domain/billing/checkout.js';
 import { applyStripeEvent } from '../domain/billing/stripe-events.js';
 import { errorResponse, toErrorResponse } from '../errors.js';
 import { log } from '../observability/logger.js';
@@ -94,7 +94,7 @@ export function simulatedCheckoutRouter(services: Services): Router {
             ),
           );
       }
-      const returnUrl = `/billing/return?session_id=${encodeURIComponent(session.id)}`;
+      const returnUrl = `${checkoutReturnPath(session.purpose)}?session_id=${encodeURIComponent(session.id)}`;
       res.type('html').send(
         page(
           'Simulated payment',
@@ -103,7 +103,7 @@ export function simulatedCheckoutRouter(services: Services): Router {
 <p>This server runs without Stripe keys, so payments are <strong>simulated</strong>: no card was charged and no money moved.
 A simulated card is saved for auto top-up${req.query.card === 'declines_off_session' ? ' (it declines every off-session charge, like Stripe’s test card 4000 0000 0000 0341)' : ''}.
 Opening this page again adds nothing.</p>
-<a class="button" href="${returnUrl}">Back to billing</a>`,
+<a class="button" href="${returnUrl}">${session.purpose === 'ad_funds' ? 'Back to advertising funds' : 'Back to billing'}</a>`,
         ),
       );
     } catch (error) {

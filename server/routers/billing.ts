@@ -51,6 +51,10 @@ const checkoutStatusSchema = z.object({
   session_id: z.string(),
   status: z.enum(['open', 'complete', 'expired']),
   credits: z.number().int(),
+  purpose: z
+    .enum(['credits', 'ad_funds'])
+    .meta({ description: 'What the purchase buys: credits or advertising funds' }),
+  amount_cents: z.number().int().meta({ description: 'Advertising funds it adds, in cents (0 for credits)' }),
 });
 
 function billingDeps(services: Services): BillingDeps {

@@ -75,7 +75,10 @@ describe.skipIf(skipReason !== null)(
         await page.getByRole('button', { name: 'Continue to payment' }).click();
         await page.waitForURL('**/billing/simulated-checkout/*');
         expect(await page.getByRole('heading', { name: '$50.00 of advertising funds added' }).count()).toBe(1);
-        await page.goto(`${server.url}/ads/funds`);
+        // Back from checkout to the funds page, which says what the payment added.
+        await page.getByRole('link', { name: 'Back to advertising funds' }).click();
+        await page.waitForURL('**/ads/funds?session_id=*');
+        expect(await page.getByText('$50.00 of advertising funds were added.').count()).toBe(1);
         expect(await page.getByText('You have $50.00 of advertising funds.').count()).toBe(1);
         expect(await page.getByRole('row', { name: /Purchase/ }).count()).toBe(1);
 

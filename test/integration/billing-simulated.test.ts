@@ -41,7 +41,13 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
       payment_method: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: expect.any(Number), simulated: true },
     });
     const status = await server.api.get(`/api/v1/billing/checkout/${checkout.body.session_id}`, { token });
-    expect(status.body).toEqual({ session_id: checkout.body.session_id, status: 'complete', credits: 25 });
+    expect(status.body).toEqual({
+      session_id: checkout.body.session_id,
+      status: 'complete',
+      credits: 25,
+      purpose: 'credits',
+      amount_cents: 0,
+    });
     expectBooksAgree(await readBooks(server.services.db, userId));
   });
 
@@ -60,7 +66,13 @@ describeEachDatabase('Billing with the simulated gateway (no Stripe key)', (dial
     await confirmEmailOf(server, token);
     const checkout = await server.api.post('/api/v1/billing/checkout', { token, json: { credits: 3 } });
     const status = await server.api.get(`/api/v1/billing/checkout/${checkout.body.session_id}`, { token });
-    expect(status.body).toEqual({ session_id: checkout.body.session_id, status: 'open', credits: 3 });
+    expect(status.body).toEqual({
+      session_id: checkout.body.session_id,
+      status: 'open',
+      credits: 3,
+      purpose: 'credits',
+      amount_cents: 0,
+    });
     expect((await server.api.get('/api/v1/billing', { token })).body.credits).toBe(0);
   });
 

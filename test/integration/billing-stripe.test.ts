@@ -66,7 +66,13 @@ describeEachDatabase('Billing through the Stripe SDK (a local Stripe-protocol se
     const { sessionId, session } = await paidCheckout(token, 15);
 
     const returned = await server.api.get(`/api/v1/billing/checkout/${sessionId}`, { token });
-    expect(returned.body).toEqual({ session_id: sessionId, status: 'complete', credits: 15 });
+    expect(returned.body).toEqual({
+      session_id: sessionId,
+      status: 'complete',
+      credits: 15,
+      purpose: 'credits',
+      amount_cents: 0,
+    });
     const event = stripe.signedEvent('checkout.session.completed', session);
     const deliveries = [
       await sendEvent(event),

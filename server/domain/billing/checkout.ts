@@ -25,10 +25,24 @@ export interface CheckoutView {
   session_id: string;
   status: CheckoutStatus;
   credits: number;
+  purpose: CheckoutSession['purpose'];
+  /** What an advertising-funds purchase adds, in cents; 0 for credits. */
+  amount_cents: number;
 }
 
-function present(row: Pick<CheckoutSession, 'id' | 'status' | 'credits'>): CheckoutView {
-  return { session_id: row.id, status: row.status, credits: row.credits };
+function present(row: Pick<CheckoutSession, 'id' | 'status' | 'credits' | 'purpose' | 'amount_cents'>): CheckoutView {
+  return {
+    session_id: row.id,
+    status: row.status,
+    credits: row.credits,
+    purpose: row.purpose,
+    amount_cents: Number(row.amount_cents),
+  };
+}
+
+/** Where the payer comes back to: the page of what was bought. */
+export function checkoutReturnPath(purpose: CheckoutSession['purpose']): string {
+  return purpose === 'ad_funds' ? '/ads/funds' : '/billing/return';
 }
 
 /**
@@ -52,8 +66,8 @@ export async function startCheckout(
     customerId: account.stripe_customer_id,
     credits: input.credits,
     ...(input.adFundsCents !== undefined && { adFundsCents: input.adFundsCents }),
-    successUrl: `${deps.publicBaseUrl}/billing/return?session_id={CHECKOUT_SESSION_ID}`,
-    cancelUrl: `${deps.publicBaseUrl}/billing`,
+    successUrl: `${deps.publicBaseUrl}${checkoutReturnPath(input.adFundsCents === undefined ? 'credits' : 'ad_funds')}?session_id={CHECKOUT_SESSION_ID}`,
+    cancelUrl: `${deps.publicBaseUrl}${input.adFundsCents === undefined ? '/billing' : '/ads/funds'}`,
   });
   if (created.customerId && created.customerId !== account.stripe_customer_id) {
     await db
