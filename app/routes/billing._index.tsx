@@ -10,6 +10,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import { type FormEvent, useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
+import { CONFIRMATION_SENT, ConfirmEmailNotice } from '../components/confirm-email-notice.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
 import { Field } from '../components/field.js';
 import { EmptyState } from '../components/empty-state.js';
@@ -69,10 +70,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
       }
       case 'resend-verification': {
         await context.trpc.auth.resendVerification();
-        return json({
-          intent: 'buy',
-          done: 'We sent a new confirmation link. Open it, then buy credits here.',
-        } as const);
+        return json({ intent: 'buy', done: CONFIRMATION_SENT } as const);
       }
       case 'remove-card': {
         await context.trpc.billing.removePaymentMethod();
@@ -152,18 +150,7 @@ export default function Billing() {
         <h2 id="buy-title">Buy credits</h2>
         {failure?.intent === 'buy' && failure.code === 'email_unverified' ? (
           // The server's sentence names the API call; here the person gets the button instead.
-          <Alert tone="warning" title="Confirm your e-mail address first">
-            <p>
-              Buying credits needs a confirmed address, so receipts and payment notices reach you. Open the link we
-              e-mailed to <strong>{email}</strong>.
-            </p>
-            <Form method="post">
-              <input type="hidden" name="intent" value="resend-verification" />
-              <button type="submit" className="button button--small" disabled={busy === 'resend-verification'}>
-                Send the confirmation e-mail again
-              </button>
-            </Form>
-          </Alert>
+          <ConfirmEmailNotice email={email} sending={busy === 'resend-verification'} />
         ) : failure?.intent === 'buy' ? (
           <Alert tone="error">{failure.formError}</Alert>
         ) : null}

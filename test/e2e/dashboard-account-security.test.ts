@@ -211,6 +211,10 @@ describe.skipIf(skipReason !== null)(
       expect(resent.html).toContain('We sent a new confirmation link.');
       const token = await tokenFromOutbox(server, user.email, 'verify_email');
       expect(token).not.toBe(firstToken);
+      // Advertising funds need the same confirmation, and their page offers the same button.
+      const refusedFunds = await dashboardPage(server.url, '/ads/funds', user.token, { intent: 'buy', amount: '50' });
+      expect(refusedFunds.status).toBe(403);
+      expect(refusedFunds.html).toContain('Send the confirmation e-mail again');
 
       const page = await dashboardPage(server.url, `/verify-email?token=${token}`, '');
       expect(page.html).toContain('Confirm my e-mail address');

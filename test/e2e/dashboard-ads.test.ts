@@ -4,6 +4,7 @@ import { placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
 import { signUp, uniqueEmail } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { onServer } from '../helpers/images.js';
+import { confirmEmail } from '../helpers/mail.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startImagingServer } from '../helpers/staging.js';
 
@@ -46,8 +47,11 @@ describe.skipIf(skipReason !== null)(
     it("A brand uploads a sofa, funds a campaign, and sees its impressions after an agent's listing is viewed", async () => {
       const page = await newPage();
       await withFailureScreenshot(page, 'ads-brand-campaign', async () => {
+        const email = uniqueEmail('brand');
         await page.goto(`${server.url}/signup`);
-        await submitCredentials(page, uniqueEmail('brand'));
+        await submitCredentials(page, email);
+        // Buying funds needs a confirmed address: the link of the verification e-mail.
+        await confirmEmail(server, email);
 
         // The product: a preview in a sample room before anything is uploaded, then the upload.
         await openFromNav(page, 'Products', '/ads/products');
@@ -119,6 +123,7 @@ describe.skipIf(skipReason !== null)(
     it('An agent requests a payout of their earnings', async () => {
       // An advertiser pays 10 cents an impression; 300 views of the agent's listing earn the agent $15.
       const brand = await signUp(server.api);
+      await confirmEmail(server, brand.email);
       const product = await server.api.post('/api/v1/ads/products', {
         token: brand.token,
         json: {
