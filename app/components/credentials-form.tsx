@@ -7,6 +7,8 @@ export interface CredentialsFormState {
   fieldErrors?: Record<string, string>;
   code?: string;
   email?: string;
+  /** Sign-in asked for the second factor: the form shows the code field too. */
+  otpRequired?: boolean;
 }
 
 interface Props {
@@ -23,6 +25,7 @@ export function CredentialsForm({ kind, redirectTo, state }: Props) {
   const otherKind = kind === 'signup' ? 'login' : 'signup';
   const otherHref = redirectTo ? `/${otherKind}?${new URLSearchParams({ redirectTo })}` : `/${otherKind}`;
   const isSignup = kind === 'signup';
+  const askCode = !isSignup && state?.otpRequired === true;
 
   return (
     <Form method="post" className="stack">
@@ -62,10 +65,28 @@ export function CredentialsForm({ kind, redirectTo, state }: Props) {
         maxLength={1024}
         hint={isSignup ? 'At least 10 characters.' : undefined}
         error={state?.fieldErrors?.password}
+        // The password is never sent back into the page, so after "code needed" it is the next thing to type.
+        autoFocus={askCode}
       />
+      {askCode ? (
+        <Field
+          label="Authentication code"
+          name="code"
+          autoComplete="one-time-code"
+          required
+          maxLength={32}
+          hint="The 6-digit code from your authenticator app, or one of your recovery codes."
+          error={state?.fieldErrors?.code}
+        />
+      ) : null}
       <button type="submit" className="button button--primary button--block" disabled={submitting}>
         {isSignup ? (submitting ? 'Creating account…' : 'Create account') : submitting ? 'Signing in…' : 'Sign in'}
       </button>
+      {isSignup ? null : (
+        <p className="form-footer">
+          <Link to="/forgot-password">Forgot your password?</Link>
+        </p>
+      )}
       <p className="form-footer">
         {isSignup ? 'Already have an account? ' : 'New to Roomstage? '}
         <Link to={otherHref}>{isSignup ? 'Sign in' : 'Create an account'}</Link>

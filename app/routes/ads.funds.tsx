@@ -7,6 +7,7 @@ import {
 } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
+import { CONFIRMATION_SENT, ConfirmEmailNotice } from '../components/confirm-email-notice.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { readDollars } from '../utils/ads-forms.server.js';
@@ -22,7 +23,7 @@ const PAGE_SIZE = 25;
 const REASON_TEXT = { purchase: 'Purchase', spend: 'Campaign spend', adjustment: 'Adjustment' } as const;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  await requireAccount(context, request);
+  const { email } = await requireAccount(context, request);
   const url = new URL(request.url);
   const startingAfter = url.searchParams.get('starting_after') || undefined;
   // Back from checkout: asking for the session credits a paid purchase once, if the payment's event has not.
@@ -36,6 +37,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       paged: startingAfter !== undefined,
       problem: null,
       purchase,
+      email,
     };
   } catch (error) {
     if (context.describeError(error).status !== 404 && context.describeError(error).status !== 400) throw error;
@@ -44,6 +46,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       paged: false,
       problem: 'That page no longer exists; here are your newest entries.',
       purchase,
+      email,
     };
   }
 }
@@ -52,6 +55,15 @@ export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
   const form = await request.formData();
   const intent = formText(form, 'intent');
+  if (intent === 'resend-verification') {
+    try {
+      await context.trpc.auth.resendVerification();
+      return json({ intent: 'buy', done: CONFIRMATION_SENT } as const);
+    } catch (error) {
+      const failure = describeFormFailure(context, error, []);
+      return json({ intent: 'buy', ...failure }, { status: failure.status });
+    }
+  }
   if (intent !== 'buy') return unknownIntent();
   const { values, fieldErrors } = readDollars(form, { amount: { noun: 'the amount to add' } });
   const amount = values.amount;
@@ -78,9 +90,12 @@ function millicentsText(millicents: number): string {
 }
 
 export default function Funds() {
-  const { funds, paged, problem, purchase } = useLoaderData<typeof loader>();
+  const { funds, paged, problem, purchase, email } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
-  const busy = useNavigation().state === 'submitting';
+  const navigation = useNavigation();
+  const submitting = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
+  const busy = submitting === 'buy';
+  const sending = submitting === 'resend-verification';
   const failure = result && 'formError' in result ? result : null;
   const oldest = funds.transactions.at(-1);
 
@@ -105,7 +120,12 @@ export default function Funds() {
       ) : null}
       <section className="card" aria-labelledby="buy-title">
         <h2 id="buy-title">Add funds</h2>
-        {failure ? <Alert tone="error">{failure.formError}</Alert> : null}
+        {failure?.code === 'email_unverified' ? (
+          <ConfirmEmailNotice email={email} sending={sending} />
+        ) : failure ? (
+          <Alert tone="error">{failure.formError}</Alert>
+        ) : null}
+        {result && 'done' in result ? <Alert tone="success">{result.done}</Alert> : null}
         <Form method="post" className="stack">
           <input type="hidden" name="intent" value="buy" />
           <Field

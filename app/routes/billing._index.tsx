@@ -10,6 +10,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import { type FormEvent, useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
+import { CONFIRMATION_SENT, ConfirmEmailNotice } from '../components/confirm-email-notice.js';
 import { TransactionsTable } from '../components/billing/transactions-table.js';
 import { Field } from '../components/field.js';
 import { EmptyState } from '../components/empty-state.js';
@@ -42,12 +43,12 @@ const FAILURE_TEXT: Record<string, string> = {
 };
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  await requireAccount(context, request);
+  const account = await requireAccount(context, request);
   const [billing, recent] = await Promise.all([
     context.trpc.billing.overview(),
     context.trpc.usage.transactions({ limit: RECENT_TRANSACTIONS }),
   ]);
-  return { billing, recent };
+  return { billing, recent, email: account.email };
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
@@ -66,6 +67,10 @@ export async function action({ context, request }: ActionFunctionArgs) {
         // Checkout is not a dashboard route (Stripe, or this server's simulated page): the browser loads it as a
         // new document instead of the client router rendering it as an unknown route.
         return redirectDocument(checkout.checkout_url);
+      }
+      case 'resend-verification': {
+        await context.trpc.auth.resendVerification();
+        return json({ intent: 'buy', done: CONFIRMATION_SENT } as const);
       }
       case 'remove-card': {
         await context.trpc.billing.removePaymentMethod();
@@ -95,12 +100,14 @@ export async function action({ context, request }: ActionFunctionArgs) {
     const shown =
       intent === 'auto-topup' ? ['amount', 'threshold', 'monthly_limit'] : intent === 'buy' ? ['credits'] : [];
     const failure = describeFormFailure(context, error, shown);
-    return json({ intent, ...failure }, { status: failure.status });
+    // Asking for a new confirmation link is part of buying: its problems show in the buy card.
+    const shownIn = intent === 'resend-verification' ? 'buy' : intent;
+    return json({ intent: shownIn, ...failure }, { status: failure.status });
   }
 }
 
 export default function Billing() {
-  const { billing, recent } = useLoaderData<typeof loader>();
+  const { billing, recent, email } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
@@ -141,7 +148,13 @@ export default function Billing() {
 
       <section className="card" aria-labelledby="buy-title">
         <h2 id="buy-title">Buy credits</h2>
-        {failure?.intent === 'buy' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        {failure?.intent === 'buy' && failure.code === 'email_unverified' ? (
+          // The server's sentence names the API call; here the person gets the button instead.
+          <ConfirmEmailNotice email={email} sending={busy === 'resend-verification'} />
+        ) : failure?.intent === 'buy' ? (
+          <Alert tone="error">{failure.formError}</Alert>
+        ) : null}
+        {doneFor('buy') ? <Alert tone="success">{doneFor('buy')}</Alert> : null}
         <Form method="post" className="stack">
           <input type="hidden" name="intent" value="buy" />
           <fieldset className="field choices">

@@ -32,25 +32,51 @@ function startSession(context: AppLoadContext, token: string, redirectTo: unknow
   return redirect(safeRedirect(redirectTo), { headers: { 'Set-Cookie': context.sessionCookie(token) } });
 }
 
+/** A six-digit code is the authenticator app's; anything else typed in the code field is a recovery code. */
+function secondFactor(code: string | undefined): { otp?: string; recovery_code?: string } {
+  const typed = code?.trim() ?? '';
+  if (typed === '') return {};
+  const digits = typed.replace(/\s/g, '');
+  return /^\d{6}$/.test(digits) ? { otp: digits } : { recovery_code: typed };
+}
+
 /**
  * The whole action of the sign-in and sign-up pages, which differ only in the procedure they call: on success the
- * session starts; on failure the form comes back with its errors and the typed e-mail.
+ * session starts; on failure the form comes back with its errors and the typed e-mail (never the password).
+ * `otpRequired` asks the sign-in form for the second factor: after `otp_required`, and after a refused code.
  */
 export async function credentialsAction(context: AppLoadContext, request: Request, kind: 'login' | 'signup') {
   const form = await request.formData();
   const email = formText(form, 'email')?.trim() ?? '';
   const credentials = { email, password: formText(form, 'password') ?? '' };
+  const code = formText(form, 'code');
   try {
     const { token } = await (kind === 'login'
-      ? context.trpc.auth.login(credentials)
+      ? context.trpc.auth.login({ ...credentials, ...secondFactor(code) })
       : context.trpc.auth.signup(credentials));
     return startSession(context, token, formText(form, 'redirectTo'));
   } catch (error) {
-    const failure = describeFormFailure(context, error, ['email', 'password']);
+    const failure = describeFormFailure(context, error, ['email', 'password', 'otp', 'recovery_code']);
     // Throttled (429): the form says how long to wait, and Retry-After says it to machines.
     const retryAfter = failure.status === 429 ? context.describeError(error).headers['Retry-After'] : undefined;
     const headers: Record<string, string> = retryAfter ? { 'Retry-After': retryAfter } : {};
-    return json({ ...failure, email }, { status: failure.status, headers });
+    // Once the code field was shown, it stays: a refused code looks like a wrong password, by design.
+    const otpRequired = failure.code === 'otp_required' || code !== undefined;
+    const { otp, recovery_code, ...fieldErrors } = failure.fieldErrors;
+    const codeError = otp ?? recovery_code;
+    return json(
+      {
+        ...failure,
+        fieldErrors: codeError ? { ...fieldErrors, code: codeError } : fieldErrors,
+        formError:
+          failure.code === 'otp_required'
+            ? 'Two-factor sign-in is on for this account: enter the code from your authenticator app with your password.'
+            : failure.formError,
+        email,
+        otpRequired,
+      },
+      { status: failure.status, headers },
+    );
   }
 }
 

@@ -12,7 +12,18 @@ const skipReason = browserSkipReason();
 /** What people who use a screen reader, a keyboard or speech input cannot get past; "moderate" findings are advice. */
 const BLOCKING = new Set(['serious', 'critical']);
 
-const VISITOR_PAGES = ['/', '/login', '/signup', '/docs/', '/no-such-page'];
+const VISITOR_PAGES = [
+  '/',
+  '/login',
+  '/signup',
+  '/forgot-password',
+  '/reset-password?token=rst_unknown',
+  '/reset-password',
+  '/verify-email?token=vfy_unknown',
+  '/verify-email',
+  '/docs/',
+  '/no-such-page',
+];
 const ACCOUNT_PAGES = [
   '/overview',
   '/keys',
@@ -79,7 +90,7 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
     return page;
   }
 
-  it('A visitor meets no serious or critical axe-core violation on the home, sign-in, sign-up, API reference and not-found pages, at 1280 px and 390 px', {
+  it('A visitor meets no serious or critical axe-core violation on the home, sign-in, sign-up, password-reset, e-mail confirmation, API reference and not-found pages, at 1280 px and 390 px', {
     timeout: 120_000,
   }, async () => {
     const page = await newPage();

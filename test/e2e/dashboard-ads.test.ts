@@ -2,9 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
 import { signUp, uniqueEmail } from '../helpers/api-client.js';
-import { confirmEmail } from '../helpers/mail.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { onServer } from '../helpers/images.js';
+import { confirmEmail } from '../helpers/mail.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startImagingServer } from '../helpers/staging.js';
 
@@ -47,10 +47,10 @@ describe.skipIf(skipReason !== null)(
     it("A brand uploads a sofa, funds a campaign, and sees its impressions after an agent's listing is viewed", async () => {
       const page = await newPage();
       await withFailureScreenshot(page, 'ads-brand-campaign', async () => {
-        await page.goto(`${server.url}/signup`);
         const email = uniqueEmail('brand');
+        await page.goto(`${server.url}/signup`);
         await submitCredentials(page, email);
-        // Buying needs a confirmed address: the link of the e-mail the sign-up sent.
+        // Buying funds needs a confirmed address: the link of the verification e-mail.
         await confirmEmail(server, email);
 
         // The product: a preview in a sample room before anything is uploaded, then the upload.
