@@ -19,7 +19,15 @@ const ENGINE_TEXT = {
   openai: 'OpenAI image edits',
   comfyui: 'ComfyUI (self-hosted)',
 } as const;
-const LABEL_TEXT = { none: 'No mark', virtually_staged: '“Virtually staged” mark in a corner' } as const;
+/** The disclosure profiles, as an agent's market asks for them. */
+const DISCLOSURE_TEXT = {
+  caption: 'Caption with a link to the original, no mark (every market accepts it)',
+  label: '“Virtually staged” mark in a corner, and the caption',
+  ca_ab723: 'Mark, QR code to the original and caption (California AB 723)',
+  none: 'Nothing',
+} as const;
+type Disclosure = keyof typeof DISCLOSURE_TEXT;
+const isDisclosure = (value: string): value is Disclosure => value in DISCLOSURE_TEXT;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
@@ -54,18 +62,19 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     issuedCount: issued.length,
     redeemedCount: redeemed.length,
     engine: capabilities,
-    defaultLabel: staging.label,
+    defaultDisclosure: staging.disclosure,
   };
 }
 
-/** The one setting changed here: the default disclosure label of staged and decluttered images. */
+/** The one setting changed here: the default disclosure profile of staged and decluttered images. */
 export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
   const form = await request.formData();
-  const label = formText(form, 'label') === 'virtually_staged' ? 'virtually_staged' : 'none';
+  const disclosure = formText(form, 'disclosure') ?? '';
+  if (!isDisclosure(disclosure)) return json({ formError: 'Choose one of the disclosures offered.' } as const, 400);
   try {
-    await context.trpc.settings.updateStaging({ label });
-    return json({ done: 'Default label saved.' } as const);
+    await context.trpc.settings.updateStaging({ disclosure });
+    return json({ done: 'Default disclosure saved.' } as const);
   } catch (error) {
     const failure = describeFormFailure(context, error, []);
     return json(failure, { status: failure.status });
@@ -74,7 +83,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
 
 /** The staging company's home: balance, keys and what happened lately, with the next step always one click away. */
 export default function Overview() {
-  const { email, balance, keys, recentClaims, issuedCount, redeemedCount, engine, defaultLabel } =
+  const { email, balance, keys, recentClaims, issuedCount, redeemedCount, engine, defaultDisclosure } =
     useLoaderData<typeof loader>();
   const saved = useActionData<typeof action>();
   const saving = useNavigation().state === 'submitting';
@@ -203,24 +212,27 @@ export default function Overview() {
             <dd>{engine.declutter ? 'Available' : 'Not with this engine'}</dd>
           </div>
           <div>
-            <dt>Default label</dt>
-            <dd>{LABEL_TEXT[defaultLabel]}</dd>
+            <dt>Default disclosure</dt>
+            <dd>{DISCLOSURE_TEXT[defaultDisclosure]}</dd>
           </div>
         </dl>
         {engine.label ? (
           <Form method="post" className="stack">
             <div className="field">
-              <label htmlFor="field-label" className="field__label">
-                Label on every staged or decluttered image (unless a request says otherwise)
+              <label htmlFor="field-disclosure" className="field__label">
+                Disclosure on every staged or decluttered image (unless a request says otherwise)
               </label>
-              <select id="field-label" name="label" className="input" defaultValue={defaultLabel}>
-                <option value="none">{LABEL_TEXT.none}</option>
-                <option value="virtually_staged">{LABEL_TEXT.virtually_staged}</option>
+              <select id="field-disclosure" name="disclosure" className="input" defaultValue={defaultDisclosure}>
+                {(Object.keys(DISCLOSURE_TEXT) as Disclosure[]).map((profile) => (
+                  <option key={profile} value={profile}>
+                    {DISCLOSURE_TEXT[profile]}
+                  </option>
+                ))}
               </select>
             </div>
             <p className="actions">
               <button type="submit" className="button button--small" disabled={saving}>
-                Save default label
+                Save default disclosure
               </button>
             </p>
             <div aria-live="polite">

@@ -190,7 +190,7 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await creditsOf(server.api, studio.key)).toBe(8);
   });
 
-  it('shows the running engine on the overview and saves the default label there', async () => {
+  it('shows the running engine on the overview and saves the default disclosure there', async () => {
     const { token } = await signUp(server.api);
     const overview = async () =>
       (await (await fetch(new URL('/overview', server.url), { headers: asSession(token) })).text()).replace(
@@ -200,15 +200,24 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     const before = await overview();
     expect(before).toContain('Staging engine');
     expect(before).toContain('Built-in');
-    const saved = await fetch(new URL('/overview', server.url), {
-      method: 'POST',
-      headers: { ...asSession(token), 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'label=virtually_staged',
-      redirect: 'manual',
+    // The default a new account has: the caption with the original's link, which every market accepts.
+    expect(before).toContain('Caption with a link to the original, no mark');
+    const save = (body: string) =>
+      fetch(new URL('/overview', server.url), {
+        method: 'POST',
+        headers: { ...asSession(token), 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      });
+    expect((await save('disclosure=label')).status).toBe(200);
+    expect((await server.api.get('/api/v1/settings/staging', { token })).body).toEqual({
+      disclosure: 'label',
+      label: 'virtually_staged',
     });
-    expect(saved.status).toBe(200);
-    expect((await server.api.get('/api/v1/settings/staging', { token })).body).toEqual({ label: 'virtually_staged' });
-    expect(await overview()).toContain('“Virtually staged” mark in a corner');
+    expect(await overview()).toContain('“Virtually staged” mark in a corner, and the caption');
+    // Something the form does not offer is refused with a sentence and changes nothing.
+    expect((await save('disclosure=watermark')).status).toBe(400);
+    expect((await server.api.get('/api/v1/settings/staging', { token })).body.disclosure).toBe('label');
   });
 
   it('sends visitors without a session to sign in', async () => {
