@@ -493,27 +493,48 @@ async function performEnhance(
   const { claimCode } = prepared;
   return undoOnFailure(deps, held, async (written) => {
     const stored = await store(deps, written, prepared.ids[0], await deps.engine.enhance(prepared.inputs[0]));
-    return inTransaction(deps.db, async (trx) => {
-      await finalizeHold(trx, held.holdId);
-      const now = deps.clock.now();
-      if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
-      const image = only(
-        await insertImages(trx, {
-          engine: deps.engine.capabilities.engine,
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          claimCode,
-          kind: 'enhanced',
-          style: null,
-          roomType: null,
-          outputs: [stored],
-          now,
-        }),
-      );
-      const result = { image, creditsRemaining: held.balanceAfter };
-      await onStored?.(trx, result);
-      return result;
-    });
+    return commitOneImage(deps, caller, held, { claimCode, kind: 'enhanced', stored }, onStored);
+  });
+}
+
+/**
+ * Makes one stored output final: the hold, the claim it joins, the image row and what the caller records with it,
+ * in one transaction (enhance and declutter).
+ */
+function commitOneImage(
+  deps: ImagingDeps,
+  caller: ApiCaller,
+  held: HeldCharge,
+  output: {
+    claimCode: string | null;
+    kind: 'enhanced' | 'decluttered';
+    stored: StoredOutput;
+    disclosure?: DisclosureProfile;
+  },
+  onStored?: OnStored<EnhanceResult>,
+): Promise<EnhanceResult> {
+  const { claimCode, kind, stored, disclosure } = output;
+  return inTransaction(deps.db, async (trx) => {
+    await finalizeHold(trx, held.holdId);
+    const now = deps.clock.now();
+    if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
+    const image = only(
+      await insertImages(trx, {
+        engine: deps.engine.capabilities.engine,
+        accountId: caller.accountId,
+        keyId: caller.keyId,
+        claimCode,
+        kind,
+        style: null,
+        roomType: null,
+        ...(disclosure && { disclosure }),
+        outputs: [stored],
+        now,
+      }),
+    );
+    const result = { image, creditsRemaining: held.balanceAfter };
+    await onStored?.(trx, result);
+    return result;
   });
 }
 
@@ -567,28 +588,13 @@ async function performDeclutter(
       originalToken,
       seed: prepared.seed,
     };
-    return inTransaction(deps.db, async (trx) => {
-      await finalizeHold(trx, held.holdId);
-      const now = deps.clock.now();
-      if (claimCode) await addImagesToClaim(trx, { code: claimCode, accountId: caller.accountId, count: 1, now });
-      const image = only(
-        await insertImages(trx, {
-          engine: deps.engine.capabilities.engine,
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          claimCode,
-          kind: 'decluttered',
-          style: null,
-          roomType: null,
-          disclosure: prepared.disclosure,
-          outputs: [stored],
-          now,
-        }),
-      );
-      const result = { image, creditsRemaining: held.balanceAfter };
-      await onStored?.(trx, result);
-      return result;
-    });
+    return commitOneImage(
+      deps,
+      caller,
+      held,
+      { claimCode, kind: 'decluttered', stored, disclosure: prepared.disclosure },
+      onStored,
+    );
   });
 }
 
