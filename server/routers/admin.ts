@@ -42,6 +42,13 @@ function change(ctx: { audit: AuditOrigin; services: { clock: { now(): number } 
   return { origin: ctx.audit, reason: why, now: ctx.services.clock.now() };
 }
 
+/** What paying or rejecting a payout takes: the payout, the transfer's reference (when paid) and the reason. */
+const payoutSettlement = z.object({
+  id: z.string().min(1).max(64),
+  reference: z.string().trim().min(1).max(200).optional(),
+  reason,
+});
+
 export const adminRouter = router({
   search: operatorProcedure
     .meta({
@@ -324,7 +331,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(z.object({ id: z.string().min(1).max(64), reference: z.string().trim().min(1).max(200).optional(), reason }))
+    .input(payoutSettlement)
     .output(payoutSchema)
     .mutation(({ ctx, input }) =>
       settlePayout(ctx.services.db, {
@@ -346,7 +353,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(z.object({ id: z.string().min(1).max(64), reference: z.string().trim().min(1).max(200).optional(), reason }))
+    .input(payoutSettlement)
     .output(payoutSchema)
     .mutation(({ ctx, input }) =>
       settlePayout(ctx.services.db, {
