@@ -1,13 +1,13 @@
 /**
  * The bare reference for bench/auth.ts: plain node:http + a mysql2 pool doing what the API key check does —
  * find the key by SHA-256 hash where not revoked, write last_used_at — and answering a small JSON.
- * Env: PORT, DATABASE_URL (mysql://…/db). Health: GET /health.
+ * Env: PORT, DATABASE_URL (mysql://…/db), BARE_PROCESSES (1: that many node:cluster processes behind the port, as
+ * Roomstage runs with WEB_CONCURRENCY). Health: GET /health.
  */
+import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createPool, type RowDataPacket } from 'mysql2/promise';
-
-const pool = createPool({ uri: requiredEnv('DATABASE_URL'), connectionLimit: 10, timezone: 'Z', charset: 'utf8mb4' });
+import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -21,7 +21,7 @@ interface KeyRow extends RowDataPacket {
   mode: string;
 }
 
-async function authenticate(header: string | undefined): Promise<KeyRow | null> {
+async function authenticate(pool: Pool, header: string | undefined): Promise<KeyRow | null> {
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) return null;
   const hash = createHash('sha256').update(match[1]!).digest('hex');
@@ -41,25 +41,38 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.end(text);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse) {
+async function handle(pool: Pool, req: IncomingMessage, res: ServerResponse) {
   if (req.url === '/health') return send(res, 200, { status: 'ok' });
-  const key = await authenticate(req.headers.authorization);
+  const key = await authenticate(pool, req.headers.authorization);
   if (!key) return send(res, 401, { error: 'authentication_required' });
   send(res, 200, { account_id: key.account_id, mode: key.mode });
 }
 
-const server = createServer((req, res) => {
-  handle(req, res).catch((error: unknown) => {
-    console.error(error);
-    if (!res.headersSent) send(res, 500, { error: 'internal_error' });
+const processes = Number(process.env.BARE_PROCESSES ?? 1);
+if (processes > 1 && cluster.isPrimary) {
+  for (let index = 0; index < processes; index += 1) cluster.fork();
+  process.once('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
   });
-});
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT ?? 0), () =>
-  console.log(`bare reference listening on ${JSON.stringify(server.address())}`),
-);
+} else {
+  serve();
+}
 
-process.once('SIGTERM', () => {
-  server.close(() => void pool.end().then(() => process.exit(0)));
-  server.closeIdleConnections();
-});
+function serve() {
+  const pool = createPool({ uri: requiredEnv('DATABASE_URL'), connectionLimit: 10, timezone: 'Z', charset: 'utf8mb4' });
+  const server = createServer((req, res) => {
+    handle(pool, req, res).catch((error: unknown) => {
+      console.error(error);
+      if (!res.headersSent) send(res, 500, { error: 'internal_error' });
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(process.env.PORT ?? 0), () =>
+    console.log(`bare reference listening on ${JSON.stringify(server.address())}`),
+  );
+
+  process.once('SIGTERM', () => {
+    server.close(() => void pool.end().then(() => process.exit(0)));
+    server.closeIdleConnections();
+  });
+}

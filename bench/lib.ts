@@ -1,7 +1,7 @@
 /** Shared helpers for the benchmarks: child servers, health waiting, MySQL setup and autocannon runs. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,7 +114,7 @@ async function stopChild(child: ChildProcess, exited: Promise<unknown[]>): Promi
 }
 
 /** Polls `path` until it answers 200; fails early if the child exits. */
-export async function waitForHealthy(server: ChildServer, healthPath: string, timeoutMs = 60_000): Promise<void> {
+export async function waitForHealthy(server: ChildServer, healthPath: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null)
@@ -176,13 +176,40 @@ export async function freshMysqlDatabase(baseUrl: string, name: string): Promise
   return url.toString();
 }
 
-/** User + system CPU seconds of a process so far, from /proc (Linux); null elsewhere. */
+/**
+ * User + system CPU seconds so far of a process and every process under it (a cluster's primary and the processes
+ * it forked), from /proc (Linux); null elsewhere.
+ */
 function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    const stats = new Map<number, string[]>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+      } catch {
+        // the process ended while /proc was read
+      }
+    }
+    if (!stats.has(pid)) return null;
+    const tree = new Set([pid]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [other, fields] of stats) {
+        if (!tree.has(other) && tree.has(Number(fields[1]))) {
+          tree.add(other);
+          grew = true;
+        }
+      }
+    }
+    let ticks = 0;
+    for (const member of tree) {
+      const fields = stats.get(member)!;
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime in clock ticks (USER_HZ = 100)
+    }
+    return ticks / 100;
   } catch {
     return null;
   }
