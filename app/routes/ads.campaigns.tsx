@@ -5,6 +5,7 @@ import { Badge } from '../components/badge.js';
 import { DataTable } from '../components/data-table.js';
 import { EmptyState } from '../components/empty-state.js';
 import { Field } from '../components/field.js';
+import { PauseResumeAction } from '../components/row-action.js';
 import { readDay, readDollars } from '../utils/ads-forms.server.js';
 import { describeFormFailure, fieldFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { formatCents, formatTimestamp } from '../utils/format.js';
@@ -245,18 +246,7 @@ export default function Campaigns() {
               </td>
               <td>
                 {campaign.status === 'active' || campaign.status === 'paused' ? (
-                  <Form method="post">
-                    <input type="hidden" name="id" value={campaign.id} />
-                    <button
-                      type="submit"
-                      name="intent"
-                      value={campaign.status === 'active' ? 'pause' : 'resume'}
-                      className="button button--small"
-                    >
-                      {campaign.status === 'active' ? 'Pause' : 'Resume'}
-                      <span className="visually-hidden"> {campaign.name}</span>
-                    </button>
-                  </Form>
+                  <PauseResumeAction id={campaign.id} status={campaign.status} rowName={campaign.name} />
                 ) : null}
               </td>
             </tr>

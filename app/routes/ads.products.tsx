@@ -13,6 +13,7 @@ import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
+import { PauseResumeAction, RowAction } from '../components/row-action.js';
 import { formChoices } from '../utils/ads-forms.server.js';
 import { describeFormFailure, fieldFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { formatTimestamp, humanize } from '../utils/format.js';
@@ -242,29 +243,8 @@ export default function Products() {
               <td>
                 {product.status === 'active' || product.status === 'paused' ? (
                   <div className="inline-actions">
-                    <Form method="post">
-                      <input type="hidden" name="id" value={product.id} />
-                      <button
-                        type="submit"
-                        name="intent"
-                        value={product.status === 'active' ? 'pause' : 'resume'}
-                        className="button button--small"
-                      >
-                        {product.status === 'active' ? 'Pause' : 'Resume'}
-                        <span className="visually-hidden"> {product.name}</span>
-                      </button>
-                    </Form>
-                    <Form method="post">
-                      <input type="hidden" name="id" value={product.id} />
-                      <button
-                        type="submit"
-                        name="intent"
-                        value="archive"
-                        className="button button--small button--ghost"
-                      >
-                        Archive<span className="visually-hidden"> {product.name}</span>
-                      </button>
-                    </Form>
+                    <PauseResumeAction id={product.id} status={product.status} rowName={product.name} />
+                    <RowAction id={product.id} intent="archive" label="Archive" rowName={product.name} ghost />
                   </div>
                 ) : null}
               </td>

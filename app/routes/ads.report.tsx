@@ -1,7 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Form, useLoaderData, useNavigation } from '@remix-run/react';
-import { Alert } from '../components/alert.js';
-import { DailyBarChart } from '../components/charts/daily-bar-chart.js';
+import { useLoaderData } from '@remix-run/react';
+import { DailyCharts } from '../components/charts/daily-charts.js';
+import { DateRangeForm } from '../components/reports/date-range-form.js';
 import { DataTable } from '../components/data-table.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatCents } from '../utils/format.js';
@@ -39,11 +39,8 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 
 export default function AdReport() {
   const { report, asked, problem, campaigns } = useLoaderData<typeof loader>();
-  const loading = useNavigation().state === 'loading';
   const first = report.daily[0]?.date ?? '';
   const last = report.daily.at(-1)?.date ?? '';
-  const series = (pick: (day: (typeof report.daily)[number]) => number) =>
-    report.daily.map((day) => ({ date: day.date, value: pick(day) }));
   const impressions = report.daily.reduce((sum, day) => sum + day.impressions, 0);
   const unbilled = report.daily.reduce((sum, day) => sum + day.unbilled_impressions, 0);
   const spend = report.daily.reduce((sum, day) => sum + day.spend_cents, 0);
@@ -56,45 +53,21 @@ export default function AdReport() {
         <p className="lead">How often your products were seen in listing photos and what it cost, per UTC day.</p>
       </header>
 
-      <section className="card" aria-labelledby="range-title">
-        <h2 id="range-title" className="visually-hidden">
-          Date range
-        </h2>
-        {problem ? <Alert tone="error">{problem} Showing the last 30 days instead.</Alert> : null}
-        <Form method="get" className="usage-range">
-          <div className="field">
-            <label htmlFor="report-from" className="field__label">
-              From
-            </label>
-            <input id="report-from" name="from" type="date" className="input" defaultValue={asked.from ?? first} />
-          </div>
-          <div className="field">
-            <label htmlFor="report-to" className="field__label">
-              To
-            </label>
-            <input id="report-to" name="to" type="date" className="input" defaultValue={asked.to ?? last} />
-          </div>
-          <div className="field">
-            <label htmlFor="report-campaign" className="field__label">
-              Campaign
-            </label>
-            <select id="report-campaign" name="campaign_id" className="input" defaultValue={asked.campaign_id ?? ''}>
-              <option value="">All campaigns</option>
-              {campaigns.map((campaign) => (
-                <option key={campaign.id} value={campaign.id}>
-                  {campaign.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit" className="button button--primary" disabled={loading}>
-            {loading ? 'Loading…' : 'Show report'}
-          </button>
-        </Form>
-        <p className="field__hint">
-          {first} to {last}, both included; at most 366 days.
-        </p>
-      </section>
+      <DateRangeForm
+        id="report"
+        from={asked.from ?? first}
+        to={asked.to ?? last}
+        shown={{ from: first, to: last }}
+        filter={{
+          name: 'campaign_id',
+          label: 'Campaign',
+          allLabel: 'All campaigns',
+          value: asked.campaign_id ?? '',
+          options: campaigns.map((campaign) => ({ value: campaign.id, label: campaign.name })),
+        }}
+        submitLabel="Show report"
+        problem={problem}
+      />
 
       <section className="card" aria-labelledby="totals-title">
         <h2 id="totals-title">Totals</h2>
@@ -114,13 +87,14 @@ export default function AdReport() {
         </dl>
       </section>
 
-      <section className="card" aria-labelledby="daily-title">
-        <h2 id="daily-title">Per day</h2>
-        <div className="chart-grid">
-          <DailyBarChart title="Impressions" unit="impressions" points={series((day) => day.impressions)} />
-          <DailyBarChart title="Spend" unit="cents" points={series((day) => day.spend_cents)} />
-        </div>
-      </section>
+      <DailyCharts
+        title="Per day"
+        days={report.daily}
+        series={[
+          { title: 'Impressions', unit: 'impressions', value: (day) => day.impressions },
+          { title: 'Spend', unit: 'cents', value: (day) => day.spend_cents },
+        ]}
+      />
 
       <section className="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">Per campaign</h2>

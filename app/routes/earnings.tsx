@@ -8,7 +8,7 @@ import {
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
-import { DailyBarChart } from '../components/charts/daily-bar-chart.js';
+import { DailyCharts } from '../components/charts/daily-charts.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import usageStyles from '../styles/usage.css?url';
@@ -63,8 +63,6 @@ export default function Earnings() {
   const busy = useNavigation().state === 'submitting';
   const failure = result && 'formError' in result ? result : null;
   const done = result && 'done' in result ? result.done : null;
-  const series = (pick: (day: (typeof earnings.daily)[number]) => number) =>
-    earnings.daily.map((day) => ({ date: day.date, value: pick(day) }));
   const canPayOut = earnings.available_cents >= MIN_PAYOUT_CENTS;
 
   return (
@@ -118,13 +116,14 @@ export default function Earnings() {
         </Form>
       </section>
 
-      <section className="card" aria-labelledby="daily-title">
-        <h2 id="daily-title">Last 30 days</h2>
-        <div className="chart-grid">
-          <DailyBarChart title="Impressions" unit="impressions" points={series((day) => day.impressions)} />
-          <DailyBarChart title="Earned" unit="cents" points={series((day) => day.earned_cents)} />
-        </div>
-      </section>
+      <DailyCharts
+        title="Last 30 days"
+        days={earnings.daily}
+        series={[
+          { title: 'Impressions', unit: 'impressions', value: (day) => day.impressions },
+          { title: 'Earned', unit: 'cents', value: (day) => day.earned_cents },
+        ]}
+      />
 
       <section className="card" aria-labelledby="images-title">
         <h2 id="images-title">Per image</h2>

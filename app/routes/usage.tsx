@@ -1,7 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
-import { Alert } from '../components/alert.js';
-import { DailyBarChart } from '../components/charts/daily-bar-chart.js';
+import { Link, useLoaderData } from '@remix-run/react';
+import { DailyCharts } from '../components/charts/daily-charts.js';
+import { DateRangeForm } from '../components/reports/date-range-form.js';
 import { KeyUsageTable } from '../components/usage/key-usage-table.js';
 import usageStyles from '../styles/usage.css?url';
 import { requireAccount } from '../utils/session.server.js';
@@ -44,9 +44,6 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 
 export default function Usage() {
   const { report, asked, problem, keys } = useLoaderData<typeof loader>();
-  const loading = useNavigation().state === 'loading';
-  const series = (pick: (day: (typeof report.daily)[number]) => number) =>
-    report.daily.map((day) => ({ date: day.date, value: pick(day) }));
   const totals: Array<[string, number]> = [
     ['Images staged', report.totals.images_staged],
     ['Images enhanced', report.totals.images_enhanced],
@@ -68,45 +65,21 @@ export default function Usage() {
         </p>
       </header>
 
-      <section className="card" aria-labelledby="range-title">
-        <h2 id="range-title" className="visually-hidden">
-          Date range
-        </h2>
-        {problem ? <Alert tone="error">{problem} Showing the last 30 days instead.</Alert> : null}
-        <Form method="get" className="usage-range">
-          <div className="field">
-            <label htmlFor="usage-from" className="field__label">
-              From
-            </label>
-            <input id="usage-from" name="from" type="date" className="input" defaultValue={asked.from ?? report.from} />
-          </div>
-          <div className="field">
-            <label htmlFor="usage-to" className="field__label">
-              To
-            </label>
-            <input id="usage-to" name="to" type="date" className="input" defaultValue={asked.to ?? report.to} />
-          </div>
-          <div className="field">
-            <label htmlFor="usage-key" className="field__label">
-              API key
-            </label>
-            <select id="usage-key" name="key_id" className="input" defaultValue={asked.key_id ?? ''}>
-              <option value="">All keys</option>
-              {keys.map((key) => (
-                <option key={key.id} value={key.id}>
-                  {key.name} ({key.prefix}…)
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit" className="button button--primary" disabled={loading}>
-            {loading ? 'Loading…' : 'Show usage'}
-          </button>
-        </Form>
-        <p className="field__hint">
-          {report.from} to {report.to}, both included; at most 366 days.
-        </p>
-      </section>
+      <DateRangeForm
+        id="usage"
+        from={asked.from ?? report.from}
+        to={asked.to ?? report.to}
+        shown={report}
+        filter={{
+          name: 'key_id',
+          label: 'API key',
+          allLabel: 'All keys',
+          value: asked.key_id ?? '',
+          options: keys.map((key) => ({ value: String(key.id), label: `${key.name} (${key.prefix}…)` })),
+        }}
+        submitLabel="Show usage"
+        problem={problem}
+      />
 
       <section className="card" aria-labelledby="totals-title">
         <h2 id="totals-title">Totals</h2>
@@ -120,15 +93,16 @@ export default function Usage() {
         </dl>
       </section>
 
-      <section className="card" aria-labelledby="daily-title">
-        <h2 id="daily-title">Per day</h2>
-        <div className="chart-grid">
-          <DailyBarChart title="Credits used" unit="credits" points={series((day) => day.credits_used)} />
-          <DailyBarChart title="Images staged" unit="images" points={series((day) => day.images_staged)} />
-          <DailyBarChart title="Images enhanced" unit="images" points={series((day) => day.images_enhanced)} />
-          <DailyBarChart title="Product placements" unit="images" points={series((day) => day.product_placements)} />
-        </div>
-      </section>
+      <DailyCharts
+        title="Per day"
+        days={report.daily}
+        series={[
+          { title: 'Credits used', unit: 'credits', value: (day) => day.credits_used },
+          { title: 'Images staged', unit: 'images', value: (day) => day.images_staged },
+          { title: 'Images enhanced', unit: 'images', value: (day) => day.images_enhanced },
+          { title: 'Product placements', unit: 'images', value: (day) => day.product_placements },
+        ]}
+      />
 
       <section className="card" aria-labelledby="keys-title">
         <h2 id="keys-title">Per API key</h2>
