@@ -104,8 +104,10 @@ export async function enableTwoFactor(
     if (row.totp_pending_secret === null)
       throw new AppError('conflict', 'Start with POST /api/v1/me/2fa/setup, then confirm with a code.');
     const step = matchingStep(row.totp_pending_secret, input.code, input.now);
-    if (step === null)
-      throw new AppError('invalid_request', 'The code is not correct. Enter the current 6-digit code of your app.');
+    if (step === null) {
+      const message = 'The code is not correct. Enter the current 6-digit code of your app.';
+      throw new AppError('invalid_request', message, { details: [{ path: 'code', message }] });
+    }
     await trx
       .updateTable('user_security')
       .set({
@@ -200,7 +202,7 @@ export async function disableTwoFactor(
     .executeTakeFirstOrThrow();
   if (!(await verifyPassword(account.password_hash, input.password)))
     throw new AppError('invalid_request', 'The password is not correct.', {
-      details: [{ path: 'password', message: 'is not correct' }],
+      details: [{ path: 'password', message: 'The password is not correct.' }],
     });
   await inTransaction(db, async (trx) => {
     const row = await securityRow(trx, input.userId);
@@ -216,7 +218,9 @@ export async function disableTwoFactor(
       throw new AppError('otp_required', 'Enter a code from your authenticator app or a recovery code.');
     if (!(await spendSecondFactor(trx, input)))
       throw new AppError('invalid_request', 'The code is not correct or was used already.', {
-        details: [{ path: input.otp ? 'code' : 'recovery_code', message: 'is not correct' }],
+        details: [
+          { path: input.otp ? 'code' : 'recovery_code', message: 'The code is not correct or was used already.' },
+        ],
       });
     await trx
       .updateTable('user_security')
