@@ -40,6 +40,8 @@ const ACCOUNT_PAGES = [
   '/ads/campaigns',
   '/ads/funds',
   '/ads/report',
+  '/security',
+  '/audit-log',
   '/docs/',
   '/no-such-page',
 ];
