@@ -58,7 +58,8 @@ function DetailsList({ details }: { details: Details }) {
     <ul className="audit-details">
       {entries.map(([name, value]) => (
         <li key={name}>
-          {name.replace(/_/g, ' ')}: <code>{Array.isArray(value) ? value.join(', ') : String(value)}</code>
+          {name.replace(/_/g, ' ')}:{' '}
+          {value === null ? '—' : <code>{Array.isArray(value) ? value.join(', ') : String(value)}</code>}
         </li>
       ))}
     </ul>
@@ -163,7 +164,7 @@ export default function AuditLog() {
               </td>
               <td data-label="Action">
                 {auditActionLabel(entry.action)}
-                <code className="data-table__reference">{entry.action}</code>
+                <code className="data-table__reference nowrap">{entry.action}</code>
               </td>
               <td data-label="Actor">
                 {entry.actor.label}
@@ -179,10 +180,10 @@ export default function AuditLog() {
               <td data-label="Browser" className="cell-user-agent">
                 {entry.user_agent ?? '—'}
               </td>
-              <td data-label="Target">
+              <td data-label="Target" className="cell-target">
                 {entry.target ? <code className="data-table__reference">{entry.target}</code> : '—'}
               </td>
-              <td data-label="Details">
+              <td data-label="Details" className="cell-details">
                 <DetailsList details={entry.details} />
               </td>
             </tr>
