@@ -202,6 +202,12 @@ export function SiteHeader({ account }: Props) {
                   <Link to="/keys">API keys</Link>
                 </li>
                 <li>
+                  <Link to="/security">Security</Link>
+                </li>
+                <li>
+                  <Link to="/audit-log">Audit log</Link>
+                </li>
+                <li>
                   <a href="/docs">API docs</a>
                 </li>
               </ul>

@@ -8,6 +8,7 @@ import {
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { CONFIRMATION_SENT, ConfirmEmailNotice } from '../components/confirm-email-notice.js';
+import { CursorPager } from '../components/cursor-pager.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { readDollars } from '../utils/ads-forms.server.js';
@@ -166,23 +167,13 @@ export default function Funds() {
             </tr>
           )}
         </DataTable>
-        {oldest && (paged || funds.has_more) ? (
-          <nav className="pager" aria-label="Funds pages">
-            {paged ? (
-              <Link to="/ads/funds" className="button button--ghost button--small">
-                ← Newest
-              </Link>
-            ) : null}
-            {funds.has_more ? (
-              <Link
-                to={`/ads/funds?starting_after=${encodeURIComponent(oldest.id)}`}
-                className="button button--ghost button--small"
-              >
-                Older →
-              </Link>
-            ) : null}
-          </nav>
-        ) : null}
+        <CursorPager
+          label="Funds pages"
+          basePath="/ads/funds"
+          oldestId={oldest?.id}
+          hasMore={funds.has_more}
+          paged={paged}
+        />
       </section>
     </>
   );

@@ -33,7 +33,7 @@ function startSession(context: AppLoadContext, token: string, redirectTo: unknow
 }
 
 /** A six-digit code is the authenticator app's; anything else typed in the code field is a recovery code. */
-function secondFactor(code: string | undefined): { otp?: string; recovery_code?: string } {
+export function secondFactor(code: string | undefined): { otp?: string; recovery_code?: string } {
   const typed = code?.trim() ?? '';
   if (typed === '') return {};
   const digits = typed.replace(/\s/g, '');

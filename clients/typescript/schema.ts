@@ -204,6 +204,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether two-factor sign-in is on
+         * @description Whether two-factor sign-in is on, since when, and how many unused recovery codes are left. While a setup waits for its first code, `pending_setup` repeats that secret and its QR code; the secret of two-factor sign-in once on is never answered.
+         */
+        get: operations["security-twoFactorStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/2fa/setup": {
         parameters: {
             query?: never;
@@ -2351,6 +2371,40 @@ export interface operations {
             403: components["responses"]["Error.forbidden.account_suspended"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "security-twoFactorStatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        enabled_at: string | null;
+                        recovery_codes_remaining: number;
+                        pending_setup: {
+                            secret: string;
+                            otpauth_url: string;
+                            qr_svg: string;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };

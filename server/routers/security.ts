@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS, listAudit } from '../domain/audit/audit.js';
 import { changePassword } from '../domain/security/identity.js';
 import { endSessions, listSessions } from '../domain/security/sessions.js';
-import { disableTwoFactor, enableTwoFactor, setUpTwoFactor } from '../domain/security/two-factor.js';
+import { disableTwoFactor, enableTwoFactor, setUpTwoFactor, twoFactorStatus } from '../domain/security/two-factor.js';
 import type { Services } from '../services.js';
 import { limitSecondFactorAttempts, router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, newPasswordField, noInput, nullableTimestamp, successSchema } from './schemas.js';
@@ -17,6 +17,8 @@ const sessionSchema = z.object({
   user_agent: z.string().nullable(),
   current: z.boolean().meta({ description: 'The session of this identity token' }),
 });
+
+const twoFactorSecretSchema = z.object({ secret: z.string(), otpauth_url: z.string(), qr_svg: z.string() });
 
 const auditEntrySchema = z.object({
   id: z.string(),
@@ -57,6 +59,28 @@ export const securityRouter = router({
       return { success: true as const };
     }),
 
+  twoFactorStatus: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/me/2fa',
+        tags: ['Account security'],
+        summary: 'Whether two-factor sign-in is on',
+        description:
+          'Whether two-factor sign-in is on, since when, and how many unused recovery codes are left. While a setup waits for its first code, `pending_setup` repeats that secret and its QR code; the secret of two-factor sign-in once on is never answered.',
+      },
+    })
+    .input(noInput)
+    .output(
+      z.object({
+        enabled: z.boolean(),
+        enabled_at: nullableTimestamp,
+        recovery_codes_remaining: z.number().int(),
+        pending_setup: twoFactorSecretSchema.nullable(),
+      }),
+    )
+    .query(({ ctx }) => twoFactorStatus(ctx.services.db, { userId: ctx.account.id, email: ctx.account.email })),
+
   setUpTwoFactor: sessionProcedure
     .meta({
       openapi: {
@@ -70,7 +94,7 @@ export const securityRouter = router({
       errors: ['conflict'],
     })
     .input(noInput)
-    .output(z.object({ secret: z.string(), otpauth_url: z.string(), qr_svg: z.string() }))
+    .output(twoFactorSecretSchema)
     .mutation(({ ctx }) => setUpTwoFactor(ctx.services.db, { userId: ctx.account.id, email: ctx.account.email })),
 
   enableTwoFactor: sessionProcedure

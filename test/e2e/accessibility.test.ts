@@ -40,6 +40,8 @@ const ACCOUNT_PAGES = [
   '/ads/campaigns',
   '/ads/funds',
   '/ads/report',
+  '/security',
+  '/audit-log',
   '/docs/',
   '/no-such-page',
 ];
@@ -100,7 +102,7 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
   });
 
   it("A signed-in account meets no serious or critical axe-core violation on any dashboard page, its key's webhook page or with the account menu open, at 1280 px and 390 px", {
-    timeout: 240_000,
+    timeout: 300_000,
   }, async () => {
     const account = await busyAccount(server);
     const page = await newPage();

@@ -154,6 +154,8 @@ describe.skipIf(skipReason !== null)(
       '/ads/campaigns',
       '/ads/funds',
       '/ads/report',
+      '/security',
+      '/audit-log',
     ];
 
     it('A person who follows every link of a busy account at 1280 px and 390 px meets no dead link, overflow, raw JSON, stack trace, unlabeled control or unexplained disabled button', {

@@ -206,6 +206,14 @@ describeEachDatabase('Account security', (dialect) => {
       expect(setup.body.otpauth_url).toMatch(/^otpauth:\/\/totp\/Roomstage:/);
       expect(setup.body.qr_svg).toMatch(/^<svg/);
       const { secret } = setup.body;
+      // Until a code confirms it, the status repeats the waiting setup (a page can show the QR code again).
+      const waiting = await server.api.get('/api/v1/me/2fa', { token: user.token });
+      expect(waiting.body).toEqual({
+        enabled: false,
+        enabled_at: null,
+        recovery_codes_remaining: 0,
+        pending_setup: setup.body,
+      });
 
       const wrongEnable = await server.api.post('/api/v1/me/2fa/enable', {
         token: user.token,
@@ -220,6 +228,9 @@ describeEachDatabase('Account security', (dialect) => {
       expect(enabled.body.enabled).toBe(true);
       expect(enabled.body.recovery_codes).toHaveLength(10);
       await smtp.waitFor(user.email, /Two-factor sign-in was turned on/);
+      const on = await server.api.get('/api/v1/me/2fa', { token: user.token });
+      expect(on.body).toMatchObject({ enabled: true, recovery_codes_remaining: 10, pending_setup: null });
+      expect(on.text).not.toContain(secret);
 
       const missing = await login({ email: user.email, password: TEST_PASSWORD });
       expect(missing.status).toBe(401);
@@ -248,6 +259,7 @@ describeEachDatabase('Account security', (dialect) => {
       expect(byRecovery.status).toBe(200);
       const recoveryAgain = await login({ email: user.email, password: TEST_PASSWORD, recovery_code: recovery });
       expect(recoveryAgain.status).toBe(401);
+      expect((await server.api.get('/api/v1/me/2fa', { token: user.token })).body.recovery_codes_remaining).toBe(9);
 
       const codesStored = await server.services.db
         .selectFrom('recovery_codes')

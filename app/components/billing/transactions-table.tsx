@@ -1,5 +1,5 @@
-import { Link } from '@remix-run/react';
 import { formatTimestamp } from '../../utils/format.js';
+import { CursorPager } from '../cursor-pager.js';
 import { DataTable } from '../data-table.js';
 
 export interface TransactionRow {
@@ -32,7 +32,6 @@ interface Props {
 
 /** One page of the credit ledger, newest first, with links to older pages. Reusable by any billing page. */
 export function TransactionsTable({ transactions, hasMore, basePath, paged }: Props) {
-  const oldest = transactions.at(-1);
   return (
     <>
       <DataTable
@@ -73,23 +72,13 @@ export function TransactionsTable({ transactions, hasMore, basePath, paged }: Pr
           </tr>
         )}
       </DataTable>
-      {oldest ? (
-        <nav className="pager" aria-label="Transaction pages">
-          {paged ? (
-            <Link to={basePath} className="button button--ghost button--small">
-              ← Newest
-            </Link>
-          ) : null}
-          {hasMore ? (
-            <Link
-              to={`${basePath}?${new URLSearchParams({ starting_after: oldest.id })}`}
-              className="button button--ghost button--small"
-            >
-              Older →
-            </Link>
-          ) : null}
-        </nav>
-      ) : null}
+      <CursorPager
+        label="Transaction pages"
+        basePath={basePath}
+        oldestId={transactions.at(-1)?.id}
+        hasMore={hasMore}
+        paged={paged}
+      />
     </>
   );
 }

@@ -279,7 +279,7 @@ export async function changePassword(
     .executeTakeFirstOrThrow();
   if (!(await verifyPassword(account.password_hash, input.currentPassword)))
     throw new AppError('invalid_request', 'The current password is not correct.', {
-      details: [{ path: 'current_password', message: 'is not correct' }],
+      details: [{ path: 'current_password', message: 'The current password is not correct.' }],
     });
   const passwordHash = await hashPassword(input.newPassword);
   await inTransaction(db, async (trx) => {

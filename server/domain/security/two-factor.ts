@@ -6,6 +6,7 @@ import type { Db } from '../../../db/client.js';
 import type { Database } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { verifyPassword } from '../../auth/passwords.js';
+import { iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import { enqueueMail } from '../mail/outbox.js';
@@ -43,6 +44,13 @@ export async function isTwoFactorEnabled(db: Kysely<Database>, userId: string): 
   return (await securityRow(db, userId)).totp_secret !== null;
 }
 
+/** A secret as an authenticator app takes it: typed, as an otpauth:// URL, or scanned from the URL's QR code. */
+async function describeSecret(email: string, secret: string) {
+  const otpauthUrl = authenticator.keyuri(email, ISSUER, secret);
+  const qrSvg = await QRCode.toString(otpauthUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+  return { secret, otpauth_url: otpauthUrl, qr_svg: qrSvg };
+}
+
 /** A new secret waits for its first code (enable); until then sign-in is unchanged. */
 export async function setUpTwoFactor(db: Db, input: { userId: string; email: string }) {
   if (await isTwoFactorEnabled(db, input.userId))
@@ -53,9 +61,29 @@ export async function setUpTwoFactor(db: Db, input: { userId: string; email: str
     .set({ totp_pending_secret: secret })
     .where('user_id', '=', input.userId)
     .execute();
-  const otpauthUrl = authenticator.keyuri(input.email, ISSUER, secret);
-  const qrSvg = await QRCode.toString(otpauthUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
-  return { secret, otpauth_url: otpauthUrl, qr_svg: qrSvg };
+  return describeSecret(input.email, secret);
+}
+
+/**
+ * Whether two-factor sign-in is on, how many recovery codes are left, and a setup still waiting for its first code
+ * (so a page can show the same QR code again after a mistyped code). The active secret is never answered.
+ */
+export async function twoFactorStatus(db: Kysely<Database>, input: { userId: string; email: string }) {
+  const row = await securityRow(db, input.userId);
+  const { remaining } = await db
+    .selectFrom('recovery_codes')
+    .select((eb) => eb.fn.countAll().as('remaining'))
+    .where('user_id', '=', input.userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  const enabled = row.totp_secret !== null;
+  return {
+    enabled,
+    enabled_at: iso(row.totp_enabled_at),
+    recovery_codes_remaining: enabled ? Number(remaining) : 0,
+    pending_setup:
+      !enabled && row.totp_pending_secret !== null ? await describeSecret(input.email, row.totp_pending_secret) : null,
+  };
 }
 
 export interface SecurityLinks {
@@ -76,8 +104,10 @@ export async function enableTwoFactor(
     if (row.totp_pending_secret === null)
       throw new AppError('conflict', 'Start with POST /api/v1/me/2fa/setup, then confirm with a code.');
     const step = matchingStep(row.totp_pending_secret, input.code, input.now);
-    if (step === null)
-      throw new AppError('invalid_request', 'The code is not correct. Enter the current 6-digit code of your app.');
+    if (step === null) {
+      const message = 'The code is not correct. Enter the current 6-digit code of your app.';
+      throw new AppError('invalid_request', message, { details: [{ path: 'code', message }] });
+    }
     await trx
       .updateTable('user_security')
       .set({
@@ -172,7 +202,7 @@ export async function disableTwoFactor(
     .executeTakeFirstOrThrow();
   if (!(await verifyPassword(account.password_hash, input.password)))
     throw new AppError('invalid_request', 'The password is not correct.', {
-      details: [{ path: 'password', message: 'is not correct' }],
+      details: [{ path: 'password', message: 'The password is not correct.' }],
     });
   await inTransaction(db, async (trx) => {
     const row = await securityRow(trx, input.userId);
@@ -188,7 +218,9 @@ export async function disableTwoFactor(
       throw new AppError('otp_required', 'Enter a code from your authenticator app or a recovery code.');
     if (!(await spendSecondFactor(trx, input)))
       throw new AppError('invalid_request', 'The code is not correct or was used already.', {
-        details: [{ path: input.otp ? 'code' : 'recovery_code', message: 'is not correct' }],
+        details: [
+          { path: input.otp ? 'code' : 'recovery_code', message: 'The code is not correct or was used already.' },
+        ],
       });
     await trx
       .updateTable('user_security')
