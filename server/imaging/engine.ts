@@ -108,8 +108,22 @@ export interface EngineCapabilities {
   label: boolean;
 }
 
+/**
+ * A remote engine's ENGINE_CONCURRENCY slots at its provider. Work that waits on a provider costs this process
+ * nothing, so the job runner counts it apart and claims more jobs while the slots are busy (../domain/jobs/runner.ts).
+ */
+export interface ProviderSlots {
+  readonly size: number;
+  /** Images at the provider now. */
+  readonly inUse: number;
+  /** Calls `listener` once, the next time an image goes to the provider or comes back from it. */
+  onceChanged(listener: () => void): void;
+}
+
 export interface ImageEngine {
   readonly capabilities: EngineCapabilities;
+  /** Set by engines whose drawing is done elsewhere (a provider); absent, the work is all this process's. */
+  readonly providerSlots?: ProviderSlots;
   /** Validates bytes before any full decode; throws AppError. */
   inspect(input: Buffer): Promise<ImageInfo>;
   /** Engines that know where they put the furniture say so in `scene`; callers keep it to re-render later. */

@@ -26,6 +26,7 @@ export function meteredEngine(engine: ImageEngine, metrics: EngineMetrics): Imag
   }
   return {
     capabilities: engine.capabilities,
+    providerSlots: engine.providerSlots,
     inspect: (input) => engine.inspect(input),
     preview: (input, maxEdge) => engine.preview(input, maxEdge),
     stage: (input, options) => measured('stage', () => engine.stage(input, options)),

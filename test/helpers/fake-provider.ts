@@ -52,6 +52,9 @@ export abstract class FakeProvider {
   readonly failNext: FakeAnswer[] = [];
   readonly calls: RecordedCall[] = [];
   readonly commissions: Commission[] = [];
+  /** Pictures being drawn now, and the most drawn at once since the last reset. */
+  drawing = 0;
+  peakDrawing = 0;
   protected picture: Buffer = Buffer.alloc(0);
   protected emptyRoom: Buffer = Buffer.alloc(0);
   private server: Server | null = null;
@@ -75,6 +78,7 @@ export abstract class FakeProvider {
     this.refuse = false;
     this.down = false;
     this.failNext.length = 0;
+    this.peakDrawing = 0;
   }
 
   /** Environment for a Roomstage server that uses this provider; `declutter: false` leaves decluttering unset. */
@@ -88,8 +92,14 @@ export abstract class FakeProvider {
   }
 
   /** Waits the picture's drawing time. */
-  protected draw(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, this.delayMs));
+  protected async draw(): Promise<void> {
+    this.drawing += 1;
+    this.peakDrawing = Math.max(this.peakDrawing, this.drawing);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    } finally {
+      this.drawing -= 1;
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -25,7 +25,7 @@ export interface JobRunnerOptions {
   deps: () => ImagingDeps;
   /** How long a claimed job stays ours without renewal; past it, another worker takes it (CHARGE_HOLD_TIMEOUT). */
   leaseMs: number;
-  /** Jobs run at once in this process (JOBS_PER_PROCESS). */
+  /** Jobs worked on at once in this process (JOBS_PER_PROCESS), besides those waiting at a remote engine's provider. */
   concurrency?: number;
   /** Fallback when no in-process wake-up arrives (a job accepted by another process, a lease that ran out). */
   pollIntervalMs?: number;
@@ -64,11 +64,12 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     onRoundError: (error) => log('claiming jobs failed; trying again shortly', error),
   });
 
-  async function claim(): Promise<ClaimedJob | null> {
+  /** Leases up to `limit` due jobs in one transaction, each under its own owner. */
+  async function claim(limit: number): Promise<ClaimedJob[]> {
     const { db, clock } = options.deps();
     const now = clock.now();
     return inClaimTransaction(db, async (trx) => {
-      const job = await lockedForClaim(
+      const due = await lockedForClaim(
         trx,
         trx
           .selectFrom('jobs')
@@ -76,17 +77,20 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
           .where('status', 'in', ['queued', 'running'])
           .where('lease_expires_at', '<=', now)
           .orderBy('lease_expires_at')
-          .limit(1),
-      ).executeTakeFirst();
-      if (!job) return null;
-      const owner = newId('jobLease');
-      const attempts = job.attempts + 1;
-      await trx
-        .updateTable('jobs')
-        .set({ status: 'running', lease_owner: owner, lease_expires_at: now + options.leaseMs, attempts })
-        .where('id', '=', job.id)
-        .execute();
-      return { ...job, status: 'running' as const, lease_owner: owner, attempts };
+          .limit(limit),
+      ).execute();
+      const claimed: ClaimedJob[] = [];
+      for (const job of due) {
+        const owner = newId('jobLease');
+        const attempts = job.attempts + 1;
+        await trx
+          .updateTable('jobs')
+          .set({ status: 'running', lease_owner: owner, lease_expires_at: now + options.leaseMs, attempts })
+          .where('id', '=', job.id)
+          .execute();
+        claimed.push({ ...job, status: 'running' as const, lease_owner: owner, attempts });
+      }
+      return claimed;
     });
   }
 
@@ -221,19 +225,37 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     }
   }
 
-  /** Claims one job while a slot is free and starts it; a finished job frees its slot and wakes the loop. */
+  /**
+   * How many more jobs this process takes now. JOBS_PER_PROCESS bounds the jobs working here (reading, preparing,
+   * fitting, storing); a job whose image is at a remote engine's provider does not count, so while some jobs are
+   * finished here every provider slot has the next one. At most the provider's slots more are in flight in all
+   * (the slots also serve this process's synchronous requests).
+   */
+  function room(): number {
+    const slots = options.deps().engine.providerSlots;
+    if (!slots) return concurrency - inFlight;
+    const working = inFlight - Math.min(slots.inUse, inFlight);
+    const free = Math.min(concurrency - working, concurrency + slots.size - inFlight);
+    // Full: an image leaving for the provider makes room, so that wakes the loop as a finished job does.
+    if (free <= 0) slots.onceChanged(loop.wake);
+    return free;
+  }
+
+  /** Claims as many jobs as there is room for and starts them; a finished job frees its room and wakes the loop. */
   async function round(): Promise<boolean> {
-    if (inFlight >= concurrency) return false;
-    const claimed = await claim();
-    if (!claimed) return false;
-    inFlight += 1;
-    void loop.track(
-      run(claimed).finally(() => {
-        inFlight -= 1;
-        loop.wake();
-      }),
-    );
-    return true;
+    const free = room();
+    if (free <= 0) return false;
+    const claimed = await claim(free);
+    for (const job of claimed) {
+      inFlight += 1;
+      void loop.track(
+        run(job).finally(() => {
+          inFlight -= 1;
+          loop.wake();
+        }),
+      );
+    }
+    return claimed.length === free;
   }
 
   return { start: loop.start, stop: loop.stop, wake: loop.wake };

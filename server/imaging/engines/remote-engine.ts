@@ -22,6 +22,7 @@ import type {
   ImageInfo,
   PlaceableProduct,
   Placement,
+  ProviderSlots,
   Scene,
   StageOptions,
 } from '../engine.js';
@@ -180,9 +181,13 @@ export interface RemoteCallOptions {
   network: NetworkPolicy;
 }
 
-/** Runs one image's provider work in a concurrency slot, under its deadline. */
+/**
+ * Runs one image's provider work in a concurrency slot, under its deadline. The slot is held only while the
+ * provider works (the call and the download of its picture): preparing the input and fitting the output back are
+ * the caller's, so the next image goes to the provider while this one is finished here.
+ */
 export class RemoteCalls {
-  private readonly slots: Semaphore;
+  readonly slots: Semaphore;
 
   constructor(private readonly options: RemoteCallOptions) {
     this.slots = new Semaphore(options.concurrency);
@@ -235,12 +240,14 @@ function asEngineFailure(error: unknown): AppError {
 /** An ImageEngine whose staging (and decluttering) is done by a provider; the rest is the built-in engine's. */
 export class RemoteEngine implements ImageEngine {
   readonly capabilities: EngineCapabilities;
+  readonly providerSlots: ProviderSlots;
 
   constructor(
     readonly provider: StagingProvider,
     private readonly builtin: ImageEngine,
     private readonly calls: RemoteCalls,
   ) {
+    this.providerSlots = calls.slots;
     this.capabilities = {
       engine: provider.name,
       maxVariations: MAX_REMOTE_VARIATIONS,

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { loadConfig } from '../../../../server/env.js';
 import { createEngine } from '../../../../server/imaging/engines/index.js';
-import { fitOutput } from '../../../../server/imaging/engines/fit-output.js';
+import { fitOutput, providerInput } from '../../../../server/imaging/engines/fit-output.js';
 import { RemoteCalls } from '../../../../server/imaging/engines/remote-engine.js';
 import { FakeComfyUI } from '../../../helpers/fake-comfyui.js';
 import { FakeOpenAI } from '../../../helpers/fake-openai.js';
@@ -122,6 +122,44 @@ describe('fitting provider output', () => {
     await expect(fitOutput(Buffer.from('not a picture'), { width: 300, height: 300 })).rejects.toMatchObject({
       code: 'engine_unavailable',
     });
+  });
+});
+
+describe('what a provider is sent', () => {
+  it('sends a plain sRGB JPEG within 2048 px as it is, byte for byte', async () => {
+    const plain = await roomJpeg(640, 400);
+    const sent = await providerInput(plain);
+    expect(sent).toMatchObject({ contentType: 'image/jpeg', width: 640, height: 400 });
+    expect(sent.data.equals(plain)).toBe(true);
+  });
+
+  it('re-encodes a photo that carries EXIF (a place, a camera): upright, and the metadata gone', async () => {
+    const sideways = await sharp(await roomJpeg(500, 300))
+      .withMetadata({ orientation: 6 })
+      .withExif({ IFD0: { Make: 'Phone' } })
+      .jpeg()
+      .toBuffer();
+    const sent = await providerInput(sideways);
+    expect(sent).toMatchObject({ width: 300, height: 500 });
+    const metadata = await sharp(sent.data).metadata();
+    expect(metadata.exif).toBeUndefined();
+    expect(metadata.orientation).toBeUndefined();
+  });
+
+  it('shrinks a larger photo to a 2048 px long edge, and converts a PNG to JPEG', async () => {
+    const large = await providerInput(await roomJpeg(3000, 2000));
+    expect(large).toMatchObject({ width: 2048, height: 1365 });
+    const png = await providerInput(
+      await sharp(await roomJpeg(400, 300))
+        .png()
+        .toBuffer(),
+    );
+    expect((await sharp(png.data).metadata()).format).toBe('jpeg');
+  });
+
+  it('does not pass on a cut-off JPEG: it is decoded, and fails there', async () => {
+    const whole = await roomJpeg(640, 400);
+    await expect(providerInput(whole.subarray(0, whole.length - 200))).rejects.toThrow();
   });
 });
 

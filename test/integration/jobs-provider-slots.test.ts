@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../helpers/each-database.js';
+import { FakeReplicate } from '../helpers/fake-replicate.js';
+import { expectBooksAgree, readBooks } from '../helpers/holds.js';
+import { roomJpeg } from '../helpers/images.js';
+import type { TestServer } from '../helpers/server.js';
+import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+
+/**
+ * Jobs against a remote engine: a job whose image is at the provider does not take one of the JOBS_PER_PROCESS
+ * places, so the provider's ENGINE_CONCURRENCY slots stay busy while other jobs are prepared and finished here.
+ */
+describeEachDatabase('Asynchronous jobs on a remote engine', (dialect) => {
+  const PROVIDER_SLOTS = 3;
+  const JOBS = 6;
+  let server: TestServer & { dropDatabase(): Promise<void> };
+  let fake: FakeReplicate;
+  beforeAll(async () => {
+    fake = await new FakeReplicate().start();
+    server = await startImagingServer(dialect, {
+      env: { ...fake.env(), ENGINE_CONCURRENCY: String(PROVIDER_SLOTS), JOBS_PER_PROCESS: '1' },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.dropDatabase();
+    await fake?.stop();
+  });
+
+  it('keeps every provider slot busy with one job place, and finishes each job once', async () => {
+    const account = await signUpWithKey(server.api);
+    const photo = (await roomJpeg(640, 400)).toString('base64');
+    fake.delayMs = 600;
+    const accepted = await Promise.all(
+      Array.from({ length: JOBS }, (_, index) =>
+        server.api.post('/api/v1/stage', {
+          token: account.key,
+          json: { image: photo, seed: index },
+          headers: { Prefer: 'respond-async' },
+        }),
+      ),
+    );
+    for (const response of accepted) expect(response.status, response.text).toBe(202);
+
+    const statuses = () =>
+      Promise.all(
+        accepted.map(
+          async (response) =>
+            (await server.api.get(`/api/v1/jobs/${response.body.job_id}`, { token: account.key })).body.status,
+        ),
+      );
+    await expect.poll(statuses, { timeout: 30_000, interval: 100 }).toEqual(Array(JOBS).fill('succeeded'));
+
+    // One job place would have meant one picture at a time; every slot was used, and never more than the slots.
+    expect(fake.peakDrawing).toBe(PROVIDER_SLOTS);
+    expect(fake.predictions.size).toBe(JOBS);
+    expect(await creditsOf(server.api, account.key)).toBe(10 - JOBS);
+    const books = await readBooks(server.services.db, account.userId);
+    expect(books.holds).toBe(0);
+    expectBooksAgree(books);
+  });
+});
