@@ -3566,6 +3566,7 @@ export interface operations {
                             credits_required?: number;
                             credits_available?: number;
                             credits_remaining?: number;
+                            fidelity?: number;
                         } | null;
                         /**
                          * @description ISO 8601 UTC time

@@ -126,6 +126,8 @@ export abstract class FakeProvider {
   down = false;
   /** How many of the next pictures also change the building (a window appears): drives `structure_changed`. */
   changeBuilding = 0;
+  /** Pictures drawn faithfully before `changeBuilding`'s turns start (a later variation can be made to fail). */
+  changeBuildingAfter = 0;
   readonly failNext: FakeAnswer[] = [];
   readonly calls: RecordedCall[] = [];
   readonly commissions: Commission[] = [];
@@ -148,6 +150,7 @@ export abstract class FakeProvider {
     this.refuse = false;
     this.down = false;
     this.changeBuilding = 0;
+    this.changeBuildingAfter = 0;
     this.failNext.length = 0;
   }
 
@@ -162,8 +165,12 @@ export abstract class FakeProvider {
    * the pictures change the building in the order they were asked for.
    */
   protected pictureFor(prompt: string, input: Buffer): Promise<Buffer> {
-    const changeBuilding = this.changeBuilding > 0;
-    if (changeBuilding) this.changeBuilding -= 1;
+    let changeBuilding = false;
+    if (this.changeBuildingAfter > 0) this.changeBuildingAfter -= 1;
+    else if (this.changeBuilding > 0) {
+      changeBuilding = true;
+      this.changeBuilding -= 1;
+    }
     const colour = asksToDeclutter(prompt) ? EMPTY_ROOM_COLOUR : FAKE_COLOUR;
     return fakeRendering(input, { colour, changeBuilding });
   }
