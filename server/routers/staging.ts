@@ -181,6 +181,7 @@ export const stagingRouter = router({
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
         variations: variationsInput,
         declutter: z.boolean().optional(),
+        disclosure: disclosureSchema.optional(),
         label: labelSchema.optional(),
       }),
     )
@@ -202,6 +203,7 @@ export const stagingRouter = router({
           roomType: input.room_type,
           variations: input.variations,
           declutter: input.declutter,
+          disclosure: input.disclosure,
           label: input.label,
         });
         return runImageRequest(deps, caller, prepared);
