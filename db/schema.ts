@@ -218,6 +218,8 @@ export interface ImagesTable {
   free_rerenders_used: ColumnType<number, number | undefined, number>;
   /** The engine that drew it (ENGINE); null for images made before this was recorded. */
   engine: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The fidelity score it passed with (0–1, CONTRACT §15); null for enhanced and placed images, and older ones. */
+  fidelity: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: EpochMs;
 }
 

@@ -88,6 +88,7 @@ const envSchema = z
     WEBHOOK_WORKER: z.enum(['inline', 'off']).optional(),
     CHARGE_HOLD_TIMEOUT: duration('120s'),
     FREE_RERENDERS: z.coerce.number().int().min(0).max(100).default(3),
+    FIDELITY_MIN: z.coerce.number().min(0).max(1).default(0.9),
     STRIPE_SECRET_KEY: z.string().min(1).optional(),
     STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
     STRIPE_API_URL: z.url().optional(),
@@ -229,6 +230,8 @@ export type Config = {
   chargeHoldTimeoutMs: number;
   /** Re-renders of one image that cost nothing within 24 h of its creation; later ones cost 1 credit. */
   freeRerenders: number;
+  /** Least fidelity score (0–1) a staged, decluttered or re-rendered image needs to be kept (CONTRACT §15). */
+  fidelityMin: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
   /** `file:<dir>` or `s3://bucket/prefix?…`; defaults to `file:<DATA_DIR>/images`. */
   storageUrl: string;
@@ -291,6 +294,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     backgroundWork: env.BACKGROUND_WORK ?? env.WEBHOOK_WORKER ?? 'inline',
     chargeHoldTimeoutMs: env.CHARGE_HOLD_TIMEOUT,
     freeRerenders: env.FREE_RERENDERS,
+    fidelityMin: env.FIDELITY_MIN,
     stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
     storageUrl: env.STORAGE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, '')}/images`,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),

@@ -169,6 +169,7 @@ function imagingDeps(services: Omit<Services, 'imaging' | 'imageAdmission'>): Im
     autoTopUp,
     publicBaseUrl: config.publicBaseUrl,
     freeRerenders: config.freeRerenders,
+    fidelityMin: config.fidelityMin,
   };
 }
 

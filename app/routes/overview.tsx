@@ -3,6 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
 import { DataTable } from '../components/data-table.js';
+import { DISCLOSURE_TEXT, DISCLOSURES, isDisclosure } from '../components/disclosure.js';
 import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
@@ -19,15 +20,6 @@ const ENGINE_TEXT = {
   openai: 'OpenAI image edits',
   comfyui: 'ComfyUI (self-hosted)',
 } as const;
-/** The disclosure profiles, as an agent's market asks for them. */
-const DISCLOSURE_TEXT = {
-  caption: 'Caption with a link to the original, no mark (every market accepts it)',
-  label: '“Virtually staged” mark in a corner, and the caption',
-  ca_ab723: 'Mark, QR code to the original and caption (California AB 723)',
-  none: 'Nothing',
-} as const;
-type Disclosure = keyof typeof DISCLOSURE_TEXT;
-const isDisclosure = (value: string): value is Disclosure => value in DISCLOSURE_TEXT;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
@@ -223,7 +215,7 @@ export default function Overview() {
                 Disclosure on every staged or decluttered image (unless a request says otherwise)
               </label>
               <select id="field-disclosure" name="disclosure" className="input" defaultValue={defaultDisclosure}>
-                {(Object.keys(DISCLOSURE_TEXT) as Disclosure[]).map((profile) => (
+                {DISCLOSURES.map((profile) => (
                   <option key={profile} value={profile}>
                     {DISCLOSURE_TEXT[profile]}
                   </option>

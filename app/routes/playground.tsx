@@ -10,6 +10,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import { useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { CompareSlider } from '../components/compare-slider.js';
+import { DISCLOSURE_TEXT, DISCLOSURES, fidelityText, isDisclosure } from '../components/disclosure.js';
 import { ApiSnippets } from '../components/playground/api-snippets.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
@@ -64,8 +65,10 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   return { ...options, credits: billing.credits, origin: new URL(request.url).origin };
 }
 
-type Fields = 'image' | 'key_id' | 'style' | 'room_type';
-const SHOWN_FIELDS: Fields[] = ['image', 'key_id', 'style', 'room_type'];
+type Fields = 'image' | 'key_id' | 'style' | 'room_type' | 'disclosure';
+const SHOWN_FIELDS: Fields[] = ['image', 'key_id', 'style', 'room_type', 'disclosure'];
+/** Profiles that draw the mark on the picture: offered only where the engine can draw it. */
+const drawsMark = (profile: string) => profile === 'label' || profile === 'ca_ab723';
 
 function failed(formError: string, fieldErrors: Partial<Record<Fields, string>> = {}, status = 400) {
   return json(
@@ -98,8 +101,11 @@ export async function action({ context, request }: ActionFunctionArgs) {
   // Only offered where the engine has them (see the loader's capabilities); the procedure checks again.
   const variations = Number(formText(form, 'variations') ?? '1') || 1;
   const declutter = formText(form, 'declutter') === 'on' ? true : undefined;
-  const labelField = formText(form, 'label');
-  const label = labelField === 'virtually_staged' || labelField === 'none' ? labelField : undefined;
+  // Empty: the account's default (set on the overview); anything else must be one of the profiles offered.
+  const disclosureField = formText(form, 'disclosure') ?? '';
+  if (disclosureField !== '' && !isDisclosure(disclosureField))
+    return failed('Choose one of the disclosures offered.', { disclosure: 'Not one of the disclosures offered.' });
+  const disclosure = disclosureField === '' ? undefined : disclosureField;
   let image: string | undefined;
   if (source === 'upload') {
     if (!(photo instanceof Blob) || photo.size === 0)
@@ -119,7 +125,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
       room_type: roomType,
       variations,
       declutter,
-      label,
+      disclosure,
     });
     return json({ staged, keyId });
   } catch (error) {
@@ -286,18 +292,19 @@ export default function Playground() {
                 Empty the room of its furniture first (1 more credit)
               </label>
             ) : null}
-            {capabilities.label ? (
-              <div className="field">
-                <label htmlFor="field-label" className="field__label">
-                  Label
-                </label>
-                <select id="field-label" name="label" className="input" defaultValue="">
-                  <option value="">Your default (set on the overview)</option>
-                  <option value="virtually_staged">“Virtually staged” mark in a corner</option>
-                  <option value="none">No mark</option>
-                </select>
-              </div>
-            ) : null}
+            <div className="field">
+              <label htmlFor="field-disclosure" className="field__label">
+                Disclosure
+              </label>
+              <select id="field-disclosure" name="disclosure" className="input" defaultValue="">
+                <option value="">Your default (set on the overview)</option>
+                {DISCLOSURES.filter((profile) => capabilities.label || !drawsMark(profile)).map((profile) => (
+                  <option key={profile} value={profile}>
+                    {DISCLOSURE_TEXT[profile]}
+                  </option>
+                ))}
+              </select>
+            </div>
             <div className="field">
               <label htmlFor="field-key_id" className="field__label">
                 Charge through key
@@ -364,6 +371,16 @@ export default function Playground() {
               <dt>Credits left</dt>
               <dd>{staged.credits_remaining}</dd>
             </div>
+            <div>
+              <dt>Fidelity</dt>
+              <dd>{fidelityText(staged.images[0]?.fidelity)}</dd>
+            </div>
+            {staged.disclosure_caption ? (
+              <div>
+                <dt>Caption</dt>
+                <dd>{staged.disclosure_caption}</dd>
+              </div>
+            ) : null}
           </dl>
           {staged.images.length > 1 ? (
             <ul className="link-list">
@@ -371,7 +388,8 @@ export default function Playground() {
                 <li key={image.id}>
                   <a href={image.image_url}>
                     Variation {image.variation + 1} (seed {image.seed})
-                  </a>
+                  </a>{' '}
+                  — fidelity {fidelityText(image.fidelity)}
                 </li>
               ))}
             </ul>

@@ -547,7 +547,7 @@ export interface paths {
         put?: never;
         /**
          * Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code
-         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. Every image is checked against its photo: an engine that changes the building even when drawn again is 422 structure_changed, refunded. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-stage"];
         delete?: never;
@@ -1440,6 +1440,8 @@ export interface components {
                 original_url: string | null;
                 /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
                 disclosure_caption: string | null;
+                /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
+                fidelity: number | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
                 /** @description The seed it was drawn with: send it again to draw the same picture */
@@ -1506,6 +1508,8 @@ export interface components {
             original_url: string | null;
             /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
             disclosure_caption: string | null;
+            /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
+            fidelity: number | null;
         };
         RerenderResult: {
             /** @constant */
@@ -1525,6 +1529,8 @@ export interface components {
                 original_url: string | null;
                 /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
                 disclosure_caption: string | null;
+                /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
+                fidelity: number | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
                 /** @description The seed it was drawn with: send it again to draw the same picture */
@@ -1582,7 +1588,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -1598,6 +1604,8 @@ export interface components {
             credits_remaining?: number;
             /** @description insufficient_scope: the scope the operation needs */
             required_scope?: string;
+            /** @description structure_changed: the best fidelity score the engine reached (below FIDELITY_MIN) */
+            fidelity?: number;
         };
     };
     responses: {
@@ -1840,15 +1848,16 @@ export interface components {
          *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
          *     - `unsupported_option`: the running engine cannot do what the request asks (`option` names it); nothing was charged
          *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
+         *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored
          */
-        "Error.invalid_image.unsupported_option.engine_rejected": {
+        "Error.invalid_image.unsupported_option.engine_rejected.structure_changed": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "invalid_image" | "unsupported_option" | "engine_rejected";
+                    code: "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed";
                 };
             };
         };
@@ -3265,7 +3274,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected.structure_changed"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable.engine_unavailable"];
@@ -3427,7 +3436,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected.structure_changed"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable.engine_unavailable"];
@@ -3478,7 +3487,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected.structure_changed"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable.engine_unavailable"];
@@ -3602,7 +3611,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -3611,6 +3620,7 @@ export interface operations {
                             credits_required?: number;
                             credits_available?: number;
                             credits_remaining?: number;
+                            fidelity?: number;
                         } | null;
                         /**
                          * @description ISO 8601 UTC time
@@ -3721,6 +3731,8 @@ export interface operations {
                             original_url: string | null;
                             /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
                             disclosure_caption: string | null;
+                            /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
+                            fidelity: number | null;
                         }[];
                     };
                 };
@@ -3814,6 +3826,8 @@ export interface operations {
                             original_url: string | null;
                             /** @description One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none */
                             disclosure_caption: string | null;
+                            /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
+                            fidelity: number | null;
                             /** @enum {string} */
                             kind: "staged" | "enhanced" | "placed" | "decluttered";
                             claim_code: string | null;

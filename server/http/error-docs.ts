@@ -28,6 +28,12 @@ const ERROR_SCHEMA = {
     credits_available: { type: 'integer', minimum: 0, description: 'insufficient_credits: the balance' },
     credits_remaining: { type: 'integer', minimum: 0, maximum: 0, description: 'no_credits: always 0' },
     required_scope: { type: 'string', description: 'insufficient_scope: the scope the operation needs' },
+    fidelity: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: 'structure_changed: the best fidelity score the engine reached (below FIDELITY_MIN)',
+    },
   },
 };
 
@@ -53,6 +59,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   invalid_image: 'the bytes are not a decodable image, or its size is out of range',
   unsupported_option: 'the running engine cannot do what the request asks (`option` names it); nothing was charged',
   engine_rejected: 'the staging engine refused the image (a content policy); the credits were refunded',
+  structure_changed:
+    'the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored',
   rate_limited: 'over a rate limit; retry after `Retry-After` seconds',
   internal_error: 'a fault on our side, logged; the body never carries its details',
   service_unavailable: 'the server is busy or the request ran too long (credits refunded); retry shortly',

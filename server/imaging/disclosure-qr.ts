@@ -38,6 +38,12 @@ export function qrBox(width: number, height: number, moduleCount: number): QrBox
   return { left: margin, top: Math.max(0, height - size - margin), size, modulePx };
 }
 
+/** The square the QR code to `url` covers on a picture of this size, quiet zone included. */
+export function qrRegion(url: string, width: number, height: number): QrBox {
+  const { left, top, size } = qrBox(width, height, modulesOf(url).count);
+  return { left, top, size };
+}
+
 /** The QR code to `url` as one sharp overlay for a picture of this size. */
 export function qrOverlay(url: string, width: number, height: number): OverlayOptions {
   const code = modulesOf(url);

@@ -27,6 +27,8 @@ export interface FidelityOptions {
    * below door height (or is as slender as a lamp); an empty list checks the whole picture.
    */
   allowed?: readonly FidelityRegion[];
+  /** Never checked, with or without `allowed`: what is drawn over every output on purpose (the disclosure mark). */
+  ignore?: readonly FidelityRegion[];
 }
 
 export interface FidelityResult {
@@ -73,10 +75,12 @@ export async function scoreFidelity(
 ): Promise<FidelityResult> {
   const [before, after, size] = await Promise.all([decodeSmall(input), decodeSmall(output), uprightSize(input)]);
   const other = after.width === before.width && after.height === before.height ? after : await refit(after, before);
+  const ignored = (mask: Float32Array) =>
+    options.ignore?.length ? clearRegions(mask, options.ignore, before.width, before.height, size) : mask;
   if (options.allowed)
-    return compare(before, other, maskFromRegions(options.allowed, before.width, before.height, size));
+    return compare(before, other, ignored(maskFromRegions(options.allowed, before.width, before.height, size)));
   const room = roomLines(before);
-  return compare(before, other, defaultMask(before, room), room);
+  return compare(before, other, ignored(defaultMask(before, room)), room);
 }
 
 async function decodeSmall(image: Buffer): Promise<Grey> {
@@ -123,7 +127,17 @@ function maskFromRegions(
   height: number,
   size: { width: number; height: number },
 ): Float32Array {
-  const mask = new Float32Array(width * height).fill(1);
+  return clearRegions(new Float32Array(width * height).fill(1), regions, width, height, size);
+}
+
+/** Sets `mask` to 0 inside each region (picture pixels, padded as scene boxes are), in place. */
+function clearRegions(
+  mask: Float32Array,
+  regions: readonly FidelityRegion[],
+  width: number,
+  height: number,
+  size: { width: number; height: number },
+): Float32Array {
   const sx = width / size.width;
   const sy = height / size.height;
   for (const region of regions) {

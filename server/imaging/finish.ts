@@ -4,9 +4,10 @@
  * the staged JPEG encoding. The pipeline must already be at the output's size.
  */
 import type { OverlayOptions, Sharp } from 'sharp';
-import { markOverlay } from './disclosure-mark.js';
-import { qrOverlay } from './disclosure-qr.js';
+import { markBox, markOverlay } from './disclosure-mark.js';
+import { qrOverlay, qrRegion } from './disclosure-qr.js';
 import type { Disclosure } from './engine.js';
+import type { FidelityRegion } from './fidelity.js';
 
 /** Every staged output, whichever engine drew it, is encoded with these settings. */
 export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;
@@ -21,4 +22,18 @@ export function finishOutput(
   if (options.label === 'virtually_staged') overlays.push(markOverlay(size.width, size.height));
   if (options.qrUrl) overlays.push(qrOverlay(options.qrUrl, size.width, size.height));
   return pipeline.composite(overlays).toColourspace('srgb').jpeg(STAGED_JPEG);
+}
+
+/** Where finishOutput draws the disclosure on a picture of this size: the fidelity check does not count it as a change. */
+export function disclosureRegions(size: { width: number; height: number }, options: Disclosure): FidelityRegion[] {
+  const regions: FidelityRegion[] = [];
+  if (options.label === 'virtually_staged') {
+    const { left, top, width, height } = markBox(size.width, size.height);
+    regions.push({ x: left, y: top, width, height });
+  }
+  if (options.qrUrl) {
+    const { left, top, size: side } = qrRegion(options.qrUrl, size.width, size.height);
+    regions.push({ x: left, y: top, width: side, height: side });
+  }
+  return regions;
 }

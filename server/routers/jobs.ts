@@ -22,6 +22,7 @@ const jobErrorSchema = z.object({
   credits_required: z.number().int().optional(),
   credits_available: z.number().int().optional(),
   credits_remaining: z.number().int().optional(),
+  fidelity: z.number().min(0).max(1).optional(),
 });
 
 export const jobsRouter = router({

@@ -64,6 +64,11 @@ const captionSchema = z.string().nullable().meta({
     'One sentence to paste under the picture ("Virtually staged: furniture and decor were added digitally. Original photo: <original_url>"); null when the disclosure profile is none',
 });
 
+const fidelitySchema = z.number().min(0).max(1).nullable().meta({
+  description:
+    "How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed)",
+});
+
 export const imageSchema = z.object({
   id: z.string().meta({ description: 'Image id (img_…)' }),
   image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
@@ -71,6 +76,7 @@ export const imageSchema = z.object({
   height: z.number().int(),
   original_url: originalUrlSchema,
   disclosure_caption: captionSchema,
+  fidelity: fidelitySchema,
 });
 
 /** The disclosure fields at the top of a body: the profile used, and the first image's page and caption. */
@@ -144,6 +150,7 @@ export const declutterOutput = enhanceOutput
   .extend({
     id: z.string().meta({ description: 'Image id (img_…): re-render it with POST /api/v1/images/{id}/rerender' }),
     ...disclosureFields,
+    fidelity: fidelitySchema,
   })
   .meta({ id: 'DeclutterResult' });
 

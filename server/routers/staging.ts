@@ -181,6 +181,7 @@ export const stagingRouter = router({
         room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
         variations: variationsInput,
         declutter: z.boolean().optional(),
+        disclosure: disclosureSchema.optional(),
         label: labelSchema.optional(),
       }),
     )
@@ -202,6 +203,7 @@ export const stagingRouter = router({
           roomType: input.room_type,
           variations: input.variations,
           declutter: input.declutter,
+          disclosure: input.disclosure,
           label: input.label,
         });
         return runImageRequest(deps, caller, prepared);
@@ -254,10 +256,17 @@ export const stagingRouter = router({
         path: '/api/v1/stage',
         tags: ['Images'],
         summary: 'Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code',
-        description: `Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge.${ASYNC_NOTE}`,
+        description: `Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. Every image is checked against its photo: an engine that changes the building even when drawn again is 422 structure_changed, refunded.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
-      errors: ['insufficient_credits', 'no_credits', 'unsupported_option', 'engine_rejected', 'engine_unavailable'],
+      errors: [
+        'insufficient_credits',
+        'no_credits',
+        'unsupported_option',
+        'engine_rejected',
+        'structure_changed',
+        'engine_unavailable',
+      ],
     })
     .input(
       z.object({
@@ -334,7 +343,14 @@ export const stagingRouter = router({
         description: `Charges 1 credit; an engine that cannot declutter answers 422 unsupported_option, charging nothing.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
-      errors: ['insufficient_credits', 'no_credits', 'unsupported_option', 'engine_rejected', 'engine_unavailable'],
+      errors: [
+        'insufficient_credits',
+        'no_credits',
+        'unsupported_option',
+        'engine_rejected',
+        'structure_changed',
+        'engine_unavailable',
+      ],
       scope: 'declutter',
     })
     .input(
@@ -375,6 +391,7 @@ export const stagingRouter = router({
         'no_credits',
         'unsupported_option',
         'engine_rejected',
+        'structure_changed',
         'engine_unavailable',
       ],
       // A re-render draws a staged picture again: what a key may do only when it may stage.

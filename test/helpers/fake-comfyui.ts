@@ -5,6 +5,7 @@ import { type FakeAnswer, FakeProvider } from './fake-provider.js';
 interface QueuedPrompt {
   workflow: Record<string, { inputs: Record<string, unknown> }>;
   prompt: string;
+  picture: Promise<Buffer>;
   finished: boolean;
   failed: boolean;
 }
@@ -53,7 +54,9 @@ export class FakeComfyUI extends FakeProvider {
       const seed = Object.values(workflow).find((node) => 'seed' in node.inputs)?.inputs.seed as number;
       this.commissions.push({ prompt: texts[0] ?? '', negativePrompt: texts[1], seed });
       const id = randomUUID();
-      const queued: QueuedPrompt = { workflow, prompt: texts[0] ?? '', finished: false, failed: false };
+      const picture = this.pictureFor(texts[0] ?? '', this.uploads.get(loaded)!);
+      picture.catch(() => {});
+      const queued: QueuedPrompt = { workflow, prompt: texts[0] ?? '', picture, finished: false, failed: false };
       this.prompts.set(id, queued);
       const refuse = this.refuse;
       void this.draw().then(() => Object.assign(queued, { finished: true, failed: refuse }));
@@ -74,7 +77,8 @@ export class FakeComfyUI extends FakeProvider {
     }
     if (method === 'GET' && url.pathname === '/view' && url.searchParams.get('type') === 'output') {
       const id = /^roomstage_(.+)\.png$/.exec(url.searchParams.get('filename') ?? '')?.[1] ?? '';
-      return { status: 200, body: this.pictureFor(this.prompts.get(id)?.prompt ?? '') };
+      const queued = this.prompts.get(id);
+      return queued ? { status: 200, body: await queued.picture } : { status: 404, body: {} };
     }
     return { status: 404, body: {} };
   }

@@ -30,7 +30,8 @@ export class FakeOpenAI extends FakeProvider {
         status: 400,
         body: { error: { message: 'image is required', type: 'invalid_request_error', param: 'image' } },
       };
-    const { width = 0, height = 0 } = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
+    const photo = Buffer.from(await image.arrayBuffer());
+    const { width = 0, height = 0 } = await sharp(photo).metadata();
     this.edits.push({
       model: String(form.get('model')),
       size: form.get('size') as string | null,
@@ -38,6 +39,8 @@ export class FakeOpenAI extends FakeProvider {
       imageHeight: height,
     });
     this.commissions.push({ prompt: String(form.get('prompt')) });
+    const picture = this.pictureFor(String(form.get('prompt')), photo);
+    picture.catch(() => {});
     await this.draw();
     if (this.refuse) {
       return {
@@ -56,7 +59,7 @@ export class FakeOpenAI extends FakeProvider {
       status: 200,
       body: {
         created: Math.floor(Date.now() / 1000),
-        data: [{ b64_json: this.pictureFor(String(form.get('prompt'))).toString('base64') }],
+        data: [{ b64_json: (await picture).toString('base64') }],
       },
     };
   }

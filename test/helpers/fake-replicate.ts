@@ -13,6 +13,7 @@ interface FakePrediction {
   urls: { get: string; cancel: string };
   created_at: string;
   done: Promise<void>;
+  picture: Promise<Buffer>;
 }
 
 /**
@@ -39,7 +40,8 @@ export class FakeReplicate extends FakeProvider {
     // Output files are served without credentials, as Replicate's file host serves them.
     if (method === 'GET' && url.pathname.startsWith('/files/')) {
       const prediction = this.predictions.get(url.pathname.slice('/files/'.length).replace(/\.png$/, ''));
-      return { status: 200, body: this.pictureFor(String(prediction?.input.prompt ?? '')) };
+      if (!prediction) return { status: 404, body: { detail: 'Not found.' } };
+      return { status: 200, body: await prediction.picture };
     }
     if (req.headers.authorization !== 'Bearer r8_fake') return { status: 401, body: { detail: 'Invalid token.' } };
     const createPath =
@@ -90,7 +92,9 @@ export class FakeReplicate extends FakeProvider {
       urls: { get: `${this.url}/v1/predictions/${id}`, cancel: `${this.url}/v1/predictions/${id}/cancel` },
       created_at: new Date().toISOString(),
       done: Promise.resolve(),
+      picture: this.pictureFor(String(input.prompt), imageOf(input.image)),
     };
+    prediction.picture.catch(() => {});
     const refuse = this.refuse;
     prediction.done = this.draw().then(() => {
       if (prediction.status === 'canceled') return;
@@ -107,7 +111,14 @@ export class FakeReplicate extends FakeProvider {
   }
 
   private view(prediction: FakePrediction) {
-    const { done: _done, ...visible } = prediction;
+    const { done: _done, picture: _picture, ...visible } = prediction;
     return { ...visible, source: 'api', data_removed: false };
   }
+}
+
+/** The photo a prediction was sent (Roomstage sends a data: URL in `image`). */
+function imageOf(value: unknown): Buffer {
+  const match = typeof value === 'string' ? /^data:[^,]*;base64,(.*)$/s.exec(value) : null;
+  if (!match) throw new Error('the fake Replicate expects the photo as a data: URL in input.image');
+  return Buffer.from(match[1]!, 'base64');
 }

@@ -167,12 +167,13 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await issuedClaims(studio.token)).toHaveLength(1);
   });
 
-  it('offers variations and the label the engine has, but not declutter, and stages 2 variations for 2 credits', async () => {
+  it('offers variations and the disclosure profiles, but not declutter, and stages 2 variations for 2 credits', async () => {
     const studio = await signUpWithKey(server.api);
     const page = await fetch(new URL('/playground', server.url), { headers: asSession(studio.token) });
     const html = (await page.text()).replace(/<!-- -->/g, '');
     expect(html).toContain('name="variations"');
-    expect(html).toContain('name="label"');
+    expect(html).not.toContain('name="label"');
+    for (const profile of ['none', 'label', 'caption', 'ca_ab723']) expect(html).toContain(`value="${profile}"`);
     expect(html).not.toContain('name="declutter"');
 
     const result = await stageInPlayground(studio.token, {
@@ -182,11 +183,23 @@ describeEachDatabase('Dashboard playground', (dialect) => {
       room_type: 'living_room',
       key_id: String(studio.keyId),
       variations: '2',
-      label: 'virtually_staged',
+      disclosure: 'ca_ab723',
     });
     expect(result.status).toBe(200);
     expect(result.html).toContain('2 credits spent; 8 left');
     expect(result.html).toContain('Variation 2');
+    // Each image shows its fidelity score, and the caption of the chosen profile.
+    expect(result.html.match(/fidelity (0\.9\d|1\.00) of 1/g)).toHaveLength(2);
+    expect(result.html).toContain('Original photo: ');
+
+    const refused = await stageInPlayground(studio.token, {
+      source: 'sample',
+      sample: 'empty-living-room',
+      key_id: String(studio.keyId),
+      disclosure: 'watermark',
+    });
+    expect(refused.status).toBe(400);
+    expect(await creditsOf(server.api, studio.key)).toBe(8);
     expect(await creditsOf(server.api, studio.key)).toBe(8);
   });
 

@@ -242,6 +242,7 @@ describeEachDatabase('Credits for image operations: charged before processing, r
           seed: image.seed,
           original_url: image.original_url,
           disclosure_caption: image.disclosure_caption,
+          fidelity: image.fidelity,
         },
       });
     }

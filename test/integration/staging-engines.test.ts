@@ -3,7 +3,13 @@ import sharp from 'sharp';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { FakeComfyUI } from '../helpers/fake-comfyui.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { asksToDeclutter, EMPTY_ROOM_COLOUR, FAKE_COLOUR, type FakeProvider } from '../helpers/fake-provider.js';
+import {
+  asksToDeclutter,
+  EMPTY_ROOM_COLOUR,
+  FAKE_COLOUR,
+  type FakeProvider,
+  patchColour,
+} from '../helpers/fake-provider.js';
 import { FakeReplicate } from '../helpers/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { fetchImage, imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
@@ -12,12 +18,6 @@ import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 import { signUp } from '../helpers/api-client.js';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
-
-/** The mean colour of a stored output, rounded. */
-async function meanColour(bytes: Buffer): Promise<number[]> {
-  const { channels } = await sharp(bytes).stats();
-  return channels.slice(0, 3).map((channel) => Math.round(channel.mean));
-}
 
 const closeTo = (colour: { r: number; g: number; b: number }) => [
   expect.closeTo(colour.r, -1.5),
@@ -47,7 +47,8 @@ const ENGINES: Array<{ name: string; fake: () => FakeProvider; refuses: boolean 
   { name: 'comfyui', fake: () => new FakeComfyUI(), refuses: false },
 ];
 
-const ENGINE_TIMEOUT_MS = 2_000;
+// Generous: the fakes decode and redraw a real photo, which takes a while on a busy CI machine.
+const ENGINE_TIMEOUT_MS = 6_000;
 const ASYNC = { Prefer: 'respond-async' };
 
 describeEachDatabase('Staging engines', (dialect) => {
@@ -116,12 +117,9 @@ describeEachDatabase('Staging engines', (dialect) => {
 
         const { bytes, metadata } = await fetchImage(server, response.body.image_url);
         expect(metadata).toMatchObject({ format: 'jpeg', width: 640, height: 400, space: 'srgb' });
-        const { channels } = await sharp(bytes).stats();
-        expect(channels.slice(0, 3).map((channel) => Math.round(channel.mean))).toEqual([
-          expect.closeTo(FAKE_COLOUR.r, -1.5),
-          expect.closeTo(FAKE_COLOUR.g, -1.5),
-          expect.closeTo(FAKE_COLOUR.b, -1.5),
-        ]);
+        // The fake keeps the room and draws a sofa of its colour on the floor: that patch reached the stored image.
+        expect(await patchColour(bytes)).toEqual(closeTo(FAKE_COLOUR));
+        expect(response.body.images[0].fidelity).toBeGreaterThanOrEqual(0.9);
 
         const [commission] = fake.commissions.slice(-1);
         expect(commission!.prompt).toMatch(/coastal/i);
@@ -190,7 +188,7 @@ describeEachDatabase('Staging engines', (dialect) => {
       it('gives up at ENGINE_TIMEOUT when the provider is slower, refunding and storing nothing', async () => {
         const account = await signUpWithKey(server.api);
         const before = storedFiles(server);
-        fake.delayMs = ENGINE_TIMEOUT_MS + 3_000;
+        fake.delayMs = ENGINE_TIMEOUT_MS + 2_000;
         const started = Date.now();
         const response = await stage(account.key);
         expect(response.status, response.text).toBe(503);
@@ -259,10 +257,12 @@ describeEachDatabase('Staging engines', (dialect) => {
           disclosure: 'caption',
           original_url: expect.stringMatching(/\/o\/\w+$/),
           disclosure_caption: `Virtually staged: furniture and decor were added digitally. Original photo: ${response.body.original_url}`,
+          fidelity: expect.any(Number),
         });
+        expect(response.body.fidelity).toBeGreaterThanOrEqual(0.9);
         const { bytes, metadata } = await fetchImage(server, response.body.image_url);
         expect(metadata).toMatchObject({ format: 'jpeg', width: 640, height: 400 });
-        expect(await meanColour(bytes)).toEqual(closeTo(EMPTY_ROOM_COLOUR));
+        expect(await patchColour(bytes)).toEqual(closeTo(EMPTY_ROOM_COLOUR));
         const [commission] = fake.commissions.slice(-1);
         expect(asksToDeclutter(commission!.prompt)).toBe(true);
         if (engine.name === 'replicate') expect(commission!.model).toBe('roomstage/declutterer');
@@ -303,7 +303,7 @@ describeEachDatabase('Staging engines', (dialect) => {
         if (engine.name !== 'openai') expect(commissions.slice(1).map((c) => c.seed)).toEqual([500, 501]);
         for (const image of response.body.images) {
           const { bytes } = await fetchImage(server, image.image_url);
-          expect(await meanColour(bytes)).toEqual(closeTo(FAKE_COLOUR));
+          expect(await patchColour(bytes)).toEqual(closeTo(FAKE_COLOUR));
         }
       });
 

@@ -41,6 +41,7 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
             disclosure_caption: expect.stringMatching(
               /^Virtually staged: .* Original photo: http:\/\/127\.0\.0\.1:1\/o\//,
             ),
+            fidelity: expect.any(Number),
           },
         ],
         style: 'scandinavian',
@@ -52,6 +53,7 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
         original_url: response.body.images[0].original_url,
         disclosure_caption: response.body.images[0].disclosure_caption,
       });
+      expect(response.body.images[0].fidelity).toBeGreaterThanOrEqual(0.9);
       const created = Date.now();
       expect(Date.parse(response.body.expires_at) - created).toBeGreaterThan(30 * 86_400_000 - 60_000);
       const served = await fetchImage(server, response.body.image_url);

@@ -23,6 +23,8 @@ export interface EventData {
     /** The public page of the unaltered original, and the caption to paste (null: the profile discloses nothing). */
     original_url?: string | null;
     disclosure_caption?: string | null;
+    /** Its fidelity score (0–1, CONTRACT §15). */
+    fidelity?: number | null;
     /** A re-render: the image it replaced. */
     rerender_of?: string;
   };

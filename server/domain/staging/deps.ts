@@ -22,6 +22,8 @@ export interface ImagingDeps {
   publicBaseUrl: string;
   /** FREE_RERENDERS: re-renders per image that cost nothing within 24 h of its creation. */
   freeRerenders: number;
+  /** FIDELITY_MIN: the least fidelity score an engine's output needs to be kept (../../imaging/fidelity.ts). */
+  fidelityMin: number;
 }
 
 /** The API key a request came with, and its account (the API user). */

@@ -18,6 +18,8 @@ export interface StoredOutput {
   originalToken?: string;
   /** The seed it was drawn with. */
   seed?: number;
+  /** Its fidelity score, for the outputs that were checked. */
+  fidelity?: number;
 }
 
 export async function insertImages(
@@ -61,6 +63,7 @@ export async function insertImages(
     rerender_of: input.rerenderOf ?? null,
     free_rerenders_used: 0,
     engine: input.engine ?? null,
+    fidelity: stored.fidelity ?? null,
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, isRoomType, isStyle } from '../../imaging/catalog-data.js';
-import type { AcceptedFormat, EngineImage, ImageEngine, Label } from '../../imaging/engine.js';
+import type { AcceptedFormat, EngineImage, ImageEngine, Label, Scene } from '../../imaging/engine.js';
 import { isDecodeFailure } from '../../imaging/input-rules.js';
 import { newImageName } from '../../storage/storage.js';
 import { recordPlacements, type SponsoredPlacement } from '../ads/revenue.js';
@@ -23,6 +23,7 @@ import { drawingOf, labelOf, newOriginalToken, originalPageUrl, profileOfLabel }
 import { disclosureCaption } from './disclosure.js';
 import { replaceInClaim, returnFreeRerender, takeFreeRerender } from './rerenders.js';
 import { creditsPerStagedImage, freshSeed, requestSeed, variationSeed } from './variations.js';
+import { renderChecked } from './fidelity-check.js';
 import { getStagingSettings } from '../settings/staging.js';
 import { log } from '../../observability/logger.js';
 
@@ -390,25 +391,30 @@ async function performStage(
     const stored: StoredOutput[] = [];
     // One at a time: ten 50-megapixel decodes at once would hold gigabytes of pixels.
     for (const [index, input] of inputs.entries()) {
-      const room = prepared.declutter
-        ? (await deps.engine.declutter(input, { seed: prepared.seed, label: 'none' })).data
-        : input;
+      // A decluttered room is checked against the photo, and each staging of it against the room.
+      const emptied = prepared.declutter
+        ? await renderChecked(deps, input, { seed: prepared.seed, drawing: {} }, (seed) =>
+            deps.engine.declutter(input, { seed, label: 'none' }),
+          )
+        : null;
+      const room = emptied?.output.data ?? input;
       for (let variation = 0; variation < prepared.variations; variation++) {
         const position = index * prepared.variations + variation;
         const id = ids[position] ?? newId('image');
         const originalToken = prepared.originalTokens[position] ?? newOriginalToken();
-        const seed = variationSeed(prepared.seed, variation);
-        const output = await deps.engine.stage(room, {
-          style: prepared.style,
-          roomType: prepared.roomType,
-          seed,
-          ...drawingFor(deps, prepared.disclosure, originalToken),
-        });
+        const drawing = drawingFor(deps, prepared.disclosure, originalToken);
+        const { output, seed, fidelity } = await renderChecked(
+          deps,
+          room,
+          { seed: variationSeed(prepared.seed, variation), drawing },
+          (seed) => deps.engine.stage(room, { style: prepared.style, roomType: prepared.roomType, seed, ...drawing }),
+        );
         stored.push({
           ...(await store(deps, written, id, output)),
           origin: await keepOrigin(deps, written, id, input, output),
           originalToken,
           seed,
+          fidelity: Math.min(fidelity, emptied?.fidelity ?? 1),
         });
       }
     }
@@ -458,7 +464,8 @@ async function performStage(
             credits_remaining: balance,
             image_id: image.id,
             variation,
-            seed: variationSeed(prepared.seed, variation),
+            seed: image.seed ?? variationSeed(prepared.seed, variation),
+            fidelity: image.fidelity,
             ...disclosureFields(deps, image),
           },
           now,
@@ -578,15 +585,16 @@ async function performDeclutter(
     const [input] = prepared.inputs;
     const [id] = prepared.ids;
     const [originalToken] = prepared.originalTokens;
-    const output = await deps.engine.declutter(input, {
-      seed: prepared.seed,
-      ...drawingFor(deps, prepared.disclosure, originalToken),
-    });
+    const drawing = drawingFor(deps, prepared.disclosure, originalToken);
+    const { output, seed, fidelity } = await renderChecked(deps, input, { seed: prepared.seed, drawing }, (seed) =>
+      deps.engine.declutter(input, { seed, ...drawing }),
+    );
     const stored = {
       ...(await store(deps, written, id, output)),
       origin: await keepOrigin(deps, written, id, input, output, { recognise: false }),
       originalToken,
-      seed: prepared.seed,
+      seed,
+      fidelity,
     };
     return commitOneImage(
       deps,
@@ -780,20 +788,26 @@ async function performRerender(
       const [id] = prepared.ids;
       const [originalToken] = prepared.originalTokens;
       const drawing = drawingFor(deps, prepared.disclosure, originalToken);
-      const output =
-        prepared.kind === 'decluttered'
-          ? await deps.engine.declutter(input, { seed: prepared.seed, ...drawing })
-          : await deps.engine.stage(input, {
-              style: prepared.style ?? DEFAULT_STYLE,
-              roomType: prepared.roomType ?? DEFAULT_ROOM_TYPE,
-              seed: prepared.seed,
-              ...drawing,
-            });
+      const { output, seed, fidelity } = await renderChecked(
+        deps,
+        input,
+        { seed: prepared.seed, drawing },
+        (seed): Promise<EngineImage & { scene?: Scene }> =>
+          prepared.kind === 'decluttered'
+            ? deps.engine.declutter(input, { seed, ...drawing })
+            : deps.engine.stage(input, {
+                style: prepared.style ?? DEFAULT_STYLE,
+                roomType: prepared.roomType ?? DEFAULT_ROOM_TYPE,
+                seed,
+                ...drawing,
+              }),
+      );
       const stored = {
         ...(await store(deps, written, id, output)),
         origin: await keepOrigin(deps, written, id, input, output, { recognise: prepared.kind === 'staged' }),
         originalToken,
-        seed: prepared.seed,
+        seed,
+        fidelity,
       };
       return inTransaction(deps.db, async (trx) => {
         if (held) await finalizeHold(trx, held.holdId);
@@ -832,7 +846,8 @@ async function performRerender(
             credits_remaining: creditsRemaining,
             image_id: image.id,
             variation: 0,
-            seed: prepared.seed,
+            seed,
+            fidelity,
             rerender_of: prepared.replacedImageId,
             ...disclosureFields(deps, image),
           },

@@ -27,6 +27,8 @@ export interface ImageBody {
   original_url: string | null;
   /** The sentence an agent pastes under the picture; null when its disclosure profile is `none` (or it has none). */
   disclosure_caption: string | null;
+  /** How much of the input's structure it kept (0–1, CONTRACT §15); null for images that are not checked. */
+  fidelity: number | null;
 }
 
 export function presentImage(links: ImageLinks, image: Image): ImageBody {
@@ -38,6 +40,7 @@ export function presentImage(links: ImageLinks, image: Image): ImageBody {
     height: image.height,
     original_url: originalUrl,
     disclosure_caption: disclosureCaption(image.disclosure, originalUrl),
+    fidelity: image.fidelity,
   };
 }
 
@@ -61,7 +64,7 @@ export function stageResponse(
 ) {
   const images = result.images.map((image, index) => {
     const variation = index % request.variations;
-    return { ...presentImage(links, image), variation, seed: variationSeed(request.seed, variation) };
+    return { ...presentImage(links, image), variation, seed: image.seed ?? variationSeed(request.seed, variation) };
   });
   const [first] = images;
   if (!first) throw new Error('A stage result holds at least one image');
@@ -91,7 +94,7 @@ export function rerenderResponse(
   },
   result: RerenderResult,
 ) {
-  const image = { ...presentImage(links, result.image), variation: 0, seed: request.seed };
+  const image = { ...presentImage(links, result.image), variation: 0, seed: result.image.seed ?? request.seed };
   return {
     success: true as const,
     claim_code: result.claim?.code ?? null,
@@ -152,5 +155,6 @@ export function declutterResponse(links: ImageLinks, result: DeclutterResult) {
     disclosure: result.image.disclosure ?? 'none',
     original_url: body.original_url,
     disclosure_caption: body.disclosure_caption,
+    fidelity: body.fidelity,
   };
 }

@@ -1,0 +1,52 @@
+import { AppError } from '../../errors.js';
+import type { Disclosure, EngineImage, Scene } from '../../imaging/engine.js';
+import { scoreFidelity } from '../../imaging/fidelity.js';
+import { disclosureRegions } from '../../imaging/finish.js';
+import type { ImagingDeps } from './deps.js';
+import { freshSeed } from './variations.js';
+
+/** An engine output that kept the room, the seed that drew it and its fidelity score (three decimals). */
+export interface CheckedOutput<O extends EngineImage> {
+  output: O;
+  seed: number;
+  fidelity: number;
+}
+
+/**
+ * The fidelity check every staged, decluttered and re-rendered image goes through (CONTRACT §15), after the engine
+ * answers and before anything is stored or charged final: `render(seed)` is scored against `input` where furniture
+ * may not go (the scene's pieces say where it may, when the engine knows them; the disclosure it draws never
+ * counts). Below FIDELITY_MIN a remote engine draws once more with a new seed; still below, 422 `structure_changed`
+ * (the caller's undo refunds the hold). The built-in engine only draws furniture over the photo, so a second draw
+ * would not change a failing score: it fails at once.
+ */
+export async function renderChecked<O extends EngineImage & { scene?: Scene }>(
+  deps: Pick<ImagingDeps, 'engine' | 'fidelityMin'>,
+  input: Buffer,
+  first: { seed: number; drawing: Disclosure },
+  render: (seed: number) => Promise<O>,
+): Promise<CheckedOutput<O>> {
+  const attempts = deps.engine.capabilities.engine === 'builtin' ? 1 : 2;
+  let seed = first.seed;
+  let best = 0;
+  for (let attempt = 1; ; attempt++) {
+    const output = await render(seed);
+    const { score } = await scoreFidelity(input, output.data, {
+      allowed: output.scene?.pieces,
+      ignore: disclosureRegions(output, first.drawing),
+    });
+    const fidelity = Math.floor(score * 1000) / 1000;
+    if (score >= deps.fidelityMin) return { output, seed, fidelity };
+    best = Math.max(best, fidelity);
+    if (attempt >= attempts) break;
+    let next = freshSeed();
+    while (next === seed) next = freshSeed();
+    seed = next;
+  }
+  throw new AppError(
+    'structure_changed',
+    `The staging engine changed the building (walls, windows, doors or the view; fidelity ${best.toFixed(3)}, ` +
+      `at least ${deps.fidelityMin} needed)${attempts > 1 ? ' twice' : ''}; your credits were refunded and nothing was stored.`,
+    { fidelity: best },
+  );
+}
