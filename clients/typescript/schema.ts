@@ -308,6 +308,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accounts the signed-in user belongs to
+         * @description Each account the user is a member of, with their role there; their personal account first.
+         */
+        get: operations["teams-accounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the session to another of the user’s accounts
+         * @description Makes `account_id` the account this identity token acts on from the next request on (the dashboard’s account switcher). An account the user is not a member of: 404.
+         */
+        post: operations["teams-switchAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The members of the current account and its open invites
+         * @description Members with their roles, oldest first, and the invites not yet accepted, revoked or expired, newest first.
+         */
+        get: operations["teams-members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description E-mails a link valid for 7 days that works once; a new invite to the same address replaces the open one. Needs a confirmed e-mail address. Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         */
+        post: operations["teams-invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invites/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an account with the token of an e-mailed invite
+         * @description The signed-in user’s e-mail must be the invited address (otherwise 403). The invite works once; an unknown, used, revoked or expired one is 404. The session stays on its current account: switch with POST /api/v1/accounts/current.
+         */
+        post: operations["teams-acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an open invite
+         * @description Its link stops working at once; revoking a revoked invite answers the same. An accepted one: 409.
+         */
+        delete: operations["teams-revokeInvite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Their sessions lose the account at once (they go back to their personal account). The last owner cannot be removed, nor anyone from their own personal account (409). Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         */
+        delete: operations["teams-removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member’s role
+         * @description The last owner cannot be demoted (409). Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         */
+        patch: operations["teams-changeRole"];
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -1578,6 +1722,8 @@ export interface components {
             credits_remaining?: number;
             /** @description insufficient_scope: the scope the operation needs */
             required_scope?: string;
+            /** @description forbidden (a role that may not): the roles that may call the operation */
+            required_roles?: ("owner" | "admin" | "developer" | "billing" | "agent" | "viewer")[];
         };
     };
     responses: {
@@ -1593,6 +1739,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "account_suspended";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
+         */
+        "Error.account_suspended.forbidden": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended" | "forbidden";
                 };
             };
         };
@@ -1706,7 +1868,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          */
         "Error.forbidden": {
             headers: {
@@ -1721,7 +1883,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          */
         "Error.forbidden.account_suspended": {
@@ -1737,7 +1899,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
          */
@@ -1754,7 +1916,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
          */
@@ -2173,6 +2335,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2279,6 +2442,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2314,6 +2478,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2349,6 +2514,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2384,6 +2550,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2422,6 +2589,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2461,6 +2629,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required.otp_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2499,6 +2668,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2526,6 +2696,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2553,7 +2724,7 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.joined, member.role_changed, member.removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
                             action: string;
                             actor: {
                                 /** @enum {string} */
@@ -2580,8 +2751,358 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            id: string;
+                            name: string;
+                            /**
+                             * @description owner, admin, developer, billing, agent or viewer
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-switchAccount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: {
+                            user_id: string;
+                            email: string;
+                            /**
+                             * @description owner, admin, developer, billing, agent or viewer
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            joined_at: string;
+                        }[];
+                        invites: {
+                            id: string;
+                            email: string;
+                            /**
+                             * @description owner, admin, developer, billing, agent or viewer
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            expires_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /**
+                     * @description owner, admin, developer, billing, agent or viewer
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-acceptInvite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-revokeInvite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        revoked: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-removeMember": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member’s user id (`user_id` in GET /members) */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-changeRole": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member’s user id (`user_id` in GET /members) */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description owner, admin, developer, billing, agent or viewer
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        email: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        joined_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2628,7 +3149,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2693,6 +3215,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2807,7 +3330,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2986,7 +3509,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3726,6 +4249,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3825,7 +4349,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3862,6 +4387,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3902,7 +4428,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3932,6 +4458,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3966,7 +4493,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4015,6 +4543,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.payment_method_required"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4052,7 +4581,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4080,7 +4610,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4116,6 +4647,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4153,7 +4685,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4202,6 +4735,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4249,7 +4783,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4319,7 +4853,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4368,7 +4902,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4445,6 +4980,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             422: components["responses"]["Error.invalid_image"];
@@ -4614,7 +5150,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4743,7 +5280,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4847,6 +5384,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4890,7 +5428,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4934,7 +5472,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4979,6 +5517,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -5018,6 +5557,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -5061,6 +5601,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];

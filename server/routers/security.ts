@@ -34,6 +34,7 @@ const auditEntrySchema = z.object({
 export const securityRouter = router({
   changePassword: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/password',
@@ -47,7 +48,7 @@ export const securityRouter = router({
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
       await changePassword(ctx.services.db, {
-        userId: ctx.account.id,
+        userId: ctx.user.id,
         currentPassword: input.current_password,
         newPassword: input.new_password,
         currentToken: ctx.session.id,
@@ -59,6 +60,7 @@ export const securityRouter = router({
 
   setUpTwoFactor: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/setup',
@@ -71,10 +73,11 @@ export const securityRouter = router({
     })
     .input(noInput)
     .output(z.object({ secret: z.string(), otpauth_url: z.string(), qr_svg: z.string() }))
-    .mutation(({ ctx }) => setUpTwoFactor(ctx.services.db, { userId: ctx.account.id, email: ctx.account.email })),
+    .mutation(({ ctx }) => setUpTwoFactor(ctx.services.db, { userId: ctx.user.id, email: ctx.user.email })),
 
   enableTwoFactor: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/enable',
@@ -88,10 +91,10 @@ export const securityRouter = router({
     .input(z.object({ code: z.string().max(16) }))
     .output(z.object({ enabled: z.literal(true), recovery_codes: z.array(z.string()) }))
     .mutation(async ({ ctx, input }) => {
-      await limitSecondFactorAttempts(ctx, ctx.account.id);
+      await limitSecondFactorAttempts(ctx, ctx.user.id);
       const codes = await enableTwoFactor(ctx.services.db, {
-        userId: ctx.account.id,
-        email: ctx.account.email,
+        userId: ctx.user.id,
+        email: ctx.user.email,
         code: input.code,
         origin: ctx.audit,
         links: securityLinks(ctx.services),
@@ -102,6 +105,7 @@ export const securityRouter = router({
 
   disableTwoFactor: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/disable',
@@ -121,10 +125,10 @@ export const securityRouter = router({
     )
     .output(z.object({ enabled: z.literal(false) }))
     .mutation(async ({ ctx, input }) => {
-      await limitSecondFactorAttempts(ctx, ctx.account.id);
+      await limitSecondFactorAttempts(ctx, ctx.user.id);
       await disableTwoFactor(ctx.services.db, {
-        userId: ctx.account.id,
-        email: ctx.account.email,
+        userId: ctx.user.id,
+        email: ctx.user.email,
         password: input.password,
         otp: input.code,
         recoveryCode: input.recovery_code,
@@ -137,6 +141,7 @@ export const securityRouter = router({
 
   sessions: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'GET',
         path: '/api/v1/me/sessions',
@@ -150,7 +155,7 @@ export const securityRouter = router({
     .output(z.object({ sessions: z.array(sessionSchema) }))
     .query(async ({ ctx }) => ({
       sessions: await listSessions(ctx.services.db, {
-        userId: ctx.account.id,
+        userId: ctx.user.id,
         currentToken: ctx.session.id,
         now: ctx.services.clock.now(),
       }),
@@ -158,6 +163,7 @@ export const securityRouter = router({
 
   endOtherSessions: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'DELETE',
         path: '/api/v1/me/sessions',
@@ -169,11 +175,12 @@ export const securityRouter = router({
     .input(noInput)
     .output(z.object({ ended: z.number().int() }))
     .mutation(async ({ ctx }) => ({
-      ended: await endSessions(ctx.services.db, { userId: ctx.account.id, keepToken: ctx.session.id }),
+      ended: await endSessions(ctx.services.db, { userId: ctx.user.id, keepToken: ctx.session.id }),
     })),
 
   auditLog: sessionProcedure
     .meta({
+      permission: 'read_audit',
       openapi: {
         method: 'GET',
         path: '/api/v1/audit-log',
