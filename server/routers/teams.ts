@@ -10,7 +10,7 @@ import {
   revokeInvite,
   switchAccount,
 } from '../domain/teams/members.js';
-import { ROLES } from '../domain/teams/roles.js';
+import { PERMISSION_NAMES, ROLES, roleAllows } from '../domain/teams/roles.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
@@ -38,6 +38,16 @@ export const teamsRouter = router({
     .input(noInput)
     .output(z.object({ accounts: z.array(accountSchema) }))
     .query(async ({ ctx }) => ({ accounts: await listAccountsOf(ctx.services.db, ctx.user.id) })),
+
+  /** Dashboard only: the account this request acts on, the user's role there and what that role allows (the nav). */
+  current: sessionProcedure
+    .meta({ permission: 'user' })
+    .input(noInput)
+    .output(accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)) }))
+    .query(({ ctx }) => {
+      const { id, name, role } = ctx.account;
+      return { id, name, role, permissions: PERMISSION_NAMES.filter((permission) => roleAllows(role, permission)) };
+    }),
 
   switchAccount: sessionProcedure
     .meta({

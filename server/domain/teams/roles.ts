@@ -27,6 +27,8 @@ export const PERMISSIONS = {
 
 export type Permission = keyof typeof PERMISSIONS;
 
+export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as [Permission, ...Permission[]];
+
 export function rolesFor(permission: Permission): readonly Role[] {
   return PERMISSIONS[permission];
 }
