@@ -13,7 +13,7 @@ import {
 import type { ReactNode } from 'react';
 import './load-context';
 import { describeRouteError, ErrorCard } from './components/error-card.js';
-import { SiteHeader } from './components/site-header.js';
+import { type HeaderAccount, SiteHeader } from './components/site-header.js';
 import styles from './styles.css?url';
 import { pageMeta } from './utils/meta.js';
 import { useNonce } from './utils/nonce.js';
@@ -34,10 +34,15 @@ export const meta: MetaFunction = ({ error }) =>
     'Roomstage: virtual staging for room photos, through a REST API and a dashboard.',
   );
 
-/** Every page shows who is signed in; a missing or expired session simply reads as a visitor. */
-export async function loader({ context }: LoaderFunctionArgs) {
+/**
+ * Every page shows who is signed in, the accounts they can switch to and only the pages their role there may use;
+ * a missing or expired session simply reads as a visitor.
+ */
+export async function loader({ context }: LoaderFunctionArgs): Promise<{ account: HeaderAccount | null }> {
   const account = await getAccount(context);
-  return { account: account ? { email: account.email } : null };
+  if (!account) return { account: null };
+  const [{ accounts }, current] = await Promise.all([context.trpc.teams.accounts(), context.trpc.teams.current()]);
+  return { account: { email: account.email, accounts, current } };
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -63,7 +68,7 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-function Page({ account, children }: { account: { email: string } | null; children: ReactNode }) {
+function Page({ account, children }: { account: HeaderAccount | null; children: ReactNode }) {
   // Form submissions show progress on their own buttons; moving between pages shows this bar.
   const loading = useNavigation().state === 'loading';
   return (

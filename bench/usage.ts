@@ -110,13 +110,28 @@ async function seed(databaseUrl: string): Promise<void> {
     const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({
       id: i === 0 ? busyId : `acc_bench_${i}`,
       email: i === 0 ? BUSY_EMAIL : `user-${i}@bench.example`,
-      password_hash: i === 0 ? '' : DUMMY_PASSWORD_HASH,
+      name: i === 0 ? BUSY_EMAIL : `user-${i}@bench.example`,
       key_bonus_granted_at: now - HISTORY_DAYS * DAY_MS,
       payment_method_id: null,
       created_at: now - HISTORY_DAYS * DAY_MS,
     }));
-    accounts[0]!.password_hash = await hashPassword(BUSY_PASSWORD);
     await insertAll(db, 'accounts', accounts, 500);
+    // Each account is its user's personal one: same id, the user its owner.
+    const busyHash = await hashPassword(BUSY_PASSWORD);
+    const users = accounts.map((account, i) => ({
+      id: account.id,
+      email: account.email,
+      password_hash: i === 0 ? busyHash : DUMMY_PASSWORD_HASH,
+      created_at: account.created_at,
+    }));
+    await insertAll(db, 'users', users, 500);
+    const memberships = accounts.map((account) => ({
+      account_id: account.id,
+      user_id: account.id,
+      role: 'owner' as const,
+      created_at: account.created_at,
+    }));
+    await insertAll(db, 'memberships', memberships, 500);
 
     // Keys: three for the busy account (ids 1–3), one for every other account (id = 3 + index).
     const keys = accounts.flatMap((account, i) =>

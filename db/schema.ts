@@ -9,10 +9,16 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 export type EpochMs = number;
 export type Flag = 0 | 1;
 
+/**
+ * What credits, keys, claims, images and settings belong to. People are users, members of accounts with a role.
+ * A user's personal account has the user's id (sign-up makes both; accounts and users made before teams kept theirs).
+ */
 export interface AccountsTable {
   id: string;
+  /** The account's contact address (receipts, payouts, operators' search): its creator's e-mail at sign-up. */
   email: string;
-  password_hash: string;
+  /** What the account switcher shows; its creator's e-mail at first. */
+  name: string;
   credits: ColumnType<number, number | undefined, number>;
   total_purchased: ColumnType<number, number | undefined, number>;
   total_used: ColumnType<number, number | undefined, number>;
@@ -46,6 +52,9 @@ export interface AccountsTable {
 export interface SessionsTable {
   /** SHA-256 (hex) of the identity token, never the token itself (server/auth/lucia-adapter.ts). */
   id: string;
+  /** Who signed in. */
+  user_id: string;
+  /** The account the session acts on (its user's personal one at first): POST /accounts/current changes it. */
   account_id: string;
   expires_at: EpochMs;
   /** Null for sessions made before these were recorded. */
@@ -54,6 +63,39 @@ export interface SessionsTable {
   last_seen_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
   ip: ColumnType<string | null, string | null | undefined, string | null>;
   user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A person who signs in. Their security state is in `user_security`, keyed by the same id. */
+export interface UsersTable {
+  id: string;
+  /** Lower case; unique. */
+  email: string;
+  password_hash: string;
+  created_at: EpochMs;
+}
+
+export type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'agent' | 'viewer';
+
+export interface MembershipsTable {
+  account_id: string;
+  user_id: string;
+  role: Role;
+  created_at: EpochMs;
+}
+
+/** An e-mailed invitation to join an account; only the SHA-256 of its token is kept. Used once, then `accepted_at`. */
+export interface InvitesTable {
+  id: string;
+  account_id: string;
+  email: string;
+  role: Role;
+  token_hash: string;
+  invited_by: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  accepted_at: EpochMs | null;
+  accepted_by: string | null;
+  revoked_at: EpochMs | null;
 }
 
 export type KeyMode = 'live' | 'test';
@@ -497,7 +539,7 @@ export interface MailOutboxTable {
   created_at: EpochMs;
 }
 
-/** The security state of whoever signs in, keyed by `user_id` (the account id until accounts have members). */
+/** The security state of whoever signs in, keyed by `user_id`. */
 export interface UserSecurityTable {
   user_id: string;
   email_verified_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
@@ -549,6 +591,9 @@ export interface AuditLogTable {
 }
 
 export interface Database {
+  users: UsersTable;
+  memberships: MembershipsTable;
+  invites: InvitesTable;
   mail_outbox: MailOutboxTable;
   user_security: UserSecurityTable;
   user_tokens: UserTokensTable;
@@ -586,6 +631,8 @@ export interface Database {
 }
 
 export type Account = Selectable<AccountsTable>;
+export type User = Selectable<UsersTable>;
+export type Invite = Selectable<InvitesTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type LedgerEntry = Selectable<CreditLedgerTable>;

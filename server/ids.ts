@@ -36,6 +36,7 @@ export const ID_PREFIXES = {
   payout: 'po',
   mail: 'msg',
   audit: 'aud',
+  invite: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

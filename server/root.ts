@@ -11,6 +11,7 @@ import { keysRouter } from './routers/keys.js';
 import { securityRouter } from './routers/security.js';
 import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
+import { teamsRouter } from './routers/teams.js';
 import { usageRouter } from './routers/usage.js';
 import { webhooksRouter } from './routers/webhooks.js';
 import { createCallerFactory, router } from './trpc.js';
@@ -20,6 +21,7 @@ export const appRouter = router({
   health: healthRouter,
   auth: authRouter,
   security: securityRouter,
+  teams: teamsRouter,
   keys: keysRouter,
   credits: creditsRouter,
   webhooks: webhooksRouter,

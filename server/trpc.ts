@@ -25,7 +25,11 @@ import {
   lastKnownKeyId,
   type VerifiedApiKey,
 } from './domain/keys/api-keys.js';
+import type { Session } from 'lucia';
+import { sessionIdHash } from './auth/lucia-adapter.js';
 import type { AuditOrigin } from './domain/audit/audit.js';
+import { membershipOf, notAMember, switchAccount } from './domain/teams/members.js';
+import { forbiddenForRole, type Permission, roleAllows, rolesFor } from './domain/teams/roles.js';
 import { type SessionOrigin, touchSession } from './domain/security/sessions.js';
 import {
   abandonIdempotentRequest,
@@ -70,6 +74,8 @@ export type Meta = OpenApiMeta<{
   builderErrors?: readonly ErrorCode[];
   /** API-key procedures: the scope a key needs to call it (checked once, in apiKeyProcedure). */
   scope?: KeyScope;
+  /** Token procedures: what the user's role in the current account must allow (checked once, in sessionProcedure). */
+  permission?: Permission;
 }>;
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -142,7 +148,6 @@ async function verifySession(ctx: Context) {
   }
   if (session.fresh && !bearer)
     ctx.response.appendCookie(sessionCookieHeader(auth, session.id, { secure: ctx.secureTransport }));
-  ctx.request.accountId = user.id;
   const origin = sessionOriginOf(ctx);
   await touchSession(ctx.services.db, {
     token: session.id,
@@ -158,18 +163,54 @@ async function verifySession(ctx: Context) {
     budget,
     (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`,
   );
-  // Checked on every request against the database, so a suspension reaches every node at once.
-  if (user.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
-  // Who acts, for the audit log: the signed-in user (the account's own until accounts have members).
+  // Checked on every request against the database, so a suspension or a removal reaches every node at once.
+  const account = await currentAccountOf(ctx, session, user.id);
+  ctx.request.accountId = account.id;
+  if (account.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
+  // Who acts, for the audit log: the signed-in user, whichever account they act on.
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
-  const account = { id: user.id, email: user.email, createdAt: user.createdAt };
-  return { session, audit, account, user, origin };
+  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt };
+  return { session, audit, account, user: signedIn, operatorCandidate: user, origin };
 }
 
-export const sessionProcedure = publicProcedure.meta({ auth: 'session' }).use(async ({ ctx, next }) => {
-  const { session, audit, account } = await verifySession(ctx);
-  return next({ ctx: { session, audit, account } });
-});
+/** The header that names the account one request acts on, instead of the session's current one. */
+export const ACCOUNT_HEADER = 'roomstage-account';
+
+/**
+ * The account a session request acts on: the one `Roomstage-Account` names (a member's own only, else 404), or the
+ * session's current account. A session whose user was removed from its account goes back to the personal one.
+ */
+async function currentAccountOf(ctx: Context, session: Session, userId: string) {
+  const { db } = ctx.services;
+  const header = ctx.headers[ACCOUNT_HEADER];
+  const named = typeof header === 'string' ? header.trim().slice(0, 64) : '';
+  if (named !== '' && named !== session.account?.id) {
+    const account = await membershipOf(db, userId, named);
+    if (!account) throw notAMember(named);
+    return { id: account.id, name: account.name, role: account.role, suspendedAt: account.suspended_at };
+  }
+  if (session.account) {
+    const { id, name, role, suspended_at } = session.account;
+    return { id, name, role, suspendedAt: suspended_at };
+  }
+  const personal = await switchAccount(db, { sessionHash: sessionIdHash(session.id), userId, accountId: userId });
+  const row = await membershipOf(db, userId, personal.id);
+  return { ...personal, suspendedAt: row?.suspended_at ?? null };
+}
+
+/**
+ * Identity token, acting on the current account. Each procedure names in `meta.permission` what it needs of the
+ * user's role there; this is the one place that checks it (403 `forbidden` with `required_roles`).
+ */
+export const sessionProcedure = publicProcedure
+  .meta({ auth: 'session', builderErrors: ['not_found'] })
+  .use(async ({ ctx, meta, path, next }) => {
+    const { session, audit, account, user } = await verifySession(ctx);
+    const permission = meta?.permission;
+    if (!permission) throw new Error(`Token procedure ${path} declares no permission in its meta`);
+    if (!roleAllows(account.role, permission)) throw forbiddenForRole(account.role, rolesFor(permission));
+    return next({ ctx: { session, audit, account, user } });
+  });
 
 /**
  * Operators: signed-in users whose verified e-mail is in OPERATOR_EMAILS. Anyone else, signed in or not, gets the
@@ -185,7 +226,7 @@ export const operatorProcedure = publicProcedure
       throw error;
     });
     if (!verified) throw hidden();
-    const { user, origin, session, account } = verified;
+    const { operatorCandidate: user, origin, session, account } = verified;
     const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
     if (!operator) throw hidden();
     const audit: AuditOrigin = { actor: { type: 'operator', id: user.id, label: user.email }, ...origin };

@@ -1,9 +1,23 @@
 import { Form, Link, useLocation } from '@remix-run/react';
 import { type ReactNode, useEffect, useRef } from 'react';
 
+/** The account a signed-in user acts on, their role there and what the role allows (server/domain/teams/roles.ts). */
+export interface CurrentAccount {
+  id: string;
+  name: string;
+  role: string;
+  permissions: readonly string[];
+}
+
+export interface HeaderAccount {
+  email: string;
+  accounts: readonly { id: string; name: string; role: string }[];
+  current: CurrentAccount;
+}
+
 interface Props {
-  /** The signed-in account, or null for visitors. */
-  account: { email: string } | null;
+  /** The signed-in user and their accounts, or null for visitors. */
+  account: HeaderAccount | null;
 }
 
 interface NavItem {
@@ -13,6 +27,8 @@ interface NavItem {
   external?: boolean;
   /** Other addresses that belong to this page (a key's webhook page belongs to Webhooks, not API keys). */
   alsoActive?: RegExp;
+  /** What the role must allow for the page to be of use; hidden otherwise. None: every role. */
+  permission?: string;
 }
 
 /** The roles of an account, each with its own pages: one account can be all three. */
@@ -27,12 +43,12 @@ export const NAV_GROUPS: readonly {
     id: 'staging',
     label: 'Staging',
     items: [
-      { to: '/overview', label: 'Overview' },
-      { to: '/keys', label: 'API keys' },
-      { to: '/webhooks', label: 'Webhooks', alsoActive: /^\/keys\/[^/]+\/webhook/ },
-      { to: '/billing', label: 'Billing' },
-      { to: '/usage', label: 'Usage' },
-      { to: '/playground', label: 'Playground' },
+      { to: '/overview', label: 'Overview', permission: 'read' },
+      { to: '/keys', label: 'API keys', permission: 'read' },
+      { to: '/webhooks', label: 'Webhooks', permission: 'read', alsoActive: /^\/keys\/[^/]+\/webhook/ },
+      { to: '/billing', label: 'Billing', permission: 'read' },
+      { to: '/usage', label: 'Usage', permission: 'read' },
+      { to: '/playground', label: 'Playground', permission: 'develop' },
       { to: '/docs', label: 'API docs', external: true },
     ],
   },
@@ -40,9 +56,9 @@ export const NAV_GROUPS: readonly {
     id: 'agents',
     label: 'Agents',
     items: [
-      { to: '/claims', label: 'Claims' },
-      { to: '/gallery', label: 'Images' },
-      { to: '/earnings', label: 'Earnings' },
+      { to: '/claims', label: 'Claims', permission: 'read_claims' },
+      { to: '/gallery', label: 'Images', permission: 'read_claims' },
+      { to: '/earnings', label: 'Earnings', permission: 'read_claims' },
     ],
   },
   {
@@ -50,13 +66,21 @@ export const NAV_GROUPS: readonly {
     label: 'Advertise',
     menuInBar: true,
     items: [
-      { to: '/ads/products', label: 'Products' },
-      { to: '/ads/campaigns', label: 'Campaigns' },
-      { to: '/ads/funds', label: 'Funds' },
-      { to: '/ads/report', label: 'Report' },
+      { to: '/ads/products', label: 'Products', permission: 'read' },
+      { to: '/ads/campaigns', label: 'Campaigns', permission: 'read' },
+      { to: '/ads/funds', label: 'Funds', permission: 'read' },
+      { to: '/ads/report', label: 'Report', permission: 'read' },
     ],
   },
 ];
+
+/** The groups with only the pages the role may use; a group left empty is not shown. */
+function navGroupsFor(permissions: readonly string[]) {
+  return NAV_GROUPS.map((group) => ({
+    ...group,
+    items: group.items.filter((item) => !item.permission || permissions.includes(item.permission)),
+  })).filter((group) => group.items.length > 0);
+}
 
 /** The nav item a path belongs to: one claiming it through `alsoActive` first, else the one whose address starts it. */
 function currentItemFor(pathname: string): string | null {
@@ -81,11 +105,12 @@ function NavLinkItem({ item, current }: { item: NavItem; current: boolean }) {
 }
 
 /** The grouped links; `idPrefix` keeps the group labels' ids unique when the list shows twice (bar and phone menu). */
-function NavGroups({ idPrefix, bar = false }: { idPrefix: string; bar?: boolean }) {
+function NavGroups(props: { idPrefix: string; bar?: boolean; permissions: readonly string[] }) {
+  const { idPrefix, bar = false, permissions } = props;
   const current = currentItemFor(useLocation().pathname);
   return (
     <>
-      {NAV_GROUPS.map((group) =>
+      {navGroupsFor(permissions).map((group) =>
         bar && group.menuInBar ? (
           <div className="nav-group" key={group.id}>
             <Disclosure
@@ -155,6 +180,45 @@ function Disclosure(props: { className: string; summary: ReactNode; summaryLabel
   );
 }
 
+/**
+ * For a user in several accounts: one button per account (a form post, so it works without JavaScript); the
+ * session then acts on the chosen account, and the page reloads in it.
+ */
+function AccountSwitcher({ account }: { account: HeaderAccount }) {
+  const { pathname, search } = useLocation();
+  return (
+    <Form method="post" action="/switch-account" className="account-switcher">
+      <input type="hidden" name="redirectTo" value={pathname + search} />
+      <p className="account-switcher__title" id="account-switcher-title">
+        Accounts
+      </p>
+      <ul aria-labelledby="account-switcher-title">
+        {account.accounts.map((item) => {
+          const current = item.id === account.current.id;
+          return (
+            <li key={item.id}>
+              <button
+                type="submit"
+                name="account_id"
+                value={item.id}
+                className="button button--ghost button--small button--block"
+                aria-current={current ? 'true' : undefined}
+                disabled={current}
+              >
+                {item.name}{' '}
+                <span className="account-switcher__role">
+                  ({item.role}
+                  {current ? ', current' : ''})
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </Form>
+  );
+}
+
 /** The bar on every page: brand, navigation grouped by role, and the account menu. One row at every width. */
 export function SiteHeader({ account }: Props) {
   return (
@@ -167,7 +231,7 @@ export function SiteHeader({ account }: Props) {
         {account ? (
           <>
             <nav aria-label="Main" className="site-nav site-nav--bar">
-              <NavGroups idPrefix="nav" bar />
+              <NavGroups idPrefix="nav" bar permissions={account.current.permissions} />
             </nav>
             <Disclosure
               className="site-nav site-nav--compact"
@@ -175,7 +239,7 @@ export function SiteHeader({ account }: Props) {
               summaryLabel="Menu: all pages"
             >
               <nav aria-label="Main (compact)">
-                <NavGroups idPrefix="menu" />
+                <NavGroups idPrefix="menu" permissions={account.current.permissions} />
               </nav>
             </Disclosure>
             <Disclosure
@@ -194,12 +258,20 @@ export function SiteHeader({ account }: Props) {
               <p className="account-menu__email">
                 Signed in as <strong title={account.email}>{account.email}</strong>
               </p>
+              {account.accounts.length > 1 ? <AccountSwitcher account={account} /> : null}
               <ul className="account-menu__links">
+                {account.current.permissions.includes('read') ? (
+                  <>
+                    <li>
+                      <Link to="/overview">Overview</Link>
+                    </li>
+                    <li>
+                      <Link to="/keys">API keys</Link>
+                    </li>
+                  </>
+                ) : null}
                 <li>
-                  <Link to="/overview">Overview</Link>
-                </li>
-                <li>
-                  <Link to="/keys">API keys</Link>
+                  <Link to="/team">Team</Link>
                 </li>
                 <li>
                   <Link to="/security">Security</Link>

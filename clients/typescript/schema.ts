@@ -328,6 +328,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accounts the signed-in user belongs to
+         * @description Each account the user is a member of, with their role there; their personal account first.
+         */
+        get: operations["teams-accounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the session to another of the user’s accounts
+         * @description Makes `account_id` the account this identity token acts on from the next request on (the dashboard’s account switcher). An account the user is not a member of: 404.
+         */
+        post: operations["teams-switchAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The members of the current account and its open invites
+         * @description Members with their roles, oldest first, and the invites not yet accepted, revoked or expired, newest first.
+         */
+        get: operations["teams-members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description E-mails a link valid for 7 days that works once; a new invite to the same address replaces the open one. Needs a confirmed e-mail address. Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         */
+        post: operations["teams-invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invites/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an account with the token of an e-mailed invite
+         * @description The signed-in user’s e-mail must be the invited address (otherwise 403). The invite works once; an unknown, used, revoked or expired one is 404. The session stays on its current account: switch with POST /api/v1/accounts/current.
+         */
+        post: operations["teams-acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an open invite
+         * @description Its link stops working at once; revoking a revoked invite answers the same. An accepted one: 409.
+         */
+        delete: operations["teams-revokeInvite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Their sessions lose the account at once (they go back to their personal account). The last owner cannot be removed, nor anyone from their own personal account (409). Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         */
+        delete: operations["teams-removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member’s role
+         * @description The last owner cannot be demoted (409). Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         */
+        patch: operations["teams-changeRole"];
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -1606,6 +1750,8 @@ export interface components {
             required_scope?: string;
             /** @description structure_changed: the best fidelity score the engine reached (below FIDELITY_MIN) */
             fidelity?: number;
+            /** @description forbidden (a role that may not): the roles that may call the operation */
+            required_roles?: ("owner" | "admin" | "developer" | "billing" | "agent" | "viewer")[];
         };
     };
     responses: {
@@ -1621,6 +1767,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "account_suspended";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
+         */
+        "Error.account_suspended.forbidden": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended" | "forbidden";
                 };
             };
         };
@@ -1734,7 +1896,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          */
         "Error.forbidden": {
             headers: {
@@ -1749,7 +1911,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          */
         "Error.forbidden.account_suspended": {
@@ -1765,7 +1927,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
          */
@@ -1782,7 +1944,7 @@ export interface components {
         };
         /**
          * @description Forbidden:
-         *     - `forbidden`: a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
          */
@@ -2202,6 +2364,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2308,6 +2471,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2343,6 +2507,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2378,6 +2543,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2414,6 +2580,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2447,6 +2614,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2485,6 +2653,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2524,6 +2693,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required.otp_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -2562,6 +2732,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2589,6 +2760,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2616,7 +2788,7 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.joined, member.role_changed, member.removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
                             action: string;
                             actor: {
                                 /** @enum {string} */
@@ -2643,8 +2815,358 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            id: string;
+                            name: string;
+                            /**
+                             * @description owner, admin, developer, billing, agent or viewer
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-switchAccount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: {
+                            user_id: string;
+                            email: string;
+                            /**
+                             * @description owner, admin, developer, billing, agent or viewer
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            joined_at: string;
+                        }[];
+                        invites: {
+                            id: string;
+                            email: string;
+                            /**
+                             * @description owner, admin, developer, billing, agent or viewer
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            expires_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /**
+                     * @description owner, admin, developer, billing, agent or viewer
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-acceptInvite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-revokeInvite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        revoked: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-removeMember": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member’s user id (`user_id` in GET /members) */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "teams-changeRole": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member’s user id (`user_id` in GET /members) */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description owner, admin, developer, billing, agent or viewer
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        email: string;
+                        /**
+                         * @description owner, admin, developer, billing, agent or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
+                        /**
+                         * @description ISO 8601 UTC time
+                         * @example 2026-11-21T19:40:00.000Z
+                         */
+                        joined_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2691,7 +3213,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -2756,6 +3279,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2870,7 +3394,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3049,7 +3573,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3792,6 +4316,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3893,7 +4418,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -3930,6 +4456,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -3970,7 +4497,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4000,6 +4527,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4034,7 +4562,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4083,6 +4612,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.payment_method_required"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4120,7 +4650,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4148,7 +4679,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4184,6 +4716,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4221,7 +4754,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4270,6 +4804,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4317,7 +4852,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4387,7 +4922,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4436,7 +4971,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4513,6 +5049,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             422: components["responses"]["Error.invalid_image"];
@@ -4682,7 +5219,8 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -4811,7 +5349,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4915,6 +5453,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4958,7 +5497,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5002,7 +5541,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5047,6 +5586,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -5086,6 +5626,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
@@ -5129,6 +5670,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden.account_suspended"];
+            404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];

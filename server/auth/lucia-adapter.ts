@@ -15,36 +15,52 @@ export function sessionIdHash(sessionId: string): string {
 export class KyselyLuciaAdapter implements Adapter {
   constructor(private readonly db: Db) {}
 
+  /**
+   * The session, its user, and the account it currently acts on with the user's role there (null when the user is
+   * no longer a member of it: server/trpc.ts then falls back to the personal account). One query.
+   */
   async getSessionAndUser(sessionId: string): Promise<[session: DatabaseSession | null, user: DatabaseUser | null]> {
     const row = await this.db
       .selectFrom('sessions')
-      .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-      .leftJoin('user_security', 'user_security.user_id', 'sessions.account_id')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .leftJoin('user_security', 'user_security.user_id', 'sessions.user_id')
+      .leftJoin('memberships', (join) =>
+        join
+          .onRef('memberships.account_id', '=', 'sessions.account_id')
+          .onRef('memberships.user_id', '=', 'sessions.user_id'),
+      )
+      .leftJoin('accounts', 'accounts.id', 'memberships.account_id')
       .select([
+        'sessions.user_id',
         'sessions.account_id',
         'sessions.expires_at',
         'sessions.last_seen_at',
-        'accounts.email',
-        'accounts.created_at',
-        'accounts.suspended_at',
+        'users.email',
+        'users.created_at',
         'user_security.email_verified_at',
+        'memberships.role',
+        'accounts.name as account_name',
+        'accounts.suspended_at as account_suspended_at',
       ])
       .where('sessions.id', '=', sessionIdHash(sessionId))
       .executeTakeFirst();
     if (!row) return [null, null];
+    const account =
+      row.role != null && row.account_name != null
+        ? { id: row.account_id, name: row.account_name, role: row.role, suspended_at: row.account_suspended_at ?? null }
+        : null;
     return [
       {
         id: sessionId,
-        userId: row.account_id,
+        userId: row.user_id,
         expiresAt: new Date(row.expires_at),
-        attributes: { last_seen_at: row.last_seen_at },
+        attributes: { last_seen_at: row.last_seen_at, account },
       },
       {
-        id: row.account_id,
+        id: row.user_id,
         attributes: {
           email: row.email,
           created_at: row.created_at,
-          suspended_at: row.suspended_at,
           email_verified_at: row.email_verified_at ?? null,
         },
       },
@@ -53,12 +69,12 @@ export class KyselyLuciaAdapter implements Adapter {
 
   /** The ids returned are hashes (the tokens are not kept); deleteSession accepts only tokens. */
   async getUserSessions(userId: string): Promise<DatabaseSession[]> {
-    const rows = await this.db.selectFrom('sessions').selectAll().where('account_id', '=', userId).execute();
+    const rows = await this.db.selectFrom('sessions').selectAll().where('user_id', '=', userId).execute();
     return rows.map((row) => ({
       id: row.id,
-      userId: row.account_id,
+      userId: row.user_id,
       expiresAt: new Date(row.expires_at),
-      attributes: { last_seen_at: row.last_seen_at },
+      attributes: { last_seen_at: row.last_seen_at, account: null },
     }));
   }
 
@@ -67,6 +83,8 @@ export class KyselyLuciaAdapter implements Adapter {
       .insertInto('sessions')
       .values({
         id: sessionIdHash(session.id),
+        user_id: session.userId,
+        // A new session acts on its user's personal account, which has the user's id.
         account_id: session.userId,
         expires_at: session.expiresAt.getTime(),
         created_at: Date.now(),
@@ -88,7 +106,7 @@ export class KyselyLuciaAdapter implements Adapter {
   }
 
   async deleteUserSessions(userId: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('account_id', '=', userId).execute();
+    await this.db.deleteFrom('sessions').where('user_id', '=', userId).execute();
   }
 
   async deleteExpiredSessions(): Promise<void> {

@@ -1,5 +1,6 @@
 import { Lucia, TimeSpan } from 'lucia';
 import type { Db } from '../../db/client.js';
+import type { Role } from '../../db/schema.js';
 import { KyselyLuciaAdapter } from './lucia-adapter.js';
 
 export const SESSION_COOKIE_NAME = 'roomstage_session';
@@ -18,14 +19,21 @@ export function createLucia(db: Db) {
     getUserAttributes: (attributes) => ({
       email: attributes.email,
       createdAt: attributes.created_at,
-      suspendedAt: attributes.suspended_at,
       emailVerifiedAt: attributes.email_verified_at,
     }),
-    getSessionAttributes: (attributes) => ({ lastSeenAt: attributes.last_seen_at }),
+    getSessionAttributes: (attributes) => ({ lastSeenAt: attributes.last_seen_at, account: attributes.account }),
   });
 }
 
 export type Auth = ReturnType<typeof createLucia>;
+
+/** The account a session acts on, with its user's role there; null when the user is no longer its member. */
+export interface SessionAccount {
+  id: string;
+  name: string;
+  role: Role;
+  suspended_at: number | null;
+}
 
 declare module 'lucia' {
   interface Register {
@@ -33,9 +41,8 @@ declare module 'lucia' {
     DatabaseUserAttributes: {
       email: string;
       created_at: number;
-      suspended_at: number | null;
       email_verified_at: number | null;
     };
-    DatabaseSessionAttributes: { last_seen_at: number | null };
+    DatabaseSessionAttributes: { last_seen_at: number | null; account: SessionAccount | null };
   }
 }

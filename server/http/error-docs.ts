@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { ROLES, rolesFor } from '../domain/teams/roles.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
 import type { Meta } from '../trpc.js';
 
@@ -34,6 +35,11 @@ const ERROR_SCHEMA = {
       maximum: 1,
       description: 'structure_changed: the best fidelity score the engine reached (below FIDELITY_MIN)',
     },
+    required_roles: {
+      type: 'array',
+      items: { type: 'string', enum: [...ROLES] },
+      description: 'forbidden (a role that may not): the roles that may call the operation',
+    },
   },
 };
 
@@ -47,7 +53,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   account_suspended: 'an operator suspended the account: none of its keys or sessions works until it is restored',
   insufficient_credits: 'the balance is below the cost (extra `credits_required`, `credits_available`)',
   no_credits: 'the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)',
-  forbidden: 'a state-changing call that only the dashboard session cookie authenticates came from another site',
+  forbidden:
+    'the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site',
   not_found: 'the id or code does not exist or belongs to another account',
   conflict: 'the current state forbids the action',
   claim_already_redeemed: 'the claim was redeemed already',
@@ -87,6 +94,7 @@ export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
   if (method !== 'get') codes.push('forbidden');
   if ((meta.auth ?? 'none') !== 'none') codes.push('authentication_required', 'account_suspended', 'rate_limited');
   if (meta.scope) codes.push('insufficient_scope');
+  if (meta.permission && rolesFor(meta.permission).length < ROLES.length) codes.push('forbidden');
   codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');
   return [...new Set(codes)];
 }

@@ -33,7 +33,7 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     bearerFormat: 'session token',
     description:
-      'Identity token of a signed-in dashboard user, from POST /api/v1/auth/login or signup. The dashboard sends it as a cookie.',
+      'Identity token of a signed-in dashboard user, from POST /api/v1/auth/login or signup. The dashboard sends it as a cookie. It acts on the session’s current account (POST /api/v1/accounts/current); the header `Roomstage-Account: acc_…` names another of the user’s accounts for one request (an account the user is not a member of: 404).',
   },
 };
 
@@ -42,6 +42,8 @@ const TAGS: Record<string, string> = {
   Accounts: 'Dashboard accounts: sign up, sign in and out for an identity token, the signed-in account.',
   'Account security':
     'E-mail verification, password reset and change, two-factor sign-in, active sessions and the audit log (Token).',
+  Teams:
+    'The accounts a user belongs to and switching between them; members with roles, e-mailed invites (Token). Each Token operation needs a role that allows it: otherwise 403 `forbidden` with `required_roles`.',
   'API keys': 'The API keys of an account (Token): create (the plaintext is shown once), list and revoke.',
   Credits: 'The credit balance of the API key’s account (Key).',
   Images: 'Stage, enhance and place products in room photos (Key), the styles on offer, and asynchronous jobs.',

@@ -51,6 +51,7 @@ const checkoutSchema = z.object({
 export const adsRouter = router({
   createProduct: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'POST',
         path: '/api/v1/ads/products',
@@ -90,6 +91,7 @@ export const adsRouter = router({
 
   listProducts: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/ads/products',
@@ -108,6 +110,7 @@ export const adsRouter = router({
 
   updateProduct: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'PATCH',
         path: '/api/v1/ads/products/{id}',
@@ -138,6 +141,7 @@ export const adsRouter = router({
 
   archiveProduct: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'DELETE',
         path: '/api/v1/ads/products/{id}',
@@ -162,6 +166,7 @@ export const adsRouter = router({
 
   createCampaign: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'POST',
         path: '/api/v1/ads/campaigns',
@@ -206,6 +211,7 @@ export const adsRouter = router({
 
   listCampaigns: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/ads/campaigns',
@@ -223,6 +229,7 @@ export const adsRouter = router({
 
   getCampaign: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/ads/campaigns/{id}',
@@ -238,6 +245,7 @@ export const adsRouter = router({
 
   updateCampaign: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'PATCH',
         path: '/api/v1/ads/campaigns/{id}',
@@ -274,6 +282,7 @@ export const adsRouter = router({
 
   fundsCheckout: sessionProcedure
     .meta({
+      permission: 'billing',
       openapi: {
         method: 'POST',
         path: '/api/v1/ads/funds/checkout',
@@ -293,12 +302,13 @@ export const adsRouter = router({
           publicBaseUrl: ctx.services.config.publicBaseUrl,
           now: () => ctx.services.clock.now(),
         },
-        { accountId: ctx.account.id, credits: 0, adFundsCents: input.amount_cents },
+        { accountId: ctx.account.id, buyerId: ctx.user.id, credits: 0, adFundsCents: input.amount_cents },
       ),
     ),
 
   funds: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/ads/funds',
@@ -347,6 +357,7 @@ export const adsRouter = router({
 
   report: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/ads/report',

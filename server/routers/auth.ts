@@ -135,6 +135,7 @@ export const authRouter = router({
 
   resendVerification: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/auth/resend-verification',
@@ -150,8 +151,8 @@ export const authRouter = router({
     .mutation(async ({ ctx }) => {
       const { db, clock, config } = ctx.services;
       await resendVerification(db, {
-        userId: ctx.account.id,
-        email: ctx.account.email,
+        userId: ctx.user.id,
+        email: ctx.user.email,
         links: { publicBaseUrl: config.publicBaseUrl },
         now: clock.now(),
       });
@@ -215,6 +216,7 @@ export const authRouter = router({
 
   logout: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/auth/logout',
@@ -234,6 +236,7 @@ export const authRouter = router({
 
   me: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'GET',
         path: '/api/v1/me',
@@ -244,5 +247,5 @@ export const authRouter = router({
     })
     .input(noInput)
     .output(userSchema)
-    .query(({ ctx }) => toUser({ id: ctx.account.id, email: ctx.account.email, created_at: ctx.account.createdAt })),
+    .query(({ ctx }) => toUser({ id: ctx.user.id, email: ctx.user.email, created_at: ctx.user.createdAt })),
 });

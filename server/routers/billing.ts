@@ -69,6 +69,7 @@ function billingDeps(services: Services): BillingDeps {
 export const billingRouter = router({
   overview: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/billing',
@@ -89,6 +90,7 @@ export const billingRouter = router({
 
   checkout: sessionProcedure
     .meta({
+      permission: 'billing',
       openapi: {
         method: 'POST',
         path: '/api/v1/billing/checkout',
@@ -111,11 +113,16 @@ export const billingRouter = router({
       }),
     )
     .mutation(({ ctx, input }) =>
-      startCheckout(billingDeps(ctx.services), { accountId: ctx.account.id, credits: input.credits }),
+      startCheckout(billingDeps(ctx.services), {
+        accountId: ctx.account.id,
+        buyerId: ctx.user.id,
+        credits: input.credits,
+      }),
     ),
 
   checkoutStatus: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/billing/checkout/{session_id}',
@@ -134,6 +141,7 @@ export const billingRouter = router({
 
   removePaymentMethod: sessionProcedure
     .meta({
+      permission: 'billing',
       openapi: {
         method: 'DELETE',
         path: '/api/v1/billing/payment-method',
@@ -158,6 +166,7 @@ export const billingRouter = router({
 
   getAutoTopUp: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/settings/auto-topup',
@@ -178,6 +187,7 @@ export const billingRouter = router({
 
   putAutoTopUp: sessionProcedure
     .meta({
+      permission: 'billing',
       openapi: {
         method: 'PUT',
         path: '/api/v1/settings/auto-topup',

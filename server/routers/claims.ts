@@ -27,6 +27,7 @@ const claimAttemptProcedure = sessionProcedure.use(
 export const claimsRouter = router({
   preview: claimAttemptProcedure
     .meta({
+      permission: 'redeem',
       openapi: {
         method: 'POST',
         path: '/api/v1/claim/preview',
@@ -53,6 +54,7 @@ export const claimsRouter = router({
 
   redeem: claimAttemptProcedure
     .meta({
+      permission: 'redeem',
       openapi: {
         method: 'POST',
         path: '/api/v1/claim',
@@ -79,7 +81,7 @@ export const claimsRouter = router({
       const { claim, images } = await redeemClaim(db, {
         typed: input.code,
         accountId: ctx.account.id,
-        email: ctx.account.email,
+        email: ctx.user.email,
         now,
       });
       return {
@@ -93,6 +95,7 @@ export const claimsRouter = router({
 
   list: sessionProcedure
     .meta({
+      permission: 'read_claims',
       openapi: {
         method: 'GET',
         path: '/api/v1/claims',
@@ -139,6 +142,7 @@ export const claimsRouter = router({
 
   images: sessionProcedure
     .meta({
+      permission: 'read_claims',
       openapi: {
         method: 'GET',
         path: '/api/v1/images',
@@ -181,12 +185,14 @@ export const claimsRouter = router({
 
   /** Dashboard only (no REST path yet; GET /api/v1/usage reports it later): ad revenue of the images you redeemed. */
   adRevenue: sessionProcedure
+    .meta({ permission: 'read_claims' })
     .input(noInput)
     .output(z.object({ impressions: z.number().int(), gross_cents: z.number().int(), earned_cents: z.number().int() }))
     .query(({ ctx }) => adRevenueForAgent(ctx.services.db, ctx.account.id)),
 
   /** Dashboard only: one page of `images`, each saying whether its original photo can be shown beside it. */
   gallery: sessionProcedure
+    .meta({ permission: 'read_claims' })
     .input(
       z.object({ page: z.number().int().min(1).default(1), per_page: z.number().int().min(1).max(48).default(12) }),
     )
@@ -227,6 +233,7 @@ export const claimsRouter = router({
 
   /** Dashboard only: the photo an image was drawn on (JPEG, base64), for its maker or the agent who redeemed it. */
   original: sessionProcedure
+    .meta({ permission: 'read_claims' })
     .input(z.object({ image_id: z.string().min(1).max(64) }))
     .output(z.object({ content_type: z.literal('image/jpeg'), data: z.string() }))
     .query(async ({ ctx, input }) => {

@@ -21,6 +21,7 @@ const payoutSchema = z.object({
 export const earningsRouter = router({
   report: sessionProcedure
     .meta({
+      permission: 'read_claims',
       openapi: {
         method: 'GET',
         path: '/api/v1/earnings',
@@ -47,6 +48,7 @@ export const earningsRouter = router({
 
   requestPayout: sessionProcedure
     .meta({
+      permission: 'redeem',
       openapi: {
         method: 'POST',
         path: '/api/v1/earnings/payouts',
@@ -72,6 +74,7 @@ export const earningsRouter = router({
 
   payouts: sessionProcedure
     .meta({
+      permission: 'read_claims',
       openapi: {
         method: 'GET',
         path: '/api/v1/earnings/payouts',

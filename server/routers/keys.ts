@@ -42,6 +42,7 @@ function presentKey(key: ApiKey): z.infer<typeof keySchema> {
 export const keysRouter = router({
   create: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'POST',
         path: '/api/v1/keys',
@@ -114,6 +115,7 @@ export const keysRouter = router({
 
   list: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/keys',
@@ -129,6 +131,7 @@ export const keysRouter = router({
 
   revoke: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'DELETE',
         path: '/api/v1/keys/{id}',

@@ -36,6 +36,7 @@ const auditEntrySchema = z.object({
 export const securityRouter = router({
   changePassword: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/password',
@@ -49,7 +50,7 @@ export const securityRouter = router({
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
       await changePassword(ctx.services.db, {
-        userId: ctx.account.id,
+        userId: ctx.user.id,
         currentPassword: input.current_password,
         newPassword: input.new_password,
         currentToken: ctx.session.id,
@@ -61,6 +62,7 @@ export const securityRouter = router({
 
   twoFactorStatus: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'GET',
         path: '/api/v1/me/2fa',
@@ -79,10 +81,11 @@ export const securityRouter = router({
         pending_setup: twoFactorSecretSchema.nullable(),
       }),
     )
-    .query(({ ctx }) => twoFactorStatus(ctx.services.db, { userId: ctx.account.id, email: ctx.account.email })),
+    .query(({ ctx }) => twoFactorStatus(ctx.services.db, { userId: ctx.user.id, email: ctx.user.email })),
 
   setUpTwoFactor: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/setup',
@@ -95,10 +98,11 @@ export const securityRouter = router({
     })
     .input(noInput)
     .output(twoFactorSecretSchema)
-    .mutation(({ ctx }) => setUpTwoFactor(ctx.services.db, { userId: ctx.account.id, email: ctx.account.email })),
+    .mutation(({ ctx }) => setUpTwoFactor(ctx.services.db, { userId: ctx.user.id, email: ctx.user.email })),
 
   enableTwoFactor: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/enable',
@@ -112,10 +116,10 @@ export const securityRouter = router({
     .input(z.object({ code: z.string().max(16) }))
     .output(z.object({ enabled: z.literal(true), recovery_codes: z.array(z.string()) }))
     .mutation(async ({ ctx, input }) => {
-      await limitSecondFactorAttempts(ctx, ctx.account.id);
+      await limitSecondFactorAttempts(ctx, ctx.user.id);
       const codes = await enableTwoFactor(ctx.services.db, {
-        userId: ctx.account.id,
-        email: ctx.account.email,
+        userId: ctx.user.id,
+        email: ctx.user.email,
         code: input.code,
         origin: ctx.audit,
         links: securityLinks(ctx.services),
@@ -126,6 +130,7 @@ export const securityRouter = router({
 
   disableTwoFactor: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/disable',
@@ -145,10 +150,10 @@ export const securityRouter = router({
     )
     .output(z.object({ enabled: z.literal(false) }))
     .mutation(async ({ ctx, input }) => {
-      await limitSecondFactorAttempts(ctx, ctx.account.id);
+      await limitSecondFactorAttempts(ctx, ctx.user.id);
       await disableTwoFactor(ctx.services.db, {
-        userId: ctx.account.id,
-        email: ctx.account.email,
+        userId: ctx.user.id,
+        email: ctx.user.email,
         password: input.password,
         otp: input.code,
         recoveryCode: input.recovery_code,
@@ -161,6 +166,7 @@ export const securityRouter = router({
 
   sessions: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'GET',
         path: '/api/v1/me/sessions',
@@ -174,7 +180,7 @@ export const securityRouter = router({
     .output(z.object({ sessions: z.array(sessionSchema) }))
     .query(async ({ ctx }) => ({
       sessions: await listSessions(ctx.services.db, {
-        userId: ctx.account.id,
+        userId: ctx.user.id,
         currentToken: ctx.session.id,
         now: ctx.services.clock.now(),
       }),
@@ -182,6 +188,7 @@ export const securityRouter = router({
 
   endOtherSessions: sessionProcedure
     .meta({
+      permission: 'user',
       openapi: {
         method: 'DELETE',
         path: '/api/v1/me/sessions',
@@ -193,11 +200,12 @@ export const securityRouter = router({
     .input(noInput)
     .output(z.object({ ended: z.number().int() }))
     .mutation(async ({ ctx }) => ({
-      ended: await endSessions(ctx.services.db, { userId: ctx.account.id, keepToken: ctx.session.id }),
+      ended: await endSessions(ctx.services.db, { userId: ctx.user.id, keepToken: ctx.session.id }),
     })),
 
   auditLog: sessionProcedure
     .meta({
+      permission: 'read_audit',
       openapi: {
         method: 'GET',
         path: '/api/v1/audit-log',

@@ -48,6 +48,7 @@ export const settingsSchema = z.object({
 export const settingsRouter = router({
   get: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/settings',
@@ -63,6 +64,7 @@ export const settingsRouter = router({
 
   notifications: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/settings/notifications',
@@ -78,6 +80,7 @@ export const settingsRouter = router({
 
   updateNotifications: sessionProcedure
     .meta({
+      permission: 'billing',
       openapi: {
         method: 'PUT',
         path: '/api/v1/settings/notifications',
@@ -98,6 +101,7 @@ export const settingsRouter = router({
 
   staging: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/settings/staging',
@@ -113,6 +117,7 @@ export const settingsRouter = router({
 
   updateStaging: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'PUT',
         path: '/api/v1/settings/staging',

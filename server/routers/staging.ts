@@ -142,6 +142,7 @@ const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /a
 export const stagingRouter = router({
   /** Dashboard only (no REST path): what the playground offers and the keys it can charge. */
   playgroundOptions: sessionProcedure
+    .meta({ permission: 'develop' })
     .input(noInput)
     .output(
       z.object({
@@ -172,6 +173,7 @@ export const stagingRouter = router({
    * chosen key of the signed-in account: one credit from the account, a claim, `staging.complete` to the key's webhook.
    */
   playground: sessionProcedure
+    .meta({ permission: 'develop' })
     .input(
       z.object({
         key_id: z.number().int().positive(),

@@ -54,6 +54,7 @@ const usageSchema = z.object({
 export const usageRouter = router({
   transactions: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/billing/transactions',
@@ -87,6 +88,7 @@ export const usageRouter = router({
 
   report: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/usage',

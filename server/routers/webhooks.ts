@@ -93,12 +93,14 @@ const keyInput = z.object({ id: keyIdParam });
 export const webhooksRouter = router({
   /** Dashboard only (no REST path): what the operator allows as a webhook url, so the form's help text tells the truth. */
   policy: sessionProcedure
+    .meta({ permission: 'read' })
     .input(noInput)
     .output(z.object({ allow_private_network: z.boolean() }))
     .query(({ ctx }) => ({ allow_private_network: ctx.services.config.allowPrivateNetwork })),
 
   get: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/keys/{id}/webhook',
@@ -118,6 +120,7 @@ export const webhooksRouter = router({
 
   put: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'PUT',
         path: '/api/v1/keys/{id}/webhook',
@@ -146,6 +149,7 @@ export const webhooksRouter = router({
 
   test: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'POST',
         path: '/api/v1/keys/{id}/webhook/test',
@@ -178,6 +182,7 @@ export const webhooksRouter = router({
 
   rotateSecret: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'POST',
         path: '/api/v1/keys/{id}/webhook/rotate-secret',
@@ -203,6 +208,7 @@ export const webhooksRouter = router({
 
   deliveries: sessionProcedure
     .meta({
+      permission: 'read',
       openapi: {
         method: 'GET',
         path: '/api/v1/keys/{id}/webhook/deliveries',
@@ -226,6 +232,7 @@ export const webhooksRouter = router({
 
   retryDelivery: sessionProcedure
     .meta({
+      permission: 'develop',
       openapi: {
         method: 'POST',
         path: '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry',

@@ -128,7 +128,7 @@ describeEachDatabase('Accounts and identity tokens', (dialect) => {
   it('stores passwords only as salted scrypt hashes', async () => {
     const { email } = await signUp(server.api);
     const row = await server.services.db
-      .selectFrom('accounts')
+      .selectFrom('users')
       .select('password_hash')
       .where('email', '=', email)
       .executeTakeFirstOrThrow();

@@ -32,6 +32,14 @@ const CONTRACT_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey'
   ['post', '/api/v1/keys/{id}/webhook/rotate-secret', 'identityToken'],
   ['get', '/api/v1/keys/{id}/webhook/deliveries', 'identityToken'],
   ['post', '/api/v1/keys/{id}/webhook/deliveries/{delivery_id}/retry', 'identityToken'],
+  ['get', '/api/v1/accounts', 'identityToken'],
+  ['post', '/api/v1/accounts/current', 'identityToken'],
+  ['get', '/api/v1/members', 'identityToken'],
+  ['post', '/api/v1/members/invites', 'identityToken'],
+  ['post', '/api/v1/members/invites/accept', 'identityToken'],
+  ['delete', '/api/v1/members/invites/{id}', 'identityToken'],
+  ['patch', '/api/v1/members/{user_id}', 'identityToken'],
+  ['delete', '/api/v1/members/{user_id}', 'identityToken'],
 ];
 
 describeEachDatabase('The OpenAPI document', (dialect) => {

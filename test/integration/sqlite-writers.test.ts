@@ -34,7 +34,7 @@ describe('SQLite shared by several processes (server and worker)', () => {
         .values({
           id: 'acc_shared',
           email: 'shared@example.test',
-          password_hash: 'x',
+          name: 'shared@example.test',
           key_bonus_granted_at: null,
           payment_method_id: null,
           created_at: Date.now(),

@@ -51,10 +51,11 @@ export function checkoutReturnPath(purpose: CheckoutSession['purpose']): string 
  */
 export async function startCheckout(
   deps: BillingDeps,
-  input: { accountId: string; credits: number; adFundsCents?: number },
+  input: { accountId: string; buyerId: string; credits: number; adFundsCents?: number },
 ): Promise<{ checkout_url: string; session_id: string }> {
   const { db, gateway } = deps;
-  await requireVerifiedEmail(db, input.accountId);
+  // The member who buys must have a confirmed address (the account's receipts go to its contact address).
+  await requireVerifiedEmail(db, input.buyerId);
   const account = await db
     .selectFrom('accounts')
     .select(['email', 'stripe_customer_id'])

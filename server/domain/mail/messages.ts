@@ -112,3 +112,21 @@ export function payoutPaidMessage(input: { amountCents: number; reference: strin
     ],
   });
 }
+
+export function inviteMessage(input: {
+  inviter: string;
+  accountName: string;
+  role: string;
+  url: string;
+}): ComposedMail {
+  return compose({
+    kind: 'invite',
+    subject: `${input.inviter} invited you to ${input.accountName} on Roomstage`,
+    paragraphs: [
+      `${input.inviter} invited you to join the Roomstage account ${input.accountName} as ${input.role}.`,
+      'Sign in (or sign up) with this e-mail address, then accept the invitation.',
+    ],
+    action: { label: 'Accept the invitation', url: input.url },
+    footnote: 'The link works once, for 7 days. If you did not expect it, ignore this message.',
+  });
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { isMysql } from '../../../db/client.js';
 import type { AdFundsEntry, Database, LedgerEntry } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
+import { lockAccount } from '../accounts/accounts.js';
 import { AppError, errorResponse } from '../../errors.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import { changeAdFunds } from '../ads/funds.js';
@@ -16,17 +16,6 @@ export interface OperatorChange {
   origin: AuditOrigin;
   reason: string;
   now: number;
-}
-
-/** The account's row, locked for the rest of the transaction (SQLite: the transaction is the lock); 404 if unknown. */
-export async function lockAccount(trx: Executor, accountId: string) {
-  const query = trx
-    .selectFrom('accounts')
-    .select(['id', 'email', 'credits', 'suspended_at'])
-    .where('id', '=', accountId);
-  const account = await (isMysql(trx) ? query.forUpdate() : query).executeTakeFirst();
-  if (!account) throw new AppError('not_found', `No account ${accountId}.`);
-  return account;
 }
 
 /** Grants (delta > 0) or deducts credits as an `adjustment`; a deduction below zero changes nothing (409). */

@@ -6,7 +6,8 @@ import { AppError } from '../../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { payoutPaidMessage } from '../mail/messages.js';
-import { lockAccount, type OperatorChange } from './accounts.js';
+import { lockAccount } from '../accounts/accounts.js';
+import type { OperatorChange } from './accounts.js';
 
 type Executor = Kysely<Database>;
 

@@ -5,7 +5,8 @@ import { AppError } from '../../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { CENTS_PER_CREDIT, type PaymentGateway } from '../billing/gateway.js';
 import { changeCredits } from '../credits/ledger.js';
-import { lockAccount, type OperatorChange } from './accounts.js';
+import { lockAccount } from '../accounts/accounts.js';
+import type { OperatorChange } from './accounts.js';
 
 type Executor = Kysely<Database>;
 

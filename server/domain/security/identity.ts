@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/client.js';
-import type { Account } from '../../../db/schema.js';
+import type { Account, User } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { AppError } from '../../errors.js';
@@ -28,8 +28,8 @@ const resetUrl = (links: IdentityLinks, token: string) =>
   `${links.publicBaseUrl}/reset-password?token=${encodeURIComponent(token)}`;
 
 /**
- * Sign-up: the account, its security row, its first session and the verification e-mail commit together. The user
- * is the account's own until accounts have members; `user_security` is keyed by the user either way.
+ * Sign-up: the user, their personal account (same id), its security row, its first session and the verification
+ * e-mail commit together.
  */
 export async function signUp(
   db: Db,
@@ -75,9 +75,9 @@ export async function signIn(
     /** Spends one attempt of the account's second-factor budget (throws when it is used up). */
     limitSecondFactor: (userId: string) => Promise<void>;
   },
-): Promise<{ account: Account; token: string }> {
+): Promise<{ account: User; token: string }> {
   const account = await db
-    .selectFrom('accounts')
+    .selectFrom('users')
     .selectAll()
     .where('email', '=', normalizeEmail(input.email))
     .executeTakeFirst();
@@ -138,7 +138,7 @@ export async function verifyEmail(db: Db, input: { token: string; now: number })
       now: input.now,
       invalidMessage: 'This verification link is invalid, used or expired. Ask for a new one from the dashboard.',
     });
-    const current = await trx.selectFrom('accounts').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+    const current = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
     // A link sent to an address the user has since left verifies nothing.
     if (current.email !== email)
       throw new AppError('invalid_request', 'This verification link is for another e-mail address.');
@@ -205,7 +205,7 @@ export async function requestPasswordReset(
 ): Promise<void> {
   const email = normalizeEmail(input.email);
   await inTransaction(db, async (trx) => {
-    const account = await trx.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+    const account = await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
     if (!account) return;
     await voidUserTokens(trx, { userId: account.id, purpose: 'password_reset', now: input.now });
     const token = await issueUserToken(trx, {
@@ -236,7 +236,7 @@ export async function confirmPasswordReset(
       now: input.now,
       invalidMessage: 'This reset link is invalid, used or expired. Ask for a new one.',
     });
-    await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+    await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
     const ended = await endSessions(trx, { userId, keepToken: null });
     // Receiving the link proves the address.
     await trx
@@ -273,7 +273,7 @@ export async function changePassword(
   },
 ): Promise<void> {
   const account = await db
-    .selectFrom('accounts')
+    .selectFrom('users')
     .select('password_hash')
     .where('id', '=', input.userId)
     .executeTakeFirstOrThrow();
@@ -283,7 +283,7 @@ export async function changePassword(
     });
   const passwordHash = await hashPassword(input.newPassword);
   await inTransaction(db, async (trx) => {
-    await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', input.userId).execute();
+    await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', input.userId).execute();
     const ended = await endSessions(trx, { userId: input.userId, keepToken: input.currentToken });
     await recordAudit(trx, {
       accountId: input.userId,

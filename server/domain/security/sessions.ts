@@ -13,7 +13,7 @@ export interface SessionOrigin {
 
 /**
  * Opens a session inside the caller's transaction (with the audit entry of the sign-in), in the form Lucia
- * validates: a random id handed out once, its hash as the row's key.
+ * validates: a random id handed out once, its hash as the row's key. It acts on the user's personal account first.
  */
 export async function openSession(
   trx: Kysely<Database>,
@@ -24,6 +24,7 @@ export async function openSession(
     .insertInto('sessions')
     .values({
       id: sessionIdHash(token),
+      user_id: input.userId,
       account_id: input.userId,
       expires_at: input.now + SESSION_LIFETIME_MS,
       created_at: input.now,
@@ -43,7 +44,7 @@ export async function listSessions(db: Kysely<Database>, input: { userId: string
   const rows = await db
     .selectFrom('sessions')
     .selectAll()
-    .where('account_id', '=', input.userId)
+    .where('user_id', '=', input.userId)
     .where('expires_at', '>', input.now)
     .orderBy('last_seen_at', 'desc')
     .execute();
@@ -62,7 +63,7 @@ export async function endSessions(
   trx: Kysely<Database>,
   input: { userId: string; keepToken: string | null },
 ): Promise<number> {
-  let query = trx.deleteFrom('sessions').where('account_id', '=', input.userId);
+  let query = trx.deleteFrom('sessions').where('user_id', '=', input.userId);
   if (input.keepToken) query = query.where('id', '!=', sessionIdHash(input.keepToken));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -196,7 +196,7 @@ export async function disableTwoFactor(
   },
 ): Promise<void> {
   const account = await db
-    .selectFrom('accounts')
+    .selectFrom('users')
     .select('password_hash')
     .where('id', '=', input.userId)
     .executeTakeFirstOrThrow();

@@ -1,0 +1,245 @@
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Alert } from '../components/alert.js';
+import { DataTable } from '../components/data-table.js';
+import { Field } from '../components/field.js';
+import { formatTimestamp } from '../utils/format.js';
+import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
+import { pageMeta } from '../utils/meta.js';
+import { requireAccount } from '../utils/session.server.js';
+
+export const meta: MetaFunction = () =>
+  pageMeta('Team · Roomstage', 'The members of your Roomstage account, their roles, and invitations by e-mail.');
+
+const ROLES = ['owner', 'admin', 'developer', 'billing', 'agent', 'viewer'] as const;
+type Role = (typeof ROLES)[number];
+
+const ROLE_HINTS: Record<Role, string> = {
+  owner: 'everything, members included',
+  admin: 'everything except owners',
+  developer: 'keys, webhooks, staging settings, playground, ad products and campaigns',
+  billing: 'checkout, payment method, auto top-up, notifications, ad funds',
+  agent: 'claims, images, earnings and payouts',
+  viewer: 'reads everything but the audit log',
+};
+
+const asRole = (value: string | undefined) => value as Role;
+
+export async function loader({ context, request }: LoaderFunctionArgs) {
+  const user = await requireAccount(context, request);
+  const [current, team] = await Promise.all([context.trpc.teams.current(), context.trpc.teams.members()]);
+  return { user, current, ...team };
+}
+
+export async function action({ context, request }: ActionFunctionArgs) {
+  await requireAccount(context, request);
+  const form = await request.formData();
+  const intent = formText(form, 'intent');
+  try {
+    switch (intent) {
+      case 'invite': {
+        const invite = await context.trpc.teams.invite({
+          email: formText(form, 'email')?.trim() ?? '',
+          role: asRole(formText(form, 'role')),
+        });
+        return json(
+          { intent, done: `Invitation sent to ${invite.email}: the link works for 7 days.` },
+          { status: 201 },
+        );
+      }
+      case 'revoke': {
+        await context.trpc.teams.revokeInvite({ id: formText(form, 'id') ?? '' });
+        return json({ intent, done: 'The invitation is revoked: its link no longer works.' });
+      }
+      case 'role': {
+        const member = await context.trpc.teams.changeRole({
+          user_id: formText(form, 'user_id') ?? '',
+          role: asRole(formText(form, 'role')),
+        });
+        return json({ intent, done: `${member.email} is now ${member.role}.` });
+      }
+      case 'remove': {
+        await context.trpc.teams.removeMember({ user_id: formText(form, 'user_id') ?? '' });
+        return json({ intent, done: `${formText(form, 'email') ?? 'The member'} is removed from this account.` });
+      }
+      default:
+        return unknownIntent();
+    }
+  } catch (error) {
+    const failure = describeFormFailure(context, error, intent === 'invite' ? ['email', 'role'] : []);
+    return json({ intent, ...failure }, { status: failure.status });
+  }
+}
+
+function RoleSelect({
+  id,
+  name,
+  defaultValue,
+  roles,
+}: {
+  id: string;
+  name: string;
+  defaultValue: Role;
+  roles: Role[];
+}) {
+  return (
+    <select id={id} name={name} className="input" defaultValue={defaultValue}>
+      {roles.map((role) => (
+        <option key={role} value={role}>
+          {role}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export default function Team() {
+  const { user, current, members, invites } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const submitting = navigation.state === 'submitting';
+  const canManage = current.permissions.includes('manage_members');
+  // Admins may not make or touch owners (the server refuses it too); the form offers what the role may do.
+  const assignable: Role[] = current.role === 'owner' ? [...ROLES] : ROLES.filter((role) => role !== 'owner');
+  const failure = result && 'formError' in result ? result : null;
+  const done = result && 'done' in result ? result.done : null;
+
+  return (
+    <>
+      <header className="page-header">
+        <p className="eyebrow">Account</p>
+        <h1>Team</h1>
+        <p className="lead">
+          Members of <strong>{current.name}</strong> and what each may do. You are <strong>{current.role}</strong> here.
+        </p>
+      </header>
+
+      <div aria-live="polite" className="stack">
+        {failure && failure.intent !== 'invite' ? <Alert tone="error">{failure.formError}</Alert> : null}
+        {done ? <Alert tone="success">{done}</Alert> : null}
+      </div>
+
+      <section className="card" aria-labelledby="members-title">
+        <h2 id="members-title">Members</h2>
+        <DataTable
+          rows={members}
+          columns={['E-mail', 'Role', 'Joined', ...(canManage ? [{ name: 'Actions', hidden: true }] : [])]}
+          empty="No members."
+        >
+          {(member) => {
+            const editable = canManage && (current.role === 'owner' || member.role !== 'owner');
+            return (
+              <tr key={member.user_id}>
+                <td>
+                  {member.email}
+                  {member.user_id === user.id ? ' (you)' : ''}
+                </td>
+                <td>
+                  {editable ? (
+                    <Form method="post" className="inline-form">
+                      <input type="hidden" name="intent" value="role" />
+                      <input type="hidden" name="user_id" value={member.user_id} />
+                      <label htmlFor={`role-${member.user_id}`} className="visually-hidden">
+                        Role of {member.email}
+                      </label>
+                      <RoleSelect
+                        id={`role-${member.user_id}`}
+                        name="role"
+                        defaultValue={member.role}
+                        roles={assignable.includes(member.role) ? assignable : [member.role, ...assignable]}
+                      />
+                      <button type="submit" className="button button--ghost button--small" disabled={submitting}>
+                        Save role
+                      </button>
+                    </Form>
+                  ) : (
+                    member.role
+                  )}
+                </td>
+                <td>{formatTimestamp(member.joined_at)}</td>
+                {canManage ? (
+                  <td>
+                    {editable && member.user_id !== current.id ? (
+                      <Form method="post">
+                        <input type="hidden" name="intent" value="remove" />
+                        <input type="hidden" name="user_id" value={member.user_id} />
+                        <input type="hidden" name="email" value={member.email} />
+                        <button type="submit" className="button button--danger button--small" disabled={submitting}>
+                          Remove<span className="visually-hidden"> {member.email}</span>
+                        </button>
+                      </Form>
+                    ) : null}
+                  </td>
+                ) : null}
+              </tr>
+            );
+          }}
+        </DataTable>
+      </section>
+
+      <section className="card" aria-labelledby="invites-title">
+        <h2 id="invites-title">Open invitations</h2>
+        <DataTable
+          rows={invites}
+          columns={['E-mail', 'Role', 'Expires', ...(canManage ? [{ name: 'Actions', hidden: true }] : [])]}
+          empty="No open invitations."
+        >
+          {(invite) => (
+            <tr key={invite.id}>
+              <td>{invite.email}</td>
+              <td>{invite.role}</td>
+              <td>{formatTimestamp(invite.expires_at)}</td>
+              {canManage ? (
+                <td>
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="revoke" />
+                    <input type="hidden" name="id" value={invite.id} />
+                    <button type="submit" className="button button--ghost button--small" disabled={submitting}>
+                      Revoke<span className="visually-hidden"> the invitation of {invite.email}</span>
+                    </button>
+                  </Form>
+                </td>
+              ) : null}
+            </tr>
+          )}
+        </DataTable>
+      </section>
+
+      {canManage ? (
+        <section className="card" aria-labelledby="invite-title">
+          <h2 id="invite-title">Invite someone</h2>
+          <Form method="post" className="stack" key={done && result?.intent === 'invite' ? done : 'invite'}>
+            <input type="hidden" name="intent" value="invite" />
+            {failure && failure.intent === 'invite' ? <Alert tone="error">{failure.formError}</Alert> : null}
+            <Field
+              label="E-mail address"
+              name="email"
+              type="email"
+              required
+              autoComplete="off"
+              error={failure?.intent === 'invite' ? failure.fieldErrors.email : undefined}
+            />
+            <div className="field">
+              <label htmlFor="field-role" className="field__label">
+                Role
+              </label>
+              <RoleSelect id="field-role" name="role" defaultValue="developer" roles={assignable} />
+              <ul className="field__hint">
+                {assignable.map((role) => (
+                  <li key={role}>
+                    <strong>{role}</strong>: {ROLE_HINTS[role]}
+                  </li>
+                ))}
+              </ul>
+            </div>
+            <button type="submit" className="button button--primary" disabled={submitting}>
+              Send invitation
+            </button>
+          </Form>
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from '../components/route-error-boundary.js';
