@@ -88,7 +88,10 @@ describe.skipIf(skipReason !== null)(
         .poll(() => heading.evaluate((element) => Math.round(element.getBoundingClientRect().top)), POLL)
         .toBeLessThan(100);
       // The contents beside the operations lead to another tag's page.
-      await page.getByRole('navigation', { name: 'Contents' }).getByRole('link', { name: 'Claims' }).click();
+      await page
+        .getByRole('navigation', { name: 'Contents' })
+        .getByRole('link', { name: 'Claims', exact: true })
+        .click();
       await expect.poll(() => page.locator('h1').textContent(), POLL).toBe('Claims');
       expect(await page.locator('script').count()).toBe(0);
       expect(violations).toEqual([]);
