@@ -111,7 +111,7 @@ async function createApp(services: Services) {
   app.all('/api/*', rewriteBridgeErrors, createRestBridge(services));
   app.use('/api', apiNotFound, jsonErrorHandler);
 
-  app.use('/docs', docsRouter());
+  app.use('/docs', docsRouter(openApiDocument));
   app.use(simulatedCheckoutRouter(services));
   app.use('/images', embeddableResources, imageFilesRouter(services));
   app.use('/o', originalPagesRouter(services));

@@ -1,17 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import type { OpenAPIObject } from 'trpc-to-openapi';
+import { renderApiReference } from './api-reference.js';
 
 /** Our configuration and styles for Swagger UI (server/http/docs-assets, copied next to the compiled server). */
 const OWN_ASSETS = fileURLToPath(new URL('./docs-assets/', import.meta.url));
 
-const PAGE = `<!doctype html>
+/** Swagger UI over the same document, for those who want to fold and unfold it; linked from the reference. */
+const SWAGGER_PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Roomstage API reference</title>
-  <meta name="description" content="Reference of the Roomstage REST API: every endpoint, its credentials, request and responses.">
+  <title>Roomstage API in Swagger UI</title>
+  <meta name="description" content="The Roomstage REST API in Swagger UI: every endpoint, its credentials, request and responses, to unfold one by one.">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
   <link rel="stylesheet" href="/docs/own/reference.css">
 </head>
@@ -23,13 +26,23 @@ const PAGE = `<!doctype html>
 </html>`;
 
 /**
- * The human API reference at /docs: Swagger UI (served from the swagger-ui-dist package, nothing fetched) over our
- * document, read-only and configured to pass axe-core (see docs-assets/reference.js).
+ * The API reference for people: at /docs server-written HTML pages without scripts (an index, one page per tag, the
+ * schemas; see api-reference.ts), built from the document on the first request and kept; at /docs/try the same
+ * document in Swagger UI (served from the swagger-ui-dist package, nothing fetched), read-only and configured to pass
+ * axe-core (see docs-assets/reference.js). Swagger UI draws the whole document in the browser, which takes a phone
+ * seconds; the reference pages come drawn.
  */
-export function docsRouter(): Router {
+export function docsRouter(document: OpenAPIObject): Router {
   const docs = express.Router();
+  let reference: Map<string, string> | undefined;
   docs.use('/assets', express.static(getAbsoluteFSPath(), { maxAge: '1d', index: false }));
   docs.use('/own', express.static(OWN_ASSETS, { maxAge: '1h', index: false }));
-  docs.get('/', (_req, res) => res.type('html').send(PAGE));
+  docs.get('/try', (_req, res) => res.type('html').send(SWAGGER_PAGE));
+  docs.get(['/', '/:page'], (req, res, next) => {
+    reference ??= renderApiReference(document);
+    const page = reference.get(req.params.page ?? '');
+    if (page === undefined) return next();
+    res.type('html').send(page);
+  });
   return docs;
 }

@@ -75,8 +75,30 @@ describe.skipIf(skipReason !== null)(
       expect(violations).toEqual([]);
     });
 
-    it('The API reference at /docs renders Swagger UI under its Content Security Policy', async () => {
+    it('The API reference at /docs leads from its index to an operation on its tag page, with no script and no Content Security Policy violation', async () => {
       await page.goto(`${server.url}/docs/`);
+      expect(await page.locator('script').count()).toBe(0);
+      await page.getByRole('main').getByRole('link', { name: 'POST /api/v1/stage' }).click();
+      await expect
+        .poll(() => page.evaluate(() => location.pathname + location.hash), POLL)
+        .toBe('/docs/images#op-staging-stage');
+      const heading = page.locator('#op-staging-stage');
+      await expect.poll(() => heading.isVisible(), POLL).toBe(true);
+      await expect
+        .poll(() => heading.evaluate((element) => Math.round(element.getBoundingClientRect().top)), POLL)
+        .toBeLessThan(100);
+      // The contents beside the operations lead to another tag's page.
+      await page
+        .getByRole('navigation', { name: 'Contents' })
+        .getByRole('link', { name: 'Claims', exact: true })
+        .click();
+      await expect.poll(() => page.locator('h1').textContent(), POLL).toBe('Claims');
+      expect(await page.locator('script').count()).toBe(0);
+      expect(violations).toEqual([]);
+    });
+
+    it('Swagger UI at /docs/try renders the API under its Content Security Policy', async () => {
+      await page.goto(`${server.url}/docs/try`);
       await expect.poll(() => page.locator('.opblock').count(), POLL).toBeGreaterThan(5);
       expect(violations).toEqual([]);
     });
