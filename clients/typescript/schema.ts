@@ -1359,7 +1359,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a payout
-         * @description The amount is available to the agent again. Only a requested payout (else 409).
+         * @description The amount is available to the agent again, and the agent is e-mailed. Only a requested payout (else 409).
          */
         post: operations["admin-payoutReject"];
         delete?: never;
@@ -5103,10 +5103,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5189,10 +5186,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5244,13 +5238,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5297,13 +5289,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5339,13 +5329,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5381,12 +5369,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5422,12 +5408,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5480,12 +5464,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5538,13 +5520,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5585,10 +5565,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5635,13 +5612,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5688,13 +5663,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5734,10 +5707,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
