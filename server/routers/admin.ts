@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { iso } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit/audit.js';
 import { productView } from '../domain/ads/advertiser-products.js';
+import { adFundsEntryView } from '../domain/ads/funds.js';
 import { millicentsToCents } from '../domain/ads/money.js';
+import { ledgerEntryView } from '../domain/credits/ledger.js';
 import { adjustAdFunds, adjustCredits, suspendAccount, unsuspendAccount } from '../domain/operators/accounts.js';
 import { listAllPayouts, reviewProduct, settlePayout } from '../domain/operators/ads.js';
 import { accountDetail } from '../domain/operators/detail.js';
@@ -124,18 +125,7 @@ export const adminRouter = router({
         accountId: input.id,
         delta: input.delta,
       });
-      const entry = result.transaction;
-      return {
-        credits: result.credits,
-        transaction: {
-          id: entry.public_id,
-          delta: entry.delta,
-          reason: entry.reason,
-          balance_after: entry.balance_after,
-          reference: entry.reference,
-          created_at: iso(entry.created_at),
-        },
-      };
+      return { credits: result.credits, transaction: ledgerEntryView(result.transaction) };
     }),
 
   adjustAdFunds: operatorProcedure
@@ -167,15 +157,9 @@ export const adminRouter = router({
         accountId: input.id,
         deltaCents: input.delta_cents,
       });
-      const entry = result.transaction;
       return {
         balance_cents: millicentsToCents(result.balanceMillicents),
-        transaction: {
-          id: entry.public_id,
-          delta_millicents: Number(entry.delta_millicents),
-          reason: entry.reason,
-          created_at: iso(entry.created_at),
-        },
+        transaction: adFundsEntryView(result.transaction),
       };
     }),
 
