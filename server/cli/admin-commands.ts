@@ -387,7 +387,8 @@ export async function runAdminCommand(argv: readonly string[], deps: () => Promi
     json = args.json;
     const [first = 'help', second] = args.words;
     const pair = `${first} ${second ?? ''}`.trim();
-    const name = COMMANDS[pair] ? pair : (ALIASES[first] ?? first);
+    const twoWords = COMMANDS[pair] !== undefined;
+    const name = twoWords ? pair : (ALIASES[first] ?? first);
     if (name === 'help' || args.help) return { exitCode: 0, stdout: `${helpText()}\n`, stderr: '' };
     const command = COMMANDS[name];
     if (!command) {
@@ -400,7 +401,7 @@ export async function runAdminCommand(argv: readonly string[], deps: () => Promi
           : '';
       throw new UsageError(`Unknown command "${pair}". ${hint}`.trim());
     }
-    const rest = { ...args, words: args.words.slice(name.includes(' ') ? 2 : 1) };
+    const rest = { ...args, words: args.words.slice(twoWords ? 2 : 1) };
     const answer = await command.run(await deps(), rest);
     return {
       exitCode: 0,
