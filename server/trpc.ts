@@ -60,7 +60,8 @@ export interface Context {
   secureTransport: boolean;
 }
 
-export type AuthKind = 'none' | 'session' | 'apiKey';
+/** `operator`: an identity token of an operator; every other caller is told the endpoint does not exist (404). */
+export type AuthKind = 'none' | 'session' | 'apiKey' | 'operator';
 /**
  * `successStatus`: what the procedure answers when it sets a status other than 200 (the document says so).
  * `errors`: the error codes the procedure's own work can raise; `builderErrors`: those every procedure of a builder
@@ -217,7 +218,7 @@ export const sessionProcedure = publicProcedure
  * body an unknown path gets, so the operator endpoints look nonexistent. `audit` names the operator.
  */
 export const operatorProcedure = publicProcedure
-  .meta({ auth: 'session', builderErrors: ['not_found'] })
+  .meta({ auth: 'operator', builderErrors: ['not_found'] })
   .use(async ({ ctx, next }) => {
     const hidden = () => new AppError('not_found', UNKNOWN_ENDPOINT_MESSAGE);
     // A credential that does not verify is hidden too; a fault of ours (the database) is not.

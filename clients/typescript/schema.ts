@@ -1523,7 +1523,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a payout
-         * @description The amount is available to the agent again. Only a requested payout (else 409).
+         * @description The amount is available to the agent again, and the agent is e-mailed. Only a requested payout (else 409).
          */
         post: operations["admin-payoutReject"];
         delete?: never;
@@ -5713,10 +5713,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5799,10 +5796,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5854,13 +5848,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5907,13 +5899,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5949,13 +5939,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -5991,12 +5979,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6032,12 +6018,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6090,12 +6074,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6148,13 +6130,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6195,10 +6175,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6245,13 +6222,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6298,13 +6273,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };
@@ -6344,10 +6317,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
-            401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
-            429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
         };
     };

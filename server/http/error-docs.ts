@@ -86,13 +86,17 @@ const BODY_METHODS = new Set(['post', 'put', 'patch']);
 /**
  * The error codes an operation can answer: malformed input and our own faults anywhere; body limits and media types
  * where a body is read; the cross-site check on state-changing calls; credential and rate-limit failures where a
- * credential is needed; then what the procedure's builder and the procedure itself declare.
+ * credential is needed (an operator endpoint hides them behind its 404); then what the procedure's builder and the
+ * procedure itself declare.
  */
 export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_request'];
   if (BODY_METHODS.has(method)) codes.push('payload_too_large', 'unsupported_media_type');
   if (method !== 'get') codes.push('forbidden');
-  if ((meta.auth ?? 'none') !== 'none') codes.push('authentication_required', 'account_suspended', 'rate_limited');
+  // An operator endpoint answers every credential failure as the unknown-path 404 (it must look nonexistent).
+  const auth = meta.auth ?? 'none';
+  if (auth !== 'none' && auth !== 'operator')
+    codes.push('authentication_required', 'account_suspended', 'rate_limited');
   if (meta.scope) codes.push('insufficient_scope');
   if (meta.permission && rolesFor(meta.permission).length < ROLES.length) codes.push('forbidden');
   codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');

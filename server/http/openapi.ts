@@ -18,6 +18,7 @@ import { APP_VERSION } from '../version.js';
 const SECURITY_SCHEME_BY_AUTH: Record<Exclude<AuthKind, 'none'>, string> = {
   apiKey: 'apiKey',
   session: 'identityToken',
+  operator: 'identityToken',
 };
 
 const SECURITY_SCHEMES = {

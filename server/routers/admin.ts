@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { iso } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit/audit.js';
 import { productView } from '../domain/ads/advertiser-products.js';
+import { adFundsEntryView } from '../domain/ads/funds.js';
 import { millicentsToCents } from '../domain/ads/money.js';
+import { ledgerEntryView } from '../domain/credits/ledger.js';
 import { adjustAdFunds, adjustCredits, suspendAccount, unsuspendAccount } from '../domain/operators/accounts.js';
 import { listAllPayouts, reviewProduct, settlePayout } from '../domain/operators/ads.js';
 import { accountDetail } from '../domain/operators/detail.js';
 import { fleetReport } from '../domain/operators/fleet.js';
+import { operatorInputs } from '../domain/operators/inputs.js';
 import { refundPurchase } from '../domain/operators/purchases.js';
 import { searchAccounts } from '../domain/operators/search.js';
 import { operatorProcedure, router } from '../trpc.js';
 import { isoTimestamp, productSchema, transactionSchema } from './schemas.js';
 
 const TAGS = ['Operators'];
-const reason = z.string().trim().min(1).max(500).meta({ description: 'Why: kept in the audit log (1–500 characters)' });
-const accountId = z.string().min(1).max(64).meta({ description: 'Account id (acc_…)' });
 const int = z.number().int();
 
 const accountSummarySchema = z.object({
@@ -42,13 +42,6 @@ function change(ctx: { audit: AuditOrigin; services: { clock: { now(): number } 
   return { origin: ctx.audit, reason: why, now: ctx.services.clock.now() };
 }
 
-/** What paying or rejecting a payout takes: the payout, the transfer's reference (when paid) and the reason. */
-const payoutSettlement = z.object({
-  id: z.string().min(1).max(64),
-  reference: z.string().trim().min(1).max(200).optional(),
-  reason,
-});
-
 export const adminRouter = router({
   search: operatorProcedure
     .meta({
@@ -61,7 +54,7 @@ export const adminRouter = router({
           '`q` is an e-mail (or part of one), `acc_…`, an API key or its prefix, a claim code, `img_…` or `job_…`. At most 50 accounts.',
       },
     })
-    .input(z.object({ q: z.string().trim().min(1).max(254) }))
+    .input(operatorInputs.search)
     .output(z.object({ accounts: z.array(accountSummarySchema) }))
     .query(async ({ ctx, input }) => ({ accounts: await searchAccounts(ctx.services.db, input.q) })),
 
@@ -77,7 +70,7 @@ export const adminRouter = router({
       },
       errors: ['not_found'],
     })
-    .input(z.object({ id: accountId }))
+    .input(operatorInputs.account)
     .output(
       accountSummarySchema.extend({
         members: z.array(
@@ -124,16 +117,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(
-      z.object({
-        id: accountId,
-        delta: int
-          .min(-1_000_000)
-          .max(1_000_000)
-          .refine((n) => n !== 0, 'Must not be 0'),
-        reason,
-      }),
-    )
+    .input(operatorInputs.adjustCredits)
     .output(z.object({ credits: int, transaction: transactionSchema }))
     .mutation(async ({ ctx, input }) => {
       const result = await adjustCredits(ctx.services.db, {
@@ -141,18 +125,7 @@ export const adminRouter = router({
         accountId: input.id,
         delta: input.delta,
       });
-      const entry = result.transaction;
-      return {
-        credits: result.credits,
-        transaction: {
-          id: entry.public_id,
-          delta: entry.delta,
-          reason: entry.reason,
-          balance_after: entry.balance_after,
-          reference: entry.reference,
-          created_at: iso(entry.created_at),
-        },
-      };
+      return { credits: result.credits, transaction: ledgerEntryView(result.transaction) };
     }),
 
   adjustAdFunds: operatorProcedure
@@ -166,16 +139,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(
-      z.object({
-        id: accountId,
-        delta_cents: int
-          .min(-100_000_000)
-          .max(100_000_000)
-          .refine((n) => n !== 0, 'Must not be 0'),
-        reason,
-      }),
-    )
+    .input(operatorInputs.adjustAdFunds)
     .output(
       z.object({
         balance_cents: int,
@@ -193,15 +157,9 @@ export const adminRouter = router({
         accountId: input.id,
         deltaCents: input.delta_cents,
       });
-      const entry = result.transaction;
       return {
         balance_cents: millicentsToCents(result.balanceMillicents),
-        transaction: {
-          id: entry.public_id,
-          delta_millicents: Number(entry.delta_millicents),
-          reason: entry.reason,
-          created_at: iso(entry.created_at),
-        },
+        transaction: adFundsEntryView(result.transaction),
       };
     }),
 
@@ -217,7 +175,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(z.object({ transaction_id: z.string().min(1).max(64), reason }))
+    .input(operatorInputs.refundPurchase)
     .output(z.object({ refunded_cents: int, credits_deducted: int, credits_short: int }))
     .mutation(({ ctx, input }) =>
       refundPurchase(ctx.services.db, ctx.services.payments, {
@@ -238,7 +196,7 @@ export const adminRouter = router({
       },
       errors: ['not_found'],
     })
-    .input(z.object({ id: accountId, reason }))
+    .input(operatorInputs.suspension)
     .output(z.object({ status: z.literal('suspended') }))
     .mutation(async ({ ctx, input }) => {
       await suspendAccount(ctx.services.db, { ...change(ctx, input.reason), accountId: input.id });
@@ -256,7 +214,7 @@ export const adminRouter = router({
       },
       errors: ['not_found'],
     })
-    .input(z.object({ id: accountId, reason }))
+    .input(operatorInputs.suspension)
     .output(z.object({ status: z.literal('active') }))
     .mutation(({ ctx, input }) =>
       unsuspendAccount(ctx.services.db, { ...change(ctx, input.reason), accountId: input.id }),
@@ -273,7 +231,7 @@ export const adminRouter = router({
       },
       errors: ['not_found'],
     })
-    .input(z.object({ id: z.string().min(1).max(64), reason }))
+    .input(operatorInputs.productReview)
     .output(productSchema)
     .mutation(async ({ ctx, input }) => {
       const product = await reviewProduct(ctx.services.db, {
@@ -295,7 +253,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(z.object({ id: z.string().min(1).max(64), reason }))
+    .input(operatorInputs.productReview)
     .output(productSchema)
     .mutation(async ({ ctx, input }) => {
       const product = await reviewProduct(ctx.services.db, {
@@ -316,7 +274,7 @@ export const adminRouter = router({
         description: 'Oldest first; `status` filters (`requested` is the queue to pay).',
       },
     })
-    .input(z.object({ status: z.enum(['requested', 'paid', 'rejected']).optional() }).default({}))
+    .input(operatorInputs.payouts.default({}))
     .output(z.object({ payouts: z.array(payoutSchema) }))
     .query(async ({ ctx, input }) => ({ payouts: await listAllPayouts(ctx.services.db, input.status) })),
 
@@ -331,7 +289,7 @@ export const adminRouter = router({
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(payoutSettlement)
+    .input(operatorInputs.payoutSettlement)
     .output(payoutSchema)
     .mutation(({ ctx, input }) =>
       settlePayout(ctx.services.db, {
@@ -349,11 +307,12 @@ export const adminRouter = router({
         path: '/api/v1/admin/payouts/{id}/reject',
         tags: TAGS,
         summary: 'Reject a payout',
-        description: 'The amount is available to the agent again. Only a requested payout (else 409).',
+        description:
+          'The amount is available to the agent again, and the agent is e-mailed. Only a requested payout (else 409).',
       },
       errors: ['not_found', 'conflict'],
     })
-    .input(payoutSettlement)
+    .input(operatorInputs.payoutSettlement)
     .output(payoutSchema)
     .mutation(({ ctx, input }) =>
       settlePayout(ctx.services.db, {
@@ -375,7 +334,7 @@ export const adminRouter = router({
           'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
       },
     })
-    .input(z.object({ days: z.coerce.number().int().min(1).max(90).default(7) }).default({ days: 7 }))
+    .input(operatorInputs.fleet.default({ days: 7 }))
     .output(
       z.object({
         daily: z.array(

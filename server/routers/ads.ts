@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { iso } from '../clock.js';
 import { archiveProduct, createProduct, listProducts, updateProduct } from '../domain/ads/advertiser-products.js';
 import { createCampaign, getCampaign, listCampaigns, updateCampaign } from '../domain/ads/campaigns.js';
-import { adFundsBalance, listAdFunds } from '../domain/ads/funds.js';
+import { adFundsBalance, adFundsEntryView, listAdFunds } from '../domain/ads/funds.js';
 import { millicentsToCents } from '../domain/ads/money.js';
 import { adsReport } from '../domain/ads/report.js';
 import { startCheckout } from '../domain/billing/checkout.js';
@@ -345,12 +344,7 @@ export const adsRouter = router({
       ]);
       return {
         balance_cents: millicentsToCents(balance),
-        transactions: page.entries.map((entry) => ({
-          id: entry.public_id,
-          delta_millicents: Number(entry.delta_millicents),
-          reason: entry.reason,
-          created_at: iso(entry.created_at),
-        })),
+        transactions: page.entries.map(adFundsEntryView),
         has_more: page.hasMore,
       };
     }),

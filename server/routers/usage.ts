@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso } from '../clock.js';
+import { ledgerEntryView } from '../domain/credits/ledger.js';
 import { MAX_REPORT_DAYS, resolveRange, usageReport } from '../domain/usage/report.js';
 import { listTransactions } from '../domain/usage/transactions.js';
 import { router, sessionProcedure } from '../trpc.js';
@@ -74,14 +74,7 @@ export const usageRouter = router({
         startingAfter: input.starting_after,
       });
       return {
-        transactions: page.entries.map((entry) => ({
-          id: entry.public_id,
-          delta: entry.delta,
-          reason: entry.reason,
-          balance_after: entry.balance_after,
-          reference: entry.reference,
-          created_at: iso(entry.created_at),
-        })),
+        transactions: page.entries.map(ledgerEntryView),
         has_more: page.hasMore,
       };
     }),

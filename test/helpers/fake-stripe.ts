@@ -22,7 +22,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * A small local server that speaks the part of Stripe's HTTP API Roomstage uses (customers, Checkout Sessions,
- * PaymentIntents, PaymentMethods), driven through the real `stripe` SDK via STRIPE_API_URL. Test controls pay a
+ * PaymentIntents, PaymentMethods, Refunds), driven through the real `stripe` SDK via STRIPE_API_URL. Test controls pay a
  * session (as the customer would on Stripe's page) and sign events the way Stripe does.
  */
 export class FakeStripe {
@@ -31,6 +31,7 @@ export class FakeStripe {
   readonly sessions = new Map<string, StripeObject>();
   readonly paymentIntents = new Map<string, StripeObject>();
   readonly paymentMethods = new Map<string, StripeObject>();
+  readonly refunds = new Map<string, StripeObject>();
   readonly requests: RecordedRequest[] = [];
   private readonly idempotent = new Map<string, { status: number; body: StripeObject }>();
   private server: Server | null = null;
@@ -215,6 +216,27 @@ export class FakeStripe {
       }
       this.paymentIntents.set(intent.id, intent);
       return ok(intent);
+    }
+    if (method === 'POST' && path === '/v1/refunds') {
+      const intent = this.paymentIntents.get(params.get('payment_intent') ?? '');
+      if (!intent) return missing();
+      const refunded = intent.amount_refunded ?? 0;
+      const amount = params.has('amount') ? Number(params.get('amount')) : intent.amount - refunded;
+      if (intent.status !== 'succeeded' || amount < 1 || refunded + amount > intent.amount)
+        return {
+          status: 400,
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              code: refunded >= intent.amount ? 'charge_already_refunded' : 'amount_too_large',
+              message: `Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge ($${((intent.amount - refunded) / 100).toFixed(2)})`,
+            },
+          },
+        };
+      intent.amount_refunded = refunded + amount;
+      const refund = { id: id('re'), object: 'refund', amount, payment_intent: intent.id, status: 'succeeded' };
+      this.refunds.set(refund.id, refund);
+      return ok(refund);
     }
     return missing();
   }

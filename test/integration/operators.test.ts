@@ -1,11 +1,11 @@
 import { expect, it } from 'vitest';
 import { proceduresOf } from '../../server/adapters/library-internals.js';
-import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { adminRouter } from '../../server/routers/admin.js';
 import type { Meta } from '../../server/trpc.js';
 import { signUp, signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
+import { creditBooks, operatorToken as operatorTokenOf, purchasesOf } from '../helpers/operators.js';
 import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR = uniqueEmail('operator');
@@ -13,33 +13,18 @@ const OPERATOR = uniqueEmail('operator');
 describeEachDatabase('Operators', (dialect) => {
   const server = useTestServer(dialect, { env: { OPERATOR_EMAILS: ` Someone@else.test, ${OPERATOR.toUpperCase()}` } });
 
-  async function operatorToken(): Promise<string> {
-    const login = await server.api.post('/api/v1/auth/login', {
-      json: { email: OPERATOR, password: 'correct horse battery' },
-    });
-    if (login.status === 200) return login.body.token;
-    const { token } = await signUp(server.api, OPERATOR);
-    await confirmEmailOf(server, token);
-    return token;
-  }
+  const operatorToken = () => operatorTokenOf(server, OPERATOR);
+  const books = (accountId: string) => creditBooks(server, accountId);
 
-  const books = async (accountId: string) => {
-    const row = await server.services.db
-      .selectFrom('accounts')
-      .select('credits')
-      .where('id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return { credits: row.credits, ledger: await ledgerSum(server.services.db, accountId) };
-  };
-
-  it('answers every admin path with the unknown-path 404 to anyone but a verified operator', async () => {
+  it('answers every admin path with the unknown-path 404 to anyone but a verified operator, owners included', async () => {
+    // Every sign-up owns its personal account: the stranger asks about the very account they own.
     const stranger = await signUp(server.api);
     await confirmEmailOf(server, stranger.token);
     const unverifiedOperator = await signUp(server.api, 'someone@else.test');
     const paths = proceduresOf<Meta>(adminRouter).map(({ meta }) => meta!.openapi!);
     expect(paths.length).toBeGreaterThan(10);
     for (const { method, path } of paths) {
-      const url = path.replace(/\{[^}]+\}/g, 'acc_x');
+      const url = path.replace(/\{[^}]+\}/g, stranger.userId);
       for (const token of [undefined, stranger.token, unverifiedOperator.token]) {
         const send = method === 'GET' ? server.api.get(url, { token }) : server.api.post(url, { token, json: {} });
         const response = await send;
@@ -127,6 +112,142 @@ describeEachDatabase('Operators', (dialect) => {
     });
     expect((await server.api.get('/api/v1/credits', { token: customer.key })).status).toBe(200);
     expect((await server.api.get('/api/v1/me', { token: customer.token })).status).toBe(200);
+  });
+
+  it('refunds a simulated purchase, taking back only the credits still there and reporting the rest', async () => {
+    const token = await operatorToken();
+    const customer = await signUpWithKey(server.api);
+    await confirmEmailOf(server, customer.token);
+    const checkout = await server.api.post('/api/v1/billing/checkout', {
+      token: customer.token,
+      json: { credits: 20 },
+    });
+    expect((await server.api.get(new URL(checkout.body.checkout_url).pathname)).status).toBe(200);
+    expect(await books(customer.userId)).toEqual({ credits: 30, ledger: 30 });
+    const [purchase] = await purchasesOf(server, customer.userId);
+    // 25 of the 30 credits are gone before the refund: only 5 of the purchase's 20 can be taken back.
+    await server.api.post(`/api/v1/admin/accounts/${customer.userId}/credits`, {
+      token,
+      json: { delta: -25, reason: 'spent elsewhere' },
+    });
+    const noReason = await server.api.post(`/api/v1/admin/purchases/${purchase}/refund`, { token, json: {} });
+    expect(noReason.status).toBe(400);
+    expect(await books(customer.userId)).toEqual({ credits: 5, ledger: 5 });
+
+    const refund = await server.api.post(`/api/v1/admin/purchases/${purchase}/refund`, {
+      token,
+      json: { reason: 'charged for broken images' },
+    });
+    expect(refund.status).toBe(200);
+    expect(refund.body).toEqual({ refunded_cents: 2_000, credits_deducted: 5, credits_short: 15 });
+    expect(await books(customer.userId)).toEqual({ credits: 0, ledger: 0 });
+    const again = await server.api.post(`/api/v1/admin/purchases/${purchase}/refund`, {
+      token,
+      json: { reason: 'twice' },
+    });
+    expect(again.status).toBe(409);
+    expect(await books(customer.userId)).toEqual({ credits: 0, ledger: 0 });
+    const unknown = await server.api.post('/api/v1/admin/purchases/txn_nothing/refund', {
+      token,
+      json: { reason: 'x' },
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('adds and takes ad funds as adjustments, never below zero', async () => {
+    const token = await operatorToken();
+    const brand = await signUp(server.api);
+    const adjust = (delta_cents: number) =>
+      server.api.post(`/api/v1/admin/accounts/${brand.userId}/ad-funds`, {
+        token,
+        json: { delta_cents, reason: 'campaign credit' },
+      });
+    const funds = async () => {
+      const [row, ledger] = await Promise.all([
+        server.services.db
+          .selectFrom('accounts')
+          .select('ad_funds_millicents')
+          .where('id', '=', brand.userId)
+          .executeTakeFirstOrThrow(),
+        server.services.db
+          .selectFrom('ad_funds_ledger')
+          .select((eb) => eb.fn.sum<number>('delta_millicents').as('sum'))
+          .where('account_id', '=', brand.userId)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { balance: Number(row.ad_funds_millicents), ledger: Number(ledger.sum ?? 0) };
+    };
+    const granted = await adjust(2_500);
+    expect(granted.status).toBe(200);
+    expect(granted.body).toMatchObject({
+      balance_cents: 2_500,
+      transaction: { delta_millicents: 2_500_000, reason: 'adjustment' },
+    });
+    expect((await adjust(-2_501)).status).toBe(409);
+    expect(await funds()).toEqual({ balance: 2_500_000, ledger: 2_500_000 });
+    expect((await adjust(-2_000)).body.balance_cents).toBe(500);
+    expect(await funds()).toEqual({ balance: 500_000, ledger: 500_000 });
+    const seen = await server.api.get('/api/v1/ads/funds', { token: brand.token });
+    expect(seen.body.balance_cents).toBe(500);
+  });
+
+  it('pays one payout and rejects another: the earnings add up, the rejected amount is available again, the agent is e-mailed', async () => {
+    const token = await operatorToken();
+    const agent = await signUp(server.api);
+    // $30 earned from impressions on an image the agent redeemed, as the impression billing records it.
+    await server.services.db
+      .insertInto('earnings_daily')
+      .values({
+        account_id: agent.userId,
+        image_id: 'img_earning',
+        day: Math.floor(Date.now() / 86_400_000),
+        impressions: 6_000,
+        earned_millicents: 3_000_000,
+      })
+      .execute();
+    const earnings = async () => {
+      const { available_cents, requested_cents, paid_cents } = (
+        await server.api.get('/api/v1/earnings', { token: agent.token })
+      ).body;
+      expect(available_cents + requested_cents + paid_cents).toBe(3_000);
+      return { available_cents, requested_cents, paid_cents };
+    };
+    const request = (amount_cents: number) =>
+      server.api.post('/api/v1/earnings/payouts', { token: agent.token, json: { amount_cents } });
+    const first = (await request(1_000)).body.id;
+    const second = (await request(1_500)).body.id;
+    expect(await earnings()).toEqual({ available_cents: 500, requested_cents: 2_500, paid_cents: 0 });
+    const queue = await server.api.get('/api/v1/admin/payouts?status=requested', { token });
+    expect(queue.body.payouts.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([first, second]));
+
+    const paid = await server.api.post(`/api/v1/admin/payouts/${first}/paid`, {
+      token,
+      json: { reference: 'SEPA-20261125-1', reason: 'monthly run' },
+    });
+    expect(paid.body).toMatchObject({ id: first, status: 'paid', reference: 'SEPA-20261125-1', email: agent.email });
+    expect(await earnings()).toEqual({ available_cents: 500, requested_cents: 1_500, paid_cents: 1_000 });
+    const rejected = await server.api.post(`/api/v1/admin/payouts/${second}/reject`, {
+      token,
+      json: { reason: 'bank details do not match' },
+    });
+    expect(rejected.body).toMatchObject({ id: second, status: 'rejected', paid_at: null });
+    expect(await earnings()).toEqual({ available_cents: 2_000, requested_cents: 0, paid_cents: 1_000 });
+    expect(
+      (await server.api.post(`/api/v1/admin/payouts/${second}/paid`, { token, json: { reason: 'x' } })).status,
+    ).toBe(409);
+    expect(await earnings()).toEqual({ available_cents: 2_000, requested_cents: 0, paid_cents: 1_000 });
+
+    const mail = await outboxFor(server, agent.email);
+    const paidMail = mail.find((m) => m.kind === 'payout_paid');
+    const rejectedMail = mail.find((m) => m.kind === 'payout_rejected');
+    expect(paidMail?.subject).toBe('Your Roomstage payout of $10.00 is on its way');
+    expect(paidMail?.text_body).toContain('Payment reference: SEPA-20261125-1.');
+    expect(rejectedMail?.subject).toBe('Your Roomstage payout request of $15.00 was not paid');
+    expect(rejectedMail?.html_body).toContain('back in your available earnings');
+    const log = await server.api.get('/api/v1/audit-log', { token: agent.token });
+    expect(log.body.entries.map((e: { action: string }) => e.action)).toEqual(
+      expect.arrayContaining(['operator.payout_paid', 'operator.payout_rejected']),
+    );
   });
 
   it('reports the fleet over the days asked for', async () => {

@@ -93,6 +93,14 @@ describe('The OpenAPI document', () => {
       '503': ['service_unavailable', 'engine_unavailable'],
     });
     expect(byName['POST /api/v1/place-products']!['402']).toBeUndefined();
+    // Operator endpoints answer any caller who is not an operator with the unknown-path 404, never 401, 403 or 429.
+    const operatorOperations = Object.keys(byName).filter((name) => name.includes(' /api/v1/admin/'));
+    expect(operatorOperations.length).toBeGreaterThan(10);
+    for (const name of operatorOperations) {
+      expect(byName[name]!['404'], name).toEqual(['not_found']);
+      for (const status of ['401', '429']) expect(byName[name]![status], `${name} ${status}`).toBeUndefined();
+      expect(byName[name]!['403'] ?? [], name).not.toContain('account_suspended');
+    }
   });
 
   it('names the one credential of each operation, and none on public ones', () => {

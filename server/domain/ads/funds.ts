@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { AdFundsEntry, AdFundsReason, Database } from '../../../db/schema.js';
+import { iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { reviveFundedCampaigns } from './campaigns.js';
@@ -10,6 +11,16 @@ type Executor = Kysely<Database>;
  * Adds (or, for an adjustment, takes) ad funds with a ledger row in the caller's transaction: the balance is always
  * Σ ledger and never below zero. Added funds revive the campaigns that had stopped for lack of them.
  */
+/** An ad funds ledger row as every reader sees it (the API, the operator CLI). */
+export function adFundsEntryView(entry: AdFundsEntry) {
+  return {
+    id: entry.public_id,
+    delta_millicents: Number(entry.delta_millicents),
+    reason: entry.reason,
+    created_at: iso(entry.created_at),
+  };
+}
+
 export async function changeAdFunds(
   trx: Executor,
   input: {

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.js';
 import { ID_PREFIXES, newId, randomBase62 } from '../../ids.js';
 import type { PaymentGateway, SavedCard } from './gateway.js';
 
@@ -43,7 +44,11 @@ export function createSimulatedGateway(publicBaseUrl: string): PaymentGateway {
       return { ok: true, paymentId: newId('simulatedPayment') };
     },
     async detachPaymentMethod() {},
-    async refundPayment() {
+    async refundPayment(request) {
+      // Only what this gateway took can be paid back: a Stripe payment recorded before a switch to simulated cannot.
+      const own = [ID_PREFIXES.simulatedCheckout, ID_PREFIXES.simulatedPayment];
+      if (!own.some((prefix) => request.paymentReference.startsWith(`${prefix}_`)))
+        throw new AppError('conflict', `Payment ${request.paymentReference} was not made through simulated payments.`);
       return { refundId: newId('simulatedRefund') };
     },
   };

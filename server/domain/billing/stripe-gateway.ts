@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { AppError } from '../../errors.js';
 import {
   CENTS_PER_CREDIT,
   type CheckoutState,
@@ -170,11 +171,18 @@ export function createStripeGateway(stripe: Stripe): PaymentGateway {
         ? idOf((await stripe.checkout.sessions.retrieve(request.paymentReference)).payment_intent)
         : request.paymentReference;
       if (!paymentIntent) throw new Error(`Checkout Session ${request.paymentReference} has no payment to refund`);
-      const refund = await stripe.refunds.create(
-        { payment_intent: paymentIntent, amount: request.amountCents },
-        { idempotencyKey: request.idempotencyKey },
-      );
-      return { refundId: refund.id };
+      try {
+        const refund = await stripe.refunds.create(
+          { payment_intent: paymentIntent, amount: request.amountCents },
+          { idempotencyKey: request.idempotencyKey },
+        );
+        return { refundId: refund.id };
+      } catch (error) {
+        // Stripe's answer about this payment (refunded already, disputed) is the operator's to read; a network fault is not.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError)
+          throw new AppError('conflict', `Stripe refused the refund: ${error.message}`);
+        throw error;
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { Account, Database, LedgerReason } from '../../../db/schema.js';
+import type { Account, Database, LedgerEntry, LedgerReason } from '../../../db/schema.js';
+import { iso } from '../../clock.js';
 import { emitEvent } from '../events/outbox.js';
 import { ledgerUsage, recordUsage } from '../usage/rollup.js';
 import { newId } from '../../ids.js';
@@ -7,6 +8,18 @@ import { newId } from '../../ids.js';
 type Executor = Kysely<Database>;
 
 export const FIRST_KEY_BONUS_CREDITS = 10;
+
+/** A ledger row as every reader sees it (the API's transaction, the operator CLI). */
+export function ledgerEntryView(entry: LedgerEntry) {
+  return {
+    id: entry.public_id,
+    delta: entry.delta,
+    reason: entry.reason,
+    balance_after: entry.balance_after,
+    reference: entry.reference,
+    created_at: iso(entry.created_at),
+  };
+}
 
 /** Spending and its refunds move `total_used`; purchases move `total_purchased`; the signup bonus moves neither. */
 const USAGE: ReadonlySet<LedgerReason> = new Set(['stage', 'enhance', 'refund']);

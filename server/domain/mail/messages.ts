@@ -130,3 +130,15 @@ export function inviteMessage(input: {
     footnote: 'The link works once, for 7 days. If you did not expect it, ignore this message.',
   });
 }
+
+export function payoutRejectedMessage(input: { amountCents: number }): ComposedMail {
+  const dollars = (input.amountCents / 100).toFixed(2);
+  return compose({
+    kind: 'payout_rejected',
+    subject: `Your Roomstage payout request of $${dollars} was not paid`,
+    paragraphs: [
+      `We could not pay out your request of $${dollars}.`,
+      'The amount is back in your available earnings: check your payout details and request it again, or reply to this message to ask why.',
+    ],
+  });
+}

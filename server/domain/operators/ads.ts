@@ -5,7 +5,7 @@ import { iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { enqueueMail } from '../mail/outbox.js';
-import { payoutPaidMessage } from '../mail/messages.js';
+import { payoutPaidMessage, payoutRejectedMessage } from '../mail/messages.js';
 import { lockAccount } from '../accounts/accounts.js';
 import type { OperatorChange } from './accounts.js';
 
@@ -81,8 +81,9 @@ export async function listAllPayouts(db: Executor, status?: PayoutStatus): Promi
 }
 
 /**
- * Settles a requested payout: `paid` (with the bank's reference; the agent is e-mailed) or `rejected` (the amount
- * is available again, since available = earned − requested − paid). Only a requested payout changes (else 409).
+ * Settles a requested payout: `paid` (with the bank's reference) or `rejected` (the amount is available again, since
+ * available = earned − requested − paid); either way the agent is e-mailed in the same transaction. Only a requested
+ * payout changes (else 409).
  */
 export async function settlePayout(
   db: Executor,
@@ -105,18 +106,21 @@ export async function settlePayout(
       .executeTakeFirst();
     if (Number(changed.numUpdatedRows) !== 1)
       throw new AppError('conflict', `Payout ${payout.id} is ${payout.status}, not requested.`);
-    if (input.outcome === 'paid')
-      await enqueueMail(trx, {
-        to: payout.email,
-        mail: payoutPaidMessage({ amountCents: Number(payout.amount_cents), reference }),
-        now: input.now,
-      });
+    const amountCents = Number(payout.amount_cents);
+    await enqueueMail(trx, {
+      to: payout.email,
+      mail:
+        input.outcome === 'paid'
+          ? payoutPaidMessage({ amountCents, reference })
+          : payoutRejectedMessage({ amountCents }),
+      now: input.now,
+    });
     await recordAudit(trx, {
       accountId: payout.account_id,
       action: input.outcome === 'paid' ? 'operator.payout_paid' : 'operator.payout_rejected',
       origin: input.origin,
       target: payout.id,
-      details: { amount_cents: Number(payout.amount_cents), reference, reason: input.reason },
+      details: { amount_cents: amountCents, reference, reason: input.reason },
       now: input.now,
     });
     const settled = await payoutsQuery(trx).where('payouts.id', '=', payout.id).executeTakeFirstOrThrow();
