@@ -145,7 +145,7 @@ async function startWorker(
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   const exited = once(child, 'exit');
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   while (!output.includes('webhook worker running')) {
     if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
     if (Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
