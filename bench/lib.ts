@@ -180,7 +180,7 @@ export async function freshMysqlDatabase(baseUrl: string, name: string): Promise
  * User + system CPU seconds so far of a process and every process under it (a cluster's primary and the processes
  * it forked), from /proc (Linux); null elsewhere.
  */
-function cpuSeconds(pid: number | undefined): number | null {
+export function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
     const stats = new Map<number, string[]>();

@@ -4,7 +4,8 @@
  * them to a local receiver. Prints deliveries/s and the delay from each event's commit to its receipt, on MySQL
  * and on SQLite. Every received signature is verified. MySQL runs the split deployment (app process emitting, a
  * separate worker process polling); SQLite is single-process by design, so there a child process plays `npm start`:
- * it emits and runs the inline worker, woken by the in-process signal. Targets on MySQL: ≥ 1,000 deliveries/s, p99 ≤ 1 s.
+ * it emits and runs the inline worker, woken by the in-process signal. Targets on MySQL (issue 20): ≥ 5,000
+ * deliveries/s, p99 ≤ 500 ms, and the emitter never the bound (emitted/s at least 1.2 × deliveries/s).
  * Env: BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_BATCH (100 events per transaction), BENCH_WEBHOOK_EMITTERS (8 concurrent
  * transactions), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), BENCH_CPU_PROF=<dir> to profile the worker.
  */
@@ -20,22 +21,28 @@ import { type Db, openDatabase } from '../db/client.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { inTransaction } from '../db/transaction.js';
 import { createAccount } from '../server/domain/accounts/accounts.js';
-import { emitEvent } from '../server/domain/events/outbox.js';
+import { emitEvents } from '../server/domain/events/outbox.js';
 import { createApiKey } from '../server/domain/keys/api-keys.js';
 import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
 import { loadConfig } from '../server/env.js';
 import { verifySignature } from '../server/domain/webhooks/signing.js';
 import { systemOrigin } from '../server/domain/audit/audit.js';
 import { createWebhookWorker } from '../server/webhooks/worker.js';
-import { freshMysqlDatabase, ROOT } from './lib.js';
+import { cpuSeconds, freshMysqlDatabase, ROOT } from './lib.js';
 
 const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);
 const PER_TRANSACTION = intEnv('BENCH_WEBHOOK_BATCH', 100);
 const EMITTERS = intEnv('BENCH_WEBHOOK_EMITTERS', 8);
 const WARMUP_EVENTS = 300;
 const MYSQL_BASE = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
-const TARGET_RATE = 1_000;
-const TARGET_P99_MS = 1_000;
+// Issue 20's targets, on MySQL with the worker apart.
+const TARGET_RATE = 5_000;
+const TARGET_P99_MS = 500;
+/**
+ * The emitter is the bound unless it outpaces delivery by this factor: a worker that keeps up finishes about one
+ * delay after the last commit, so emitted/s and deliveries/s come out close; a worker that cannot keep up falls behind.
+ */
+const EMITTER_HEADROOM = 1.2;
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -55,6 +62,10 @@ interface Result {
   maxMs: number;
   badSignatures: number;
   duplicates: number;
+  /** CPU of the delivering process (MySQL: the worker; SQLite: the app, which also emits) per delivery, in ms. */
+  workerCpuMs: number | null;
+  /** CPU of this process per event (MySQL: the emitter and the receiver), in ms. */
+  benchCpuMs: number | null;
 }
 
 /** Records when each event id first arrives and checks every signature against the webhook's secret. */
@@ -134,7 +145,7 @@ async function startWorker(
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   const exited = once(child, 'exit');
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   while (!output.includes('webhook worker running')) {
     if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
     if (Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
@@ -157,8 +168,8 @@ function percentile(sorted: number[], p: number): number {
 
 type Committed = Array<[id: string, committedAt: number]>;
 
-/** Emits `total` events as the app does: PER_TRANSACTION per transaction, EMITTERS transactions at a time. */
-async function emitEvents(db: Db, input: { accountId: string; keyId: number; total: number }): Promise<Committed> {
+/** Emits `total` events as the app does: PER_TRANSACTION per transaction (one `emitEvents`), EMITTERS at a time. */
+async function emitAll(db: Db, input: { accountId: string; keyId: number; total: number }): Promise<Committed> {
   const committed: Committed = [];
   let left = input.total;
   let sequence = 0;
@@ -167,31 +178,32 @@ async function emitEvents(db: Db, input: { accountId: string; keyId: number; tot
       while (left > 0) {
         const size = Math.min(PER_TRANSACTION, left);
         left -= size;
-        const ids = await inTransaction(db, async (trx) => {
-          const out: string[] = [];
-          for (let i = 0; i < size; i++) {
-            const n = sequence++;
-            const emitted = await emitEvent(trx, {
-              accountId: input.accountId,
-              keyId: input.keyId,
-              event: 'staging.complete',
-              data: {
-                image_url: `https://images.example.test/${n}.jpg`,
-                claim_code: 'RS-BENCH234',
-                style: 'modern',
-                room_type: 'living_room',
-                credits_used: 1,
-                credits_remaining: 100,
-                image_id: `img_${n}`,
-              },
-              now: Date.now(),
-            });
-            out.push(emitted.eventId);
-          }
-          return out;
-        });
+        const now = Date.now();
+        const emitted = await inTransaction(db, (trx) =>
+          emitEvents(
+            trx,
+            Array.from({ length: size }, () => {
+              const n = sequence++;
+              return {
+                accountId: input.accountId,
+                keyId: input.keyId,
+                event: 'staging.complete' as const,
+                data: {
+                  image_url: `https://images.example.test/${n}.jpg`,
+                  claim_code: 'RS-BENCH234',
+                  style: 'modern',
+                  room_type: 'living_room',
+                  credits_used: 1,
+                  credits_remaining: 100,
+                  image_id: `img_${n}`,
+                },
+                now,
+              };
+            }),
+          ),
+        );
         const at = Date.now();
-        for (const id of ids) committed.push([id, at]);
+        for (const { eventId } of emitted) committed.push([eventId, at]);
       }
     }),
   );
@@ -200,6 +212,8 @@ async function emitEvents(db: Db, input: { accountId: string; keyId: number; tot
 
 interface Deployment {
   emit(total: number): Promise<Committed>;
+  /** CPU seconds so far of the process(es) that deliver. */
+  deliveringCpuSeconds(): number | null;
   stop(): Promise<void>;
   output(): string;
 }
@@ -209,7 +223,8 @@ async function splitDeployment(databaseUrl: string, owner: { accountId: string; 
   const handle = openDatabase(databaseUrl, { poolSize: EMITTERS + 2 });
   const worker = await startWorker(databaseUrl);
   return {
-    emit: (total) => emitEvents(handle.db, { ...owner, total }),
+    emit: (total) => emitAll(handle.db, { ...owner, total }),
+    deliveringCpuSeconds: () => cpuSeconds(worker.child.pid),
     output: worker.output,
     stop: async () => {
       await worker.stop();
@@ -244,6 +259,7 @@ async function singleProcessDeployment(
       const [committed] = (await once(child, 'message')) as [Committed];
       return committed;
     },
+    deliveringCpuSeconds: () => cpuSeconds(child.pid),
     output: () => output,
     stop: async () => {
       if (child.exitCode !== null) return;
@@ -264,7 +280,7 @@ async function appChild() {
   });
   worker.start();
   process.on('message', (message: { accountId: string; keyId: number; total: number }) => {
-    void emitEvents(handle.db, message).then((committed) => process.send!(committed));
+    void emitAll(handle.db, message).then((committed) => process.send!(committed));
   });
   process.once('SIGTERM', () => {
     void worker
@@ -324,10 +340,14 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
       receiver.receivedAt.clear();
 
       const started = Date.now();
+      const cpuBefore = deployment.deliveringCpuSeconds();
+      const benchCpuBefore = process.cpuUsage();
       const committed = await deployment.emit(EVENTS);
       const emitSeconds = (Date.now() - started) / 1000;
       const ids = committed.map(([id]) => id);
       await receiver.waitForAll(ids, 180_000);
+      const cpuAfter = deployment.deliveringCpuSeconds();
+      const benchCpu = process.cpuUsage(benchCpuBefore);
       const delays = committed.map(([id, at]) => receiver.receivedAt.get(id)! - at).sort((a, b) => a - b);
       const firstCommit = Math.min(...committed.map(([, at]) => at));
       const lastReceipt = Math.max(...ids.map((id) => receiver.receivedAt.get(id)!));
@@ -341,6 +361,8 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
         maxMs: delays.at(-1)!,
         badSignatures: receiver.badSignatures,
         duplicates: receiver.duplicates,
+        workerCpuMs: cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / ids.length,
+        benchCpuMs: (benchCpu.user + benchCpu.system) / 1000 / ids.length,
       };
     } catch (error) {
       console.error(deployment.output());
@@ -353,18 +375,38 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
   }
 }
 
+function emitterBound(result: Result): boolean {
+  return result.emitPerSecond < EMITTER_HEADROOM * result.deliveriesPerSecond;
+}
+
 function formatResults(results: Result[]): string {
-  const header = ['target', 'events', 'emitted/s', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms', 'bad sig', 'dupes'];
+  const header = [
+    'target',
+    'events',
+    'emitted/s',
+    'deliveries/s',
+    'bound',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'bad sig',
+    'dupes',
+    'deliverer CPU ms/ev',
+    'bench CPU ms/ev',
+  ];
   const rows = results.map((r) => [
     r.target,
     String(r.events),
     r.emitPerSecond.toFixed(0),
     r.deliveriesPerSecond.toFixed(0),
+    emitterBound(r) ? 'emitter' : 'worker',
     String(r.p50Ms),
     String(r.p99Ms),
     String(r.maxMs),
     String(r.badSignatures),
     String(r.duplicates),
+    r.workerCpuMs === null ? '?' : r.workerCpuMs.toFixed(3),
+    r.benchCpuMs === null ? '?' : r.benchCpuMs.toFixed(3),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
@@ -392,9 +434,11 @@ async function main() {
   const ok =
     mysql.deliveriesPerSecond >= TARGET_RATE &&
     mysql.p99Ms <= TARGET_P99_MS &&
+    !emitterBound(mysql) &&
     results.every((r) => r.badSignatures === 0);
   console.log(
-    `MySQL target (≥ ${TARGET_RATE} deliveries/s, p99 ≤ ${TARGET_P99_MS} ms commit→receipt, all signatures valid): ${ok ? 'met' : 'NOT met'}`,
+    `MySQL target (≥ ${TARGET_RATE} deliveries/s, p99 ≤ ${TARGET_P99_MS} ms commit→receipt, emitted/s ≥ ${EMITTER_HEADROOM} × ` +
+      `deliveries/s so the emitter is not the bound, all signatures valid): ${ok ? 'met' : 'NOT met'}`,
   );
   process.exitCode = ok ? 0 : 1;
 }

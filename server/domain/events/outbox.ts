@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { afterCommit } from '../../../db/transaction.js';
-import type { Database } from '../../../db/schema.js';
+import type { Database, WebhookDeliveriesTable, WebhookEventsTable } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
 import type { ErrorBody } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -60,21 +60,77 @@ export interface EmittedEvent {
   deliveryIds: string[];
 }
 
+export interface EventInput<E extends EventName = EventName> {
+  accountId: string;
+  keyId: number | null;
+  event: E;
+  data: EventData[E];
+  now: number;
+}
+
+/** Any event with its data: what `emitEvents` takes, one element per event. */
+export type AnyEventInput = { [E in EventName]: EventInput<E> }[EventName];
+
 /**
  * Writes an event and one pending delivery per receiving webhook inside the caller's transaction, so the change
  * and its events commit or vanish together. Disabled webhooks and webhooks without a url receive nothing.
  */
 export async function emitEvent<E extends EventName>(
   trx: Kysely<Database>,
-  input: { accountId: string; keyId: number | null; event: E; data: EventData[E]; now: number },
+  input: EventInput<E>,
 ): Promise<EmittedEvent> {
-  let receivers = trx.selectFrom('webhooks').select('key_id').where('enabled', '=', 1).where('url', 'is not', null);
-  receivers = KEY_EVENTS.has(input.event)
-    ? receivers.where('key_id', '=', input.keyId ?? -1)
-    : receivers.where('account_id', '=', input.accountId);
-  const targets = await receivers.execute();
-  const emitted = await writeEvent(trx, { ...input, targetKeyIds: targets.map((target) => target.key_id) });
-  if (emitted.deliveryIds.length > 0) afterCommit(trx, () => outboxSignal.emit(OUTBOX_WAKE));
+  return single(await emitEvents(trx, [input as AnyEventInput]));
+}
+
+/**
+ * `emitEvent` for several events in one transaction, in three statements whatever their number (the receivers, the
+ * events, the deliveries) rather than three per event: a transaction emitting a hundred events would otherwise
+ * spend its time in round trips. Results come in the order of `inputs`.
+ */
+export async function emitEvents(trx: Kysely<Database>, inputs: readonly AnyEventInput[]): Promise<EmittedEvent[]> {
+  if (inputs.length === 0) return [];
+  const keyIds = new Set<number>();
+  const accountIds = new Set<string>();
+  for (const input of inputs) {
+    if (!KEY_EVENTS.has(input.event)) accountIds.add(input.accountId);
+    else if (input.keyId !== null) keyIds.add(input.keyId);
+  }
+  const receivers =
+    keyIds.size + accountIds.size === 0
+      ? []
+      : await trx
+          .selectFrom('webhooks')
+          .select(['key_id', 'account_id'])
+          .where('enabled', '=', 1)
+          .where('url', 'is not', null)
+          .where((eb) =>
+            eb.or([
+              ...(keyIds.size > 0 ? [eb('key_id', 'in', [...keyIds])] : []),
+              ...(accountIds.size > 0 ? [eb('account_id', 'in', [...accountIds])] : []),
+            ]),
+          )
+          .orderBy('key_id')
+          .execute();
+  const byKey = new Set<number>();
+  const byAccount = new Map<string, number[]>();
+  for (const receiver of receivers) {
+    byKey.add(receiver.key_id);
+    const keys = byAccount.get(receiver.account_id) ?? [];
+    keys.push(receiver.key_id);
+    byAccount.set(receiver.account_id, keys);
+  }
+  const emitted = await writeEvents(
+    trx,
+    inputs.map((input) => ({
+      ...input,
+      targetKeyIds: KEY_EVENTS.has(input.event)
+        ? input.keyId !== null && byKey.has(input.keyId)
+          ? [input.keyId]
+          : []
+        : (byAccount.get(input.accountId) ?? []),
+    })),
+  );
+  if (emitted.some((event) => event.deliveryIds.length > 0)) afterCommit(trx, () => outboxSignal.emit(OUTBOX_WAKE));
   return emitted;
 }
 
@@ -84,42 +140,64 @@ export async function emitEvent<E extends EventName>(
  */
 export async function writeEvent<E extends EventName>(
   trx: Kysely<Database>,
-  input: {
-    accountId: string;
-    keyId: number | null;
-    event: E;
-    data: EventData[E];
-    now: number;
-    targetKeyIds: number[];
-    leasedUntil?: number;
-  },
+  input: EventInput<E> & { targetKeyIds: number[]; leasedUntil?: number },
 ): Promise<EmittedEvent> {
-  const envelope: Envelope<E> = { id: newId('event'), event: input.event, timestamp: iso(input.now), data: input.data };
-  const payload = JSON.stringify(envelope);
-  await trx
-    .insertInto('webhook_events')
-    .values({
+  return single(await writeEvents(trx, [input as TargetedEvent]));
+}
+
+type TargetedEvent = AnyEventInput & { targetKeyIds: number[]; leasedUntil?: number };
+
+function single(emitted: EmittedEvent[]): EmittedEvent {
+  const [event] = emitted;
+  if (!event || emitted.length !== 1) throw new Error(`Expected one emitted event, got ${emitted.length}`);
+  return event;
+}
+
+/** Rows per multi-row INSERT: well under the bound-parameter limits of SQLite (32,766) and MySQL (65,535). */
+const ROWS_PER_INSERT = 500;
+
+async function writeEvents(trx: Kysely<Database>, inputs: readonly TargetedEvent[]): Promise<EmittedEvent[]> {
+  const events: Array<Insertable<WebhookEventsTable>> = [];
+  const deliveries: Array<Insertable<WebhookDeliveriesTable>> = [];
+  const emitted = inputs.map((input) => {
+    const envelope: Envelope = { id: newId('event'), event: input.event, timestamp: iso(input.now), data: input.data };
+    const payload = JSON.stringify(envelope);
+    events.push({
       id: envelope.id,
       account_id: input.accountId,
       key_id: input.keyId,
       event: input.event,
       payload,
       created_at: input.now,
-    })
-    .execute();
-  const deliveries = input.targetKeyIds.map((keyId) => ({
-    id: newId('delivery'),
-    event_id: envelope.id,
-    key_id: keyId,
-    status: 'pending' as const,
-    attempts: 0,
-    next_attempt_at: input.now,
-    locked_until: input.leasedUntil ?? null,
-    last_status_code: null,
-    last_error: null,
-    delivered_at: null,
-    created_at: input.now,
-  }));
-  if (deliveries.length > 0) await trx.insertInto('webhook_deliveries').values(deliveries).execute();
-  return { eventId: envelope.id, payload, deliveryIds: deliveries.map((d) => d.id) };
+    });
+    const deliveryIds = input.targetKeyIds.map((keyId) => {
+      const id = newId('delivery');
+      deliveries.push({
+        id,
+        event_id: envelope.id,
+        key_id: keyId,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: input.now,
+        locked_until: input.leasedUntil ?? null,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        created_at: input.now,
+      });
+      return id;
+    });
+    return { eventId: envelope.id, payload, deliveryIds };
+  });
+  for (let i = 0; i < events.length; i += ROWS_PER_INSERT)
+    await trx
+      .insertInto('webhook_events')
+      .values(events.slice(i, i + ROWS_PER_INSERT))
+      .execute();
+  for (let i = 0; i < deliveries.length; i += ROWS_PER_INSERT)
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(deliveries.slice(i, i + ROWS_PER_INSERT))
+      .execute();
+  return emitted;
 }

@@ -11,7 +11,7 @@ import { recordPlacements, type SponsoredPlacement } from '../ads/revenue.js';
 import { selectProducts } from '../ads/selection.js';
 import { addImagesToClaim, assertClaimOpenForIssuer, claimListing, issueClaim } from '../claims/claims.js';
 import { getBalance } from '../credits/ledger.js';
-import { emitEvent } from '../events/outbox.js';
+import { emitEvent, emitEvents } from '../events/outbox.js';
 import { finalizeHold, keepHoldAlive, releaseHold } from '../credits/holds.js';
 import { type Charge, chargeCredits, type HeldCharge } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
@@ -449,28 +449,31 @@ async function performStage(
         outputs: stored,
         now,
       });
-      for (const [index, image] of images.entries()) {
-        const variation = index % prepared.variations;
-        await emitEvent(trx, {
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          event: 'staging.complete',
-          data: {
-            image_url: deps.storage.url(image.storage_name),
-            claim_code: claim.code,
-            style: prepared.style,
-            room_type: prepared.roomType,
-            credits_used: creditsPerStagedImage(prepared),
-            credits_remaining: balance,
-            image_id: image.id,
-            variation,
-            seed: image.seed ?? variationSeed(prepared.seed, variation),
-            fidelity: image.fidelity,
-            ...disclosureFields(deps, image),
-          },
-          now,
-        });
-      }
+      await emitEvents(
+        trx,
+        images.map((image, index) => {
+          const variation = index % prepared.variations;
+          return {
+            accountId: caller.accountId,
+            keyId: caller.keyId,
+            event: 'staging.complete',
+            data: {
+              image_url: deps.storage.url(image.storage_name),
+              claim_code: claim.code,
+              style: prepared.style,
+              room_type: prepared.roomType,
+              credits_used: creditsPerStagedImage(prepared),
+              credits_remaining: balance,
+              image_id: image.id,
+              variation,
+              seed: image.seed ?? variationSeed(prepared.seed, variation),
+              fidelity: image.fidelity,
+              ...disclosureFields(deps, image),
+            },
+            now,
+          };
+        }),
+      );
       const result = { claim, images, creditsRemaining: balance };
       await onStored?.(trx, result);
       return result;
