@@ -160,9 +160,15 @@ describeEachDatabase('Browser security', (dialect) => {
     const again = await server.api.get('/login');
     expect(again.headers.get('content-security-policy')).not.toContain(nonce);
 
+    expect(page.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+
     const docs = await server.api.get('/docs/');
     expect(docs.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(docs.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    // The public reference has nothing for an opener policy to guard (see security-headers.ts); Swagger UI keeps it.
+    expect(docs.headers.get('cross-origin-opener-policy')).toBeNull();
+    expect((await server.api.get('/docs/images')).headers.get('cross-origin-opener-policy')).toBeNull();
+    expect((await server.api.get('/docs/try')).headers.get('cross-origin-opener-policy')).toBe('same-origin');
 
     // Data endpoints are never documents: a fixed policy that allows nothing, with the same other headers.
     for (const path of ['/api/health', '/api/v1/openapi.json', '/api/v1/no-such-thing', '/trpc/health']) {
