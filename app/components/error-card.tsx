@@ -16,7 +16,14 @@ export function describeRouteError(error: unknown): DescribedRouteError {
         text: 'There is no page at this address. It may have moved, or the link may be mistyped.',
       };
     }
-    if (error.status === 401 || error.status === 403) {
+    if (error.status === 403) {
+      return {
+        status: 403,
+        title: 'Not with your role',
+        text: 'Your role in this account does not include this page. An owner or admin of the account can change it.',
+      };
+    }
+    if (error.status === 401) {
       return {
         status: error.status,
         title: 'Please sign in',

@@ -270,15 +270,19 @@ export function SiteHeader({ account }: Props) {
                     </li>
                   </>
                 ) : null}
-                <li>
-                  <Link to="/team">Team</Link>
-                </li>
+                {account.current.permissions.includes('read') ? (
+                  <li>
+                    <Link to="/team">Team</Link>
+                  </li>
+                ) : null}
                 <li>
                   <Link to="/security">Security</Link>
                 </li>
-                <li>
-                  <Link to="/audit-log">Audit log</Link>
-                </li>
+                {account.current.permissions.includes('read_audit') ? (
+                  <li>
+                    <Link to="/audit-log">Audit log</Link>
+                  </li>
+                ) : null}
                 <li>
                   <a href="/docs">API docs</a>
                 </li>

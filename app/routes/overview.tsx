@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
@@ -23,6 +23,8 @@ const ENGINE_TEXT = {
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
+  // The dashboard's landing page: an agent (who may not read the account's keys and billing) lands on the claims.
+  if (!(await context.trpc.teams.current()).permissions.includes('read')) throw redirect('/claims');
   const [billing, notifications, { keys }, { claims: issued }, { claims: redeemed }, capabilities, staging] =
     await Promise.all([
       context.trpc.billing.overview(),

@@ -1,3 +1,4 @@
+import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from '../../db/client.js';
@@ -108,6 +109,18 @@ describeEachDatabase('Teams', (dialect) => {
       });
       expect(back.body).toEqual({ id: member.userId, name: member.email, role: 'owner' });
       expect((await server.api.get('/api/v1/keys', { token: member.token })).body.keys).toEqual([]);
+    });
+
+    it('lands an agent of another account on the claims, not on an overview their role may not read', async () => {
+      const boss = await owner();
+      const agent = await join(boss, 'agent');
+      const cookie = { cookie: `${SESSION_COOKIE_NAME}=${agent.token}` };
+      expect((await server.api.get('/overview', { headers: cookie })).status).toBe(200);
+      await server.api.post('/api/v1/accounts/current', { token: agent.token, json: { account_id: boss.userId } });
+      const landing = await server.api.get('/overview', { headers: cookie });
+      expect(landing.status).toBe(302);
+      expect(landing.headers.get('location')).toBe('/claims');
+      expect((await server.api.get('/claims', { headers: cookie })).status).toBe(200);
     });
 
     it('acts on the account the Roomstage-Account header names for one request: a member’s own, else 404', async () => {
