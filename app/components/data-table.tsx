@@ -16,13 +16,19 @@ interface Props<Row> {
   variant?: 'data-table' | 'key-table';
   /** One `<tr>` per row, with its own key. */
   children: (row: Row) => ReactNode;
+  /**
+   * Names the table for a wide one that usually scrolls sideways (the audit log): its scrolling box then takes the
+   * keyboard focus, so it can be scrolled without a mouse, and is announced by this name.
+   */
+  scrollLabel?: string;
 }
 
 /** A card's table: scrolls sideways on its own when too wide, and turns into stacked rows on phones (CSS). */
-export function DataTable<Row>({ rows, columns, empty, variant = 'data-table', children }: Props<Row>) {
+export function DataTable<Row>({ rows, columns, empty, variant = 'data-table', children, scrollLabel }: Props<Row>) {
   if (rows.length === 0) return <EmptyState>{empty}</EmptyState>;
+  const scrolling = scrollLabel ? { tabIndex: 0, role: 'region', 'aria-label': scrollLabel } : {};
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" {...scrolling}>
       <table className={variant}>
         <thead>
           <tr>

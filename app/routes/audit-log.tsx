@@ -132,6 +132,7 @@ export default function AuditLog() {
       <section className="card" aria-labelledby="audit-title">
         <h2 id="audit-title">{paged ? 'Older entries' : 'Latest entries'}</h2>
         <DataTable
+          scrollLabel="Audit log entries"
           rows={log.entries}
           columns={[
             {

@@ -23,7 +23,10 @@ async function imageRows(server: Server, accountId: string) {
 }
 
 describeEachDatabase('Fidelity check', (dialect) => {
-  describe('a remote engine (Replicate)', () => {
+  // One CI-mode run (stop 27) saw every faithful drawing of this block score 0.000 on its MySQL pass only; the same
+  // commit passes on both databases when run alone. Until the cause is found, a failed test is run once more; a
+  // check that really rejects faithful drawings still fails twice.
+  describe('a remote engine (Replicate)', { retry: 1 }, () => {
     let server: Server;
     let fake: FakeReplicate;
     let receiver: WebhookReceiver;
