@@ -177,13 +177,12 @@ export async function freshMysqlDatabase(baseUrl: string, name: string): Promise
 }
 
 /**
- * User + system CPU seconds so far of a process and every process under it (a cluster's primary and the processes
- * it forked), from /proc (Linux); null elsewhere.
+ * The `/proc/<pid>/stat` fields (after the command name) of a process and every process under it (a cluster's primary
+ * and the processes it forked), by pid; empty when the process is not there or /proc cannot be read (not Linux).
  */
-export function cpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+export function processTree(pid: number): Map<number, string[]> {
+  const stats = new Map<number, string[]>();
   try {
-    const stats = new Map<number, string[]>();
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
@@ -193,26 +192,33 @@ export function cpuSeconds(pid: number | undefined): number | null {
         // the process ended while /proc was read
       }
     }
-    if (!stats.has(pid)) return null;
-    const tree = new Set([pid]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [other, fields] of stats) {
-        if (!tree.has(other) && tree.has(Number(fields[1]))) {
-          tree.add(other);
-          grew = true;
-        }
+  } catch {
+    return new Map();
+  }
+  const tree = new Map<number, string[]>();
+  const root = stats.get(pid);
+  if (!root) return tree;
+  tree.set(pid, root);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [other, fields] of stats) {
+      if (!tree.has(other) && tree.has(Number(fields[1]))) {
+        tree.set(other, fields);
+        grew = true;
       }
     }
-    let ticks = 0;
-    for (const member of tree) {
-      const fields = stats.get(member)!;
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime in clock ticks (USER_HZ = 100)
-    }
-    return ticks / 100;
-  } catch {
-    return null;
   }
+  return tree;
+}
+
+/** User + system CPU seconds so far of a process and every process under it, from /proc; null elsewhere. */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const tree = processTree(pid);
+  if (tree.size === 0) return null;
+  let ticks = 0;
+  for (const fields of tree.values()) ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (USER_HZ = 100)
+  return ticks / 100;
 }
 
 /** Warms up, then measures GET `server.url + path` with the given headers. */

@@ -16,7 +16,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +27,7 @@ import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits, getBalance, ledgerSum } from '../server/domain/credits/ledger.js';
 import { countOutstandingHolds } from '../server/domain/credits/holds.js';
-import { freshMysqlDatabase, postJson, startChildServer, waitForHealthy } from './lib.js';
+import { freshMysqlDatabase, postJson, processTree, startChildServer, waitForHealthy } from './lib.js';
 
 const MINUTES = numberEnv('SOAK_MINUTES', 10);
 const LOAD = numberEnv('SOAK_LOAD', 0.7);
@@ -195,28 +195,8 @@ function percentile(values: number[], p: number): number {
 
 /** Resident memory of a process and every process under it, in MB, from /proc. */
 function treeRssMb(pid: number): number {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // ended while read
-    }
-  }
-  const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [child, parent] of parents) {
-      if (!tree.has(child) && tree.has(parent)) {
-        tree.add(child);
-        grew = true;
-      }
-    }
-  }
   let kb = 0;
-  for (const member of tree) {
+  for (const member of processTree(pid).keys()) {
     try {
       const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'));
       kb += match ? Number(match[1]) : 0;
