@@ -170,8 +170,9 @@ async function verifySession(ctx: Context) {
   if (account.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
   // Who acts, for the audit log: the signed-in user, whichever account they act on.
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
-  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt };
-  const twoFactorMissing = account.require2fa && user.twoFactorEnabledAt === null;
+  const twoFactor = user.twoFactorEnabledAt !== null;
+  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt, twoFactor };
+  const twoFactorMissing = account.require2fa && !twoFactor;
   return { session, audit, account, user: signedIn, twoFactorMissing, operatorCandidate: user, origin };
 }
 
