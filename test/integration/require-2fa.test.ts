@@ -30,7 +30,10 @@ describeEachDatabase('An account that requires two-factor sign-in', (dialect) =>
   async function turnOnTwoFactor(token: string) {
     const setup = await server.api.post('/api/v1/me/2fa/setup', { token });
     expect(setup.status).toBe(200);
-    const enabled = await server.api.post('/api/v1/me/2fa/enable', { token, json: { code: codeAt(setup.body.secret) } });
+    const enabled = await server.api.post('/api/v1/me/2fa/enable', {
+      token,
+      json: { code: codeAt(setup.body.secret) },
+    });
     expect(enabled.status).toBe(200);
     return enabled.body.recovery_codes as string[];
   }
