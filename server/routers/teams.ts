@@ -46,9 +46,7 @@ export const teamsRouter = router({
   current: sessionProcedure
     .meta({ permission: 'user' })
     .input(noInput)
-    .output(
-      accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)), two_factor_required: z.boolean() }),
-    )
+    .output(accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)), two_factor_required: z.boolean() }))
     .query(({ ctx }) => {
       const { id, name, role, require2fa } = ctx.account;
       const permissions = PERMISSION_NAMES.filter((permission) => roleAllows(role, permission));

@@ -12,7 +12,11 @@ export interface SecuritySettings {
 }
 
 export async function getSecuritySettings(db: Executor, accountId: string): Promise<SecuritySettings> {
-  const row = await db.selectFrom('accounts').select('require_2fa').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select('require_2fa')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return { require_2fa: row.require_2fa === 1 };
 }
 
