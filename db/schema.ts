@@ -47,6 +47,8 @@ export interface AccountsTable {
   ad_funds_millicents: ColumnType<number, number | undefined, number>;
   /** Set by an operator: every key and session of the account is refused (403 account_suspended) until cleared. */
   suspended_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  /** 1: members without two-factor sign-in are refused on this account (403 two_factor_required) until they turn it on. */
+  require_2fa: ColumnType<Flag, Flag | undefined, Flag>;
 }
 
 export interface SessionsTable {

@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   email_unverified: { status: 403, error: 'email unverified' },
   insufficient_scope: { status: 403, error: 'insufficient scope' },
   account_suspended: { status: 403, error: 'account suspended' },
+  two_factor_required: { status: 403, error: 'two factor required' },
   not_found: { status: 404, error: 'not found' },
   conflict: { status: 409, error: 'conflict' },
   claim_already_redeemed: { status: 409, error: 'claim already redeemed' },

@@ -170,8 +170,10 @@ async function verifySession(ctx: Context) {
   if (account.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
   // Who acts, for the audit log: the signed-in user, whichever account they act on.
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
-  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt };
-  return { session, audit, account, user: signedIn, operatorCandidate: user, origin };
+  const twoFactor = user.twoFactorEnabledAt !== null;
+  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt, twoFactor };
+  const twoFactorMissing = account.require2fa && !twoFactor;
+  return { session, audit, account, user: signedIn, twoFactorMissing, operatorCandidate: user, origin };
 }
 
 /** The header that names the account one request acts on, instead of the session's current one. */
@@ -188,27 +190,42 @@ async function currentAccountOf(ctx: Context, session: Session, userId: string) 
   if (named !== '' && named !== session.account?.id) {
     const account = await membershipOf(db, userId, named);
     if (!account) throw notAMember(named);
-    return { id: account.id, name: account.name, role: account.role, suspendedAt: account.suspended_at };
+    const { id, name, role } = account;
+    return { id, name, role, suspendedAt: account.suspended_at, require2fa: account.require_2fa === 1 };
   }
   if (session.account) {
-    const { id, name, role, suspended_at } = session.account;
-    return { id, name, role, suspendedAt: suspended_at };
+    const { id, name, role, suspended_at, require_2fa } = session.account;
+    return { id, name, role, suspendedAt: suspended_at, require2fa: require_2fa };
   }
   const personal = await switchAccount(db, { sessionHash: sessionIdHash(session.id), userId, accountId: userId });
   const row = await membershipOf(db, userId, personal.id);
-  return { ...personal, suspendedAt: row?.suspended_at ?? null };
+  return { ...personal, suspendedAt: row?.suspended_at ?? null, require2fa: row?.require_2fa === 1 };
+}
+
+/**
+ * What a member without two-factor sign-in is told on an account that requires it. Only the `user` procedures (their
+ * own profile, password, two-factor setup, sessions, sign-out, their list of accounts and switching) still answer.
+ */
+export function twoFactorRequiredError(accountName: string): AppError {
+  return new AppError(
+    'two_factor_required',
+    `The account ${accountName} requires two-factor sign-in of its members. Turn on two-factor sign-in for yourself (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable, or the Security page of the dashboard), then try again; or switch to another account.`,
+  );
 }
 
 /**
  * Identity token, acting on the current account. Each procedure names in `meta.permission` what it needs of the
- * user's role there; this is the one place that checks it (403 `forbidden` with `required_roles`).
+ * user's role there; this is the one place that checks it (403 `forbidden` with `required_roles`), and the one place
+ * that refuses a member without two-factor sign-in on an account that requires it (403 `two_factor_required`),
+ * except for the user's own things (`user`), which include turning two-factor sign-in on.
  */
 export const sessionProcedure = publicProcedure
   .meta({ auth: 'session', builderErrors: ['not_found'] })
   .use(async ({ ctx, meta, path, next }) => {
-    const { session, audit, account, user } = await verifySession(ctx);
+    const { session, audit, account, user, twoFactorMissing } = await verifySession(ctx);
     const permission = meta?.permission;
     if (!permission) throw new Error(`Token procedure ${path} declares no permission in its meta`);
+    if (twoFactorMissing && permission !== 'user') throw twoFactorRequiredError(account.name);
     if (!roleAllows(account.role, permission)) throw forbiddenForRole(account.role, rolesFor(permission));
     return next({ ctx: { session, audit, account, user } });
   });

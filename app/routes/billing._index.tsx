@@ -44,11 +44,14 @@ const FAILURE_TEXT: Record<string, string> = {
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
-  const [billing, recent] = await Promise.all([
+  const [billing, recent, current] = await Promise.all([
     context.trpc.billing.overview(),
     context.trpc.usage.transactions({ limit: RECENT_TRANSACTIONS }),
+    context.trpc.teams.current(),
   ]);
-  return { billing, recent, email: account.email };
+  // Every reading role sees the balance; only a role with `billing` is offered buying (the server refuses the rest).
+  const role = { name: current.role, mayBuy: current.permissions.includes('billing') };
+  return { billing, recent, email: account.email, role };
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
@@ -107,7 +110,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
 }
 
 export default function Billing() {
-  const { billing, recent, email } = useLoaderData<typeof loader>();
+  const { billing, recent, email, role } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
@@ -155,34 +158,44 @@ export default function Billing() {
           <Alert tone="error">{failure.formError}</Alert>
         ) : null}
         {doneFor('buy') ? <Alert tone="success">{doneFor('buy')}</Alert> : null}
-        <Form method="post" className="stack">
-          <input type="hidden" name="intent" value="buy" />
-          <fieldset className="field choices">
-            <legend className="field__label">How many credits</legend>
-            {PRESETS.map((credits, index) => (
-              <label key={credits} className="choice">
-                <input type="radio" name="credits" value={credits} defaultChecked={index === 1} /> {credits} credits ($
-                {credits})
+        {role.mayBuy ? (
+          <Form method="post" className="stack">
+            <input type="hidden" name="intent" value="buy" />
+            <fieldset className="field choices">
+              <legend className="field__label">How many credits</legend>
+              {PRESETS.map((credits, index) => (
+                <label key={credits} className="choice">
+                  <input type="radio" name="credits" value={credits} defaultChecked={index === 1} /> {credits} credits
+                  ($
+                  {credits})
+                </label>
+              ))}
+              <label className="choice">
+                <input type="radio" name="credits" value="custom" /> Another amount
               </label>
-            ))}
-            <label className="choice">
-              <input type="radio" name="credits" value="custom" /> Another amount
-            </label>
-          </fieldset>
-          <Field
-            label={`Custom amount (${range(1, 10_000)} credits)`}
-            name="custom_credits"
-            type="number"
-            min={1}
-            max={10000}
-            inputMode="numeric"
-            error={errorFor('buy', 'credits')}
-          />
-          <button type="submit" className="button" disabled={busy === 'buy'}>
-            {busy === 'buy' ? 'Opening checkout…' : 'Continue to payment'}
-          </button>
-          <p className="field__hint">Your card is saved for auto top-up. You can remove it at any time.</p>
-        </Form>
+            </fieldset>
+            <Field
+              label={`Custom amount (${range(1, 10_000)} credits)`}
+              name="custom_credits"
+              type="number"
+              min={1}
+              max={10000}
+              inputMode="numeric"
+              error={errorFor('buy', 'credits')}
+            />
+            <button type="submit" className="button" disabled={busy === 'buy'}>
+              {busy === 'buy' ? 'Opening checkout…' : 'Continue to payment'}
+            </button>
+            <p className="field__hint">Your card is saved for auto top-up. You can remove it at any time.</p>
+          </Form>
+        ) : (
+          <Alert tone="info">
+            <p>
+              Your role in this account ({role.name}) may not buy credits: it needs owner, admin or billing. Ask an
+              owner or admin of the account.
+            </p>
+          </Alert>
+        )}
       </section>
 
       <section className="card" aria-labelledby="card-title">

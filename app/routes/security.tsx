@@ -6,6 +6,7 @@ import {
   type MetaFunction,
 } from '@remix-run/node';
 import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Alert } from '../components/alert.js';
 import { ChangePasswordForm } from '../components/security/change-password-form.js';
 import { RecoveryCodesPanel } from '../components/security/recovery-codes-panel.js';
 import { SessionsCard } from '../components/security/sessions-card.js';
@@ -24,11 +25,19 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: securitySt
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
-  const [twoFactor, { sessions }] = await Promise.all([
+  const [twoFactor, { sessions }, current] = await Promise.all([
     context.trpc.security.twoFactorStatus(),
     context.trpc.security.sessions(),
+    context.trpc.teams.current(),
   ]);
-  return { email: account.email, twoFactor, sessions };
+  // Sent here because the account refused them (server/trpc.ts): say why, and say so again once it is resolved.
+  const sentHere = new URL(request.url).searchParams.get('two_factor') === 'required';
+  const requirement = current.two_factor_required
+    ? ({ state: 'refused', account: current.name } as const)
+    : sentHere
+      ? ({ state: 'resolved', account: current.name } as const)
+      : null;
+  return { email: account.email, twoFactor, sessions, requirement };
 }
 
 /** The inputs each form shows, so a refused value is reported next to its field. */
@@ -88,7 +97,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
 }
 
 export default function Security() {
-  const { email, twoFactor, sessions } = useLoaderData<typeof loader>();
+  const { email, twoFactor, sessions, requirement } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const pendingIntent = navigation.state === 'submitting' ? String(navigation.formData?.get('intent') ?? '') : null;
@@ -104,6 +113,23 @@ export default function Security() {
           <Link to="/audit-log">audit log</Link>.
         </p>
       </header>
+
+      {requirement?.state === 'refused' ? (
+        <Alert tone="warning" title="Two-factor sign-in is required">
+          <p>
+            <strong>{requirement.account}</strong> requires two-factor sign-in of its members, and yours is off. Turn it
+            on below to keep working in this account; until then its pages and its API answer you with{' '}
+            <code>two_factor_required</code>. You can still switch to another of your accounts from the account menu.
+          </p>
+        </Alert>
+      ) : requirement?.state === 'resolved' ? (
+        <Alert tone="success">
+          <p>
+            Two-factor sign-in is on: you can work in <strong>{requirement.account}</strong> again.{' '}
+            <Link to="/overview">Go to the overview</Link>.
+          </p>
+        </Alert>
+      ) : null}
 
       {result && 'recoveryCodes' in result ? <RecoveryCodesPanel codes={result.recoveryCodes} email={email} /> : null}
 

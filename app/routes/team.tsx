@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
@@ -27,8 +27,12 @@ const asRole = (value: string | undefined) => value as Role;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const user = await requireAccount(context, request);
-  const [current, team] = await Promise.all([context.trpc.teams.current(), context.trpc.teams.members()]);
-  return { user, current, ...team };
+  const [current, team, security] = await Promise.all([
+    context.trpc.teams.current(),
+    context.trpc.teams.members(),
+    context.trpc.settings.security(),
+  ]);
+  return { user, current, ...team, security };
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
@@ -57,6 +61,16 @@ export async function action({ context, request }: ActionFunctionArgs) {
           role: asRole(formText(form, 'role')),
         });
         return json({ intent, done: `${member.email} is now ${member.role}.` });
+      }
+      case 'require-2fa': {
+        const on = formText(form, 'require_2fa') === 'on';
+        await context.trpc.settings.updateSecurity({ require_2fa: on });
+        return json({
+          intent,
+          done: on
+            ? 'Two-factor sign-in is now required: members without it are sent to set it up before they can work here.'
+            : 'Two-factor sign-in is no longer required of the members.',
+        });
       }
       case 'remove': {
         await context.trpc.teams.removeMember({ user_id: formText(form, 'user_id') ?? '' });
@@ -94,7 +108,7 @@ function RoleSelect({
 }
 
 export default function Team() {
-  const { user, current, members, invites } = useLoaderData<typeof loader>();
+  const { user, current, members, invites, security } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const submitting = navigation.state === 'submitting';
@@ -203,6 +217,30 @@ export default function Team() {
             </tr>
           )}
         </DataTable>
+      </section>
+
+      <section className="card stack" aria-labelledby="require-2fa-title">
+        <h2 id="require-2fa-title">Two-factor sign-in</h2>
+        {security.require_2fa ? (
+          <p>
+            <strong>Required.</strong> A member without two-factor sign-in can reach only their own{' '}
+            <Link to="/security">Security</Link> page here until they turn it on. API keys keep working.
+          </p>
+        ) : (
+          <p>
+            <strong>Not required.</strong> When it is, a member without two-factor sign-in can reach only their own
+            Security page here until they turn it on. API keys keep working.
+          </p>
+        )}
+        {canManage ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="require-2fa" />
+            <input type="hidden" name="require_2fa" value={security.require_2fa ? 'off' : 'on'} />
+            <button type="submit" className="button button--ghost" disabled={submitting}>
+              {security.require_2fa ? 'Stop requiring two-factor sign-in' : 'Require two-factor sign-in'}
+            </button>
+          </Form>
+        ) : null}
       </section>
 
       {canManage ? (

@@ -14,12 +14,36 @@ export async function getAccount(context: AppLoadContext): Promise<Account | nul
   }
 }
 
-/** For pages behind sign-in: sends anonymous visitors to /login and brings them back afterwards. */
+/**
+ * The pages a member refused for want of two-factor sign-in may still use: turning it on, joining or switching to
+ * another account, signing out. The API lets the same things through (the `user` procedures).
+ */
+const TWO_FACTOR_EXEMPT_PAGES = new Set(['/security', '/invite', '/switch-account', '/logout']);
+
+/** Where a member goes when their current account requires two-factor sign-in and they have not turned it on. */
+export const TWO_FACTOR_REQUIRED_PAGE = '/security?two_factor=required';
+
+/** Whether the session's current account refuses its user for want of two-factor sign-in; false when signed out. */
+async function twoFactorRequired(context: AppLoadContext): Promise<boolean> {
+  try {
+    return (await context.trpc.teams.current()).two_factor_required;
+  } catch (error) {
+    if (context.describeError(error).status === 401) return false;
+    throw error;
+  }
+}
+
+/**
+ * For pages behind sign-in: sends anonymous visitors to /login and brings them back afterwards, and a member whose
+ * account requires two-factor sign-in they have not turned on to the Security page, which says why.
+ */
 export async function requireAccount(context: AppLoadContext, request: Request): Promise<Account> {
-  const account = await getAccount(context);
-  if (account) return account;
   const { pathname, search } = new URL(request.url);
-  throw redirect(`/login?${new URLSearchParams({ redirectTo: pathname + search })}`);
+  const exempt = TWO_FACTOR_EXEMPT_PAGES.has(pathname);
+  const [account, refused] = await Promise.all([getAccount(context), !exempt && twoFactorRequired(context)]);
+  if (!account) throw redirect(`/login?${new URLSearchParams({ redirectTo: pathname + search })}`);
+  if (refused) throw redirect(TWO_FACTOR_REQUIRED_PAGE);
+  return account;
 }
 
 /** For the sign-in and sign-up pages: someone already signed in goes straight to the dashboard. */

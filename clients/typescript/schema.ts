@@ -1052,6 +1052,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the account requires two-factor sign-in of its members
+         * @description require_2fa: while true, a member whose user has not turned on two-factor sign-in is refused on this account with 403 two_factor_required, except for their own things (/me, two-factor setup, sessions, sign-out, /accounts). API keys are not affected.
+         */
+        get: operations["settings-security"];
+        /**
+         * Require two-factor sign-in of the account’s members (owners and admins)
+         * @description Turning require_2fa on needs the caller to have two-factor sign-in on themselves (409 conflict otherwise), so nobody locks themselves out. It applies from the next request of every member. Recorded in the audit log as settings.updated.
+         */
+        put: operations["settings-updateSecurity"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billing/transactions": {
         parameters: {
             query?: never;
@@ -1732,7 +1756,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "two_factor_required" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -1774,15 +1798,16 @@ export interface components {
          * @description Forbidden:
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `two_factor_required`: the account requires two-factor sign-in of its members and the signed-in user has not turned it on (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable)
          */
-        "Error.account_suspended.forbidden": {
+        "Error.account_suspended.forbidden.two_factor_required": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code: "account_suspended" | "forbidden";
+                    code: "account_suspended" | "forbidden" | "two_factor_required";
                 };
             };
         };
@@ -1799,6 +1824,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "account_suspended" | "insufficient_scope";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `two_factor_required`: the account requires two-factor sign-in of its members and the signed-in user has not turned it on (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable)
+         */
+        "Error.account_suspended.two_factor_required": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "account_suspended" | "two_factor_required";
                 };
             };
         };
@@ -1929,23 +1970,6 @@ export interface components {
          * @description Forbidden:
          *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
-         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
-         */
-        "Error.forbidden.account_suspended.email_unverified": {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code: "forbidden" | "account_suspended" | "email_unverified";
-                };
-            };
-        };
-        /**
-         * @description Forbidden:
-         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
-         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `insufficient_scope`: the API key’s scopes do not include this operation (extra `required_scope`)
          */
         "Error.forbidden.account_suspended.insufficient_scope": {
@@ -1956,6 +1980,41 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "forbidden" | "account_suspended" | "insufficient_scope";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `two_factor_required`: the account requires two-factor sign-in of its members and the signed-in user has not turned it on (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable)
+         */
+        "Error.forbidden.account_suspended.two_factor_required": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden" | "account_suspended" | "two_factor_required";
+                };
+            };
+        };
+        /**
+         * @description Forbidden:
+         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
+         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
+         *     - `two_factor_required`: the account requires two-factor sign-in of its members and the signed-in user has not turned it on (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable)
+         *     - `email_unverified`: the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)
+         */
+        "Error.forbidden.account_suspended.two_factor_required.email_unverified": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "forbidden" | "account_suspended" | "two_factor_required" | "email_unverified";
                 };
             };
         };
@@ -2815,7 +2874,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2948,7 +3007,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2999,7 +3058,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required.email_unverified"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -3076,7 +3135,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             429: components["responses"]["Error.rate_limited"];
@@ -3109,7 +3168,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             429: components["responses"]["Error.rate_limited"];
@@ -3162,7 +3221,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -3213,7 +3272,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3278,7 +3337,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -3319,7 +3378,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3394,7 +3453,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3442,7 +3501,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -3479,7 +3538,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.webhook_not_configured"];
             413: components["responses"]["Error.payload_too_large"];
@@ -3521,7 +3580,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.webhook_not_configured"];
             413: components["responses"]["Error.payload_too_large"];
@@ -3573,7 +3632,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3619,7 +3678,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -4135,7 +4194,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "two_factor_required" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -4204,7 +4263,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4263,7 +4322,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.claim_already_redeemed"];
             410: components["responses"]["Error.claim_expired"];
@@ -4315,7 +4374,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4368,7 +4427,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4418,7 +4477,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4455,7 +4514,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended.email_unverified"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required.email_unverified"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4497,7 +4556,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4526,7 +4585,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4562,7 +4621,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4611,7 +4670,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.payment_method_required"];
             413: components["responses"]["Error.payload_too_large"];
@@ -4650,7 +4709,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4679,7 +4738,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4715,7 +4774,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -4754,7 +4813,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4803,8 +4862,76 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "settings-security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Members without two-factor sign-in are refused on this account (403 two_factor_required) until they turn it on; API keys are not affected */
+                        require_2fa: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
+            404: components["responses"]["Error.not_found"];
+            429: components["responses"]["Error.rate_limited"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "settings-updateSecurity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Members without two-factor sign-in are refused on this account (403 two_factor_required) until they turn it on; API keys are not affected */
+                    require_2fa: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Members without two-factor sign-in are refused on this account (403 two_factor_required) until they turn it on; API keys are not affected */
+                        require_2fa: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
+            404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             429: components["responses"]["Error.rate_limited"];
@@ -4852,7 +4979,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4922,7 +5049,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -4971,7 +5098,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5048,7 +5175,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -5101,7 +5228,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5162,7 +5289,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -5219,7 +5346,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5292,7 +5419,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -5349,7 +5476,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5414,7 +5541,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -5452,7 +5579,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -5497,7 +5624,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5541,7 +5668,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended.forbidden"];
+            403: components["responses"]["Error.account_suspended.forbidden.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5585,7 +5712,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5625,7 +5752,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
+            403: components["responses"]["Error.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -5669,7 +5796,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden.account_suspended.two_factor_required"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];

@@ -38,16 +38,24 @@ export class KyselyLuciaAdapter implements Adapter {
         'users.email',
         'users.created_at',
         'user_security.email_verified_at',
+        'user_security.totp_enabled_at',
         'memberships.role',
         'accounts.name as account_name',
         'accounts.suspended_at as account_suspended_at',
+        'accounts.require_2fa as account_require_2fa',
       ])
       .where('sessions.id', '=', sessionIdHash(sessionId))
       .executeTakeFirst();
     if (!row) return [null, null];
     const account =
       row.role != null && row.account_name != null
-        ? { id: row.account_id, name: row.account_name, role: row.role, suspended_at: row.account_suspended_at ?? null }
+        ? {
+            id: row.account_id,
+            name: row.account_name,
+            role: row.role,
+            suspended_at: row.account_suspended_at ?? null,
+            require_2fa: row.account_require_2fa === 1,
+          }
         : null;
     return [
       {
@@ -62,6 +70,7 @@ export class KyselyLuciaAdapter implements Adapter {
           email: row.email,
           created_at: row.created_at,
           email_verified_at: row.email_verified_at ?? null,
+          totp_enabled_at: row.totp_enabled_at ?? null,
         },
       },
     ];

@@ -20,6 +20,7 @@ export function createLucia(db: Db) {
       email: attributes.email,
       createdAt: attributes.created_at,
       emailVerifiedAt: attributes.email_verified_at,
+      twoFactorEnabledAt: attributes.totp_enabled_at,
     }),
     getSessionAttributes: (attributes) => ({ lastSeenAt: attributes.last_seen_at, account: attributes.account }),
   });
@@ -33,6 +34,8 @@ export interface SessionAccount {
   name: string;
   role: Role;
   suspended_at: number | null;
+  /** The account requires two-factor sign-in of its members (server/trpc.ts refuses a session without it). */
+  require_2fa: boolean;
 }
 
 declare module 'lucia' {
@@ -42,6 +45,7 @@ declare module 'lucia' {
       email: string;
       created_at: number;
       email_verified_at: number | null;
+      totp_enabled_at: number | null;
     };
     DatabaseSessionAttributes: { last_seen_at: number | null; account: SessionAccount | null };
   }

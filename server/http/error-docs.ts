@@ -51,6 +51,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   email_unverified: 'the account’s e-mail address is not confirmed yet (POST /api/v1/auth/verify-email)',
   insufficient_scope: 'the API key’s scopes do not include this operation (extra `required_scope`)',
   account_suspended: 'an operator suspended the account: none of its keys or sessions works until it is restored',
+  two_factor_required:
+    'the account requires two-factor sign-in of its members and the signed-in user has not turned it on (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable)',
   insufficient_credits: 'the balance is below the cost (extra `credits_required`, `credits_available`)',
   no_credits: 'the balance is 0 and auto top-up could not add credits (extra `credits_remaining: 0`)',
   forbidden:
@@ -86,8 +88,8 @@ const BODY_METHODS = new Set(['post', 'put', 'patch']);
 /**
  * The error codes an operation can answer: malformed input and our own faults anywhere; body limits and media types
  * where a body is read; the cross-site check on state-changing calls; credential and rate-limit failures where a
- * credential is needed (an operator endpoint hides them behind its 404); then what the procedure's builder and the
- * procedure itself declare.
+ * credential is needed (an operator endpoint hides them behind its 404); the role and two-factor checks of Token
+ * operations; then what the procedure's builder and the procedure itself declare.
  */
 export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_request'];
@@ -99,6 +101,8 @@ export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
     codes.push('authentication_required', 'account_suspended', 'rate_limited');
   if (meta.scope) codes.push('insufficient_scope');
   if (meta.permission && rolesFor(meta.permission).length < ROLES.length) codes.push('forbidden');
+  // An account that requires two-factor sign-in refuses every Token operation but the user's own things.
+  if (meta.permission && meta.permission !== 'user') codes.push('two_factor_required');
   codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');
   return [...new Set(codes)];
 }

@@ -6,6 +6,7 @@ import {
   MAX_LOW_BALANCE_THRESHOLD,
   setNotificationSettings,
 } from '../domain/settings/settings.js';
+import { getSecuritySettings, setSecuritySettings } from '../domain/settings/security.js';
 import { getStagingSettings, setStagingSettings } from '../domain/settings/staging.js';
 import { LABELS } from '../imaging/engine.js';
 import { router, sessionProcedure } from '../trpc.js';
@@ -38,6 +39,13 @@ const notificationsSchema = z.object({
     .meta({
       description: `credits.low is emitted once each time the balance falls below this (default ${DEFAULT_LOW_BALANCE_THRESHOLD})`,
     }),
+});
+
+const securitySettingsSchema = z.object({
+  require_2fa: z.boolean().meta({
+    description:
+      'Members without two-factor sign-in are refused on this account (403 two_factor_required) until they turn it on; API keys are not affected',
+  }),
 });
 
 export const settingsSchema = z.object({
@@ -130,4 +138,45 @@ export const settingsRouter = router({
     .input(stagingSettingsInput)
     .output(stagingSettingsSchema)
     .mutation(({ ctx, input }) => setStagingSettings(ctx.services.db, ctx.account.id, input, ctx.services.clock.now())),
+
+  security: sessionProcedure
+    .meta({
+      permission: 'read',
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/settings/security',
+        tags: ['Settings'],
+        summary: 'Whether the account requires two-factor sign-in of its members',
+        description:
+          'require_2fa: while true, a member whose user has not turned on two-factor sign-in is refused on this account with 403 two_factor_required, except for their own things (/me, two-factor setup, sessions, sign-out, /accounts). API keys are not affected.',
+      },
+    })
+    .input(noInput)
+    .output(securitySettingsSchema)
+    .query(({ ctx }) => getSecuritySettings(ctx.services.db, ctx.account.id)),
+
+  updateSecurity: sessionProcedure
+    .meta({
+      permission: 'manage_members',
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/settings/security',
+        tags: ['Settings'],
+        summary: 'Require two-factor sign-in of the account’s members (owners and admins)',
+        description:
+          'Turning require_2fa on needs the caller to have two-factor sign-in on themselves (409 conflict otherwise), so nobody locks themselves out. It applies from the next request of every member. Recorded in the audit log as settings.updated.',
+      },
+      errors: ['conflict'],
+    })
+    .input(securitySettingsSchema)
+    .output(securitySettingsSchema)
+    .mutation(({ ctx, input }) =>
+      setSecuritySettings(ctx.services.db, {
+        accountId: ctx.account.id,
+        userId: ctx.user.id,
+        settings: input,
+        origin: ctx.audit,
+        now: ctx.services.clock.now(),
+      }),
+    ),
 });

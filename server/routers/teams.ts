@@ -39,14 +39,18 @@ export const teamsRouter = router({
     .output(z.object({ accounts: z.array(accountSchema) }))
     .query(async ({ ctx }) => ({ accounts: await listAccountsOf(ctx.services.db, ctx.user.id) })),
 
-  /** Dashboard only: the account this request acts on, the user's role there and what that role allows (the nav). */
+  /**
+   * Dashboard only: the account this request acts on, the user's role there and what that role allows (the nav), and
+   * whether the account refuses them for want of two-factor sign-in (the dashboard then sends them to /security).
+   */
   current: sessionProcedure
     .meta({ permission: 'user' })
     .input(noInput)
-    .output(accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)) }))
+    .output(accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)), two_factor_required: z.boolean() }))
     .query(({ ctx }) => {
-      const { id, name, role } = ctx.account;
-      return { id, name, role, permissions: PERMISSION_NAMES.filter((permission) => roleAllows(role, permission)) };
+      const { id, name, role, require2fa } = ctx.account;
+      const permissions = PERMISSION_NAMES.filter((permission) => roleAllows(role, permission));
+      return { id, name, role, permissions, two_factor_required: require2fa && !ctx.user.twoFactor };
     }),
 
   switchAccount: sessionProcedure

@@ -118,6 +118,7 @@ describeEachDatabase('The spec’s typical flow through the generated TypeScript
       | 'authentication_required'
       | 'forbidden'
       | 'account_suspended'
+      | 'two_factor_required'
       | 'not_found'
       | 'claim_already_redeemed'
       | 'claim_expired'

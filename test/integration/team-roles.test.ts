@@ -1,3 +1,4 @@
+import { authenticator } from 'otplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { appRouter } from '../../server/root.js';
 import { PERMISSIONS, type Permission, ROLES } from '../../server/domain/teams/roles.js';
@@ -99,6 +100,44 @@ describeEachDatabase('Roles: every Token procedure × every role', (dialect) => 
       }
     });
   }
+
+  it('refuses every procedure but the user’s own with two_factor_required on an account that requires it', async () => {
+    const strict = await signUp(server.api);
+    const setup = await server.api.post('/api/v1/me/2fa/setup', { token: strict.token });
+    const code = authenticator.clone({ epoch: server.clock.now() }).generate(setup.body.secret);
+    expect((await server.api.post('/api/v1/me/2fa/enable', { token: strict.token, json: { code } })).status).toBe(200);
+    const required = await server.api.request('PUT', '/api/v1/settings/security', {
+      token: strict.token,
+      json: { require_2fa: true },
+    });
+    expect(required.body).toEqual({ require_2fa: true });
+    // The admin of the other account joins this one as an admin too, without two-factor sign-in.
+    const admin = members.get('admin')!;
+    await confirmEmail(server, strict.email);
+    const invited = await server.api.post('/api/v1/members/invites', {
+      token: strict.token,
+      json: { email: admin.email, role: 'admin' },
+    });
+    expect(invited.status).toBe(201);
+    const token = await tokenFromOutbox(server, admin.email, 'invite');
+    const accepted = await server.api.post('/api/v1/members/invites/accept', { token: admin.token, json: { token } });
+    expect(accepted.status).toBe(200);
+    for (const procedure of TOKEN_PROCEDURES) {
+      const own = procedure.permission === 'user';
+      // The user's own mutations (sign-out, password, two-factor) are not fired here.
+      if (own && procedure.type === 'mutation') continue;
+      const options = { token: admin.token, headers: { 'roomstage-account': strict.userId } };
+      const response =
+        procedure.type === 'query'
+          ? await server.api.get(`/trpc/${procedure.path}`, options)
+          : await server.api.post(`/trpc/${procedure.path}`, { ...options, json: {} });
+      const code = response.body?.error?.data?.contract?.body?.code;
+      const where = `${procedure.path} (${procedure.permission})`;
+      if (own) expect({ where, code }).not.toEqual({ where, code: 'two_factor_required' });
+      else
+        expect({ where, status: response.status, code }).toEqual({ where, status: 403, code: 'two_factor_required' });
+    }
+  });
 
   it('says so in the REST body: 403 forbidden with required_roles, nothing created', async () => {
     const viewer = members.get('viewer')!;

@@ -93,6 +93,17 @@ describe('The OpenAPI document', () => {
       '503': ['service_unavailable', 'engine_unavailable'],
     });
     expect(byName['POST /api/v1/place-products']!['402']).toBeUndefined();
+    // An account that requires two-factor sign-in refuses every Token operation but the user's own things.
+    expect(byName['GET /api/v1/keys']!['403']).toContain('two_factor_required');
+    expect(byName['PUT /api/v1/settings/security']!['409']).toEqual(['conflict']);
+    for (const own of [
+      'GET /api/v1/me',
+      'POST /api/v1/me/2fa/setup',
+      'POST /api/v1/me/2fa/enable',
+      'GET /api/v1/accounts',
+    ])
+      expect(byName[own]!['403'] ?? [], own).not.toContain('two_factor_required');
+    expect(byName['GET /api/v1/credits']!['403'], 'API keys are not affected').not.toContain('two_factor_required');
     // Operator endpoints answer any caller who is not an operator with the unknown-path 404, never 401, 403 or 429.
     const operatorOperations = Object.keys(byName).filter((name) => name.includes(' /api/v1/admin/'));
     expect(operatorOperations.length).toBeGreaterThan(10);

@@ -75,7 +75,7 @@ export async function membershipOf(db: Kysely<Database>, userId: string, account
   const row = await db
     .selectFrom('memberships')
     .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
-    .select(['accounts.id', 'accounts.name', 'accounts.suspended_at', 'memberships.role'])
+    .select(['accounts.id', 'accounts.name', 'accounts.suspended_at', 'accounts.require_2fa', 'memberships.role'])
     .where('memberships.user_id', '=', userId)
     .where('memberships.account_id', '=', accountId)
     .executeTakeFirst();
