@@ -170,8 +170,10 @@ async function verifySession(ctx: Context) {
   if (account.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
   // Who acts, for the audit log: the signed-in user, whichever account they act on.
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
-  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt };
-  return { session, audit, account, user: signedIn, operatorCandidate: user, origin };
+  // One rule for the console's pages, `me` and the operator endpoints: OPERATOR_EMAILS names them, once verified.
+  const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
+  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt, operator };
+  return { session, audit, account, user: signedIn, origin };
 }
 
 /** The header that names the account one request acts on, instead of the session's current one. */
@@ -227,9 +229,8 @@ export const operatorProcedure = publicProcedure
       throw error;
     });
     if (!verified) throw hidden();
-    const { operatorCandidate: user, origin, session, account } = verified;
-    const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
-    if (!operator) throw hidden();
+    const { user, origin, session, account } = verified;
+    if (!user.operator) throw hidden();
     const audit: AuditOrigin = { actor: { type: 'operator', id: user.id, label: user.email }, ...origin };
     return next({ ctx: { session, audit, account } });
   });
