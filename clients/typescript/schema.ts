@@ -1541,7 +1541,7 @@ export interface paths {
         };
         /**
          * The service’s days in numbers
-         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
+         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
          */
         get: operations["admin-fleet"];
         put?: never;
@@ -6434,6 +6434,10 @@ export interface operations {
                             credits_sold: number;
                             ad_spend_cents: number;
                             earnings_owed_cents: number;
+                            /** @description Webhook deliveries created that day */
+                            webhook_deliveries: number;
+                            /** @description Of those, the ones that failed for good */
+                            webhook_failures: number;
                         }[];
                         webhook_backlog: number;
                         holds_outstanding: number;

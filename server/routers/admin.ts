@@ -363,7 +363,7 @@ export const adminRouter = router({
         tags: TAGS,
         summary: 'The service’s days in numbers',
         description:
-          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
+          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
       },
     })
     .input(operatorInputs.fleet.default({ days: 7 }))
@@ -379,6 +379,8 @@ export const adminRouter = router({
             credits_sold: int,
             ad_spend_cents: int,
             earnings_owed_cents: int,
+            webhook_deliveries: int.meta({ description: 'Webhook deliveries created that day' }),
+            webhook_failures: int.meta({ description: 'Of those, the ones that failed for good' }),
           }),
         ),
         webhook_backlog: int,

@@ -251,7 +251,9 @@ export const authRouter = router({
       userSchema.extend({
         operator: z
           .boolean()
-          .meta({ description: 'A Roomstage operator (OPERATOR_EMAILS, e-mail confirmed): the dashboard shows /admin' }),
+          .meta({
+            description: 'A Roomstage operator (OPERATOR_EMAILS, e-mail confirmed): the dashboard shows /admin',
+          }),
       }),
     )
     .query(({ ctx }) => ({
