@@ -50,12 +50,20 @@ export function OperatorForm({ form, title, result, fields, buttons, hidden = {}
         hint="Kept in the account’s audit log."
         error={errors.reason}
       />
-      <div aria-live="polite" className="stack">
-        {mine && 'formError' in mine ? <Alert tone="error">{mine.formError}</Alert> : null}
-        {mine && 'done' in mine ? <Alert tone="success">{mine.done}</Alert> : null}
-      </div>
+      <OperatorMessage form={form} result={result} />
       <div className="inline-actions">{buttons(busy)}</div>
     </Form>
+  );
+}
+
+/** The success sentence or the error of the last action, if it was `form`'s. */
+export function OperatorMessage({ form, result }: { form: string; result: OperatorFormResult }) {
+  const mine = result?.form === form ? result : undefined;
+  return (
+    <div aria-live="polite" className="stack">
+      {mine && 'formError' in mine ? <Alert tone="error">{mine.formError}</Alert> : null}
+      {mine && 'done' in mine ? <Alert tone="success">{mine.done}</Alert> : null}
+    </div>
   );
 }
 
