@@ -9,14 +9,7 @@ import { decodeInlineImage } from '../domain/staging/image-input.js';
 import { resolveRange } from '../domain/usage/report.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { router, sessionProcedure } from '../trpc.js';
-import {
-  adFundsTransactionSchema,
-  campaignSchema,
-  isoTimestamp,
-  noInput,
-  pageQuery,
-  productSchema,
-} from './schemas.js';
+import { adFundsTransactionSchema, campaignSchema, noInput, pageQuery, productSchema } from './schemas.js';
 
 const cents = z.number().int();
 const dateText = z

@@ -249,11 +249,9 @@ export const authRouter = router({
     .input(noInput)
     .output(
       userSchema.extend({
-        operator: z
-          .boolean()
-          .meta({
-            description: 'A Roomstage operator (OPERATOR_EMAILS, e-mail confirmed): the dashboard shows /admin',
-          }),
+        operator: z.boolean().meta({
+          description: 'A Roomstage operator (OPERATOR_EMAILS, e-mail confirmed): the dashboard shows /admin',
+        }),
       }),
     )
     .query(({ ctx }) => ({
