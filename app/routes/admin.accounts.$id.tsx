@@ -12,6 +12,7 @@ import {
   OperatorSelect,
 } from '../components/operators/operator-form.js';
 import { AuditTable } from '../components/security/audit-table.js';
+import operatorStyles from '../styles/operators.css?url';
 import securityStyles from '../styles/security.css?url';
 import usageStyles from '../styles/usage.css?url';
 import { formText, unknownIntent } from '../utils/forms.server.js';
@@ -36,6 +37,7 @@ export const meta: MetaFunction<typeof loader> = ({ data, error }) =>
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: usageStyles },
   { rel: 'stylesheet', href: securityStyles },
+  { rel: 'stylesheet', href: operatorStyles },
 ];
 
 function accountIdFrom(params: { id?: string }): string {
@@ -261,7 +263,7 @@ export default function OperatorAccount() {
   const result = useActionData<typeof action>() as OperatorFormResult;
   return (
     <>
-      <header className="page-header">
+      <header className="page-header operator-heading">
         <p className="eyebrow">
           <Link to="/admin">Operator console</Link>
         </p>
