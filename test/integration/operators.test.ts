@@ -6,6 +6,7 @@ import { signUp, signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
 import { creditBooks, operatorToken as operatorTokenOf, purchasesOf } from '../helpers/operators.js';
+import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR = uniqueEmail('operator');
@@ -250,11 +251,28 @@ describeEachDatabase('Operators', (dialect) => {
     );
   });
 
-  it('reports the fleet over the days asked for', async () => {
+  it('reports the fleet over the days asked for, today counting the images made and the credits sold', async () => {
     const token = await operatorToken();
+    const customer = await signUpWithKey(server.api);
+    const staged = await server.api.post('/api/v1/stage', {
+      token: customer.key,
+      json: { image: dataUrl(await roomJpeg(640, 480)), style: 'modern' },
+    });
+    expect(staged.status).toBe(200);
+    await confirmEmailOf(server, customer.token);
+    const checkout = await server.api.post('/api/v1/billing/checkout', {
+      token: customer.token,
+      json: { credits: 20 },
+    });
+    expect((await server.api.get(new URL(checkout.body.checkout_url).pathname)).status).toBe(200);
     const fleet = await server.api.get('/api/v1/admin/fleet?days=3', { token });
     expect(fleet.status).toBe(200);
     expect(fleet.body.daily).toHaveLength(3);
     expect(fleet.body).toMatchObject({ webhook_backlog: expect.any(Number), holds_outstanding: expect.any(Number) });
+    // Each epoch-ms time falls on a whole UTC day (SQLite once divided it into a fraction and matched no day).
+    const today = fleet.body.daily.at(-1);
+    const images = Object.values(today.images_by_engine as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(images).toBeGreaterThanOrEqual(1);
+    expect(today.credits_sold).toBeGreaterThanOrEqual(20);
   });
 });

@@ -32,9 +32,12 @@ export async function fleetReport(
   const toDay = utcDay(input.now);
   const fromDay = toDay - input.days + 1;
   const since = fromDay * DAY_MS;
-  // The UTC day of an epoch-ms column as an integer: SQLite divides integers exactly, MariaDB needs DIV.
+  // The UTC day of an epoch-ms column as an integer: SQLite divides two integers exactly, but a bound JS number
+  // arrives as a REAL (a fractional day that matches no day), so the divisor is a literal; MariaDB needs DIV.
   const day = (column: string) =>
-    isMysql(db) ? sql<number>`${sql.ref(column)} div ${DAY_MS}` : sql<number>`${sql.ref(column)} / ${DAY_MS}`;
+    isMysql(db)
+      ? sql<number>`${sql.ref(column)} div ${sql.lit(DAY_MS)}`
+      : sql<number>`${sql.ref(column)} / ${sql.lit(DAY_MS)}`;
   const [images, failures, sold, spend, earned, deliveries, undelivered, backlog, holds] = await Promise.all([
     db
       .selectFrom('images')
