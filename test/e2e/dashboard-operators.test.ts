@@ -145,7 +145,7 @@ describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skip
     expect((await dashboardPage(server.url, '/overview', operator)).html).toContain('href="/admin"');
   });
 
-  it('Without JavaScript, an operator grants credits and restores a suspended account with plain form posts', {
+  it('Without JavaScript, an operator grants credits, restores a suspended account and marks a payout paid with plain form posts', {
     timeout: 60_000,
   }, async () => {
     const customer = await signUpWithKey(server.api);
@@ -173,5 +173,31 @@ describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skip
     const balance = await server.api.get('/api/v1/credits', { token: customer.key });
     expect(balance.status).toBe(200);
     expect(balance.body.credits).toBe(25);
+
+    // $20 earned (as impression billing records it), $12 asked for: the queue pays it once, the second try is refused.
+    await server.services.db
+      .insertInto('earnings_daily')
+      .values({
+        account_id: customer.userId,
+        image_id: 'img_console_earning',
+        day: Math.floor(Date.now() / 86_400_000),
+        impressions: 4_000,
+        earned_millicents: 2_000_000,
+      })
+      .execute();
+    const payout = await server.api.post('/api/v1/earnings/payouts', {
+      token: customer.token,
+      json: { amount_cents: 1_200 },
+    });
+    expect(payout.status, payout.text).toBe(201);
+    const queue = await dashboardPage(server.url, '/admin/payouts?status=requested', operator);
+    expect(queue.html).toContain(`value="${payout.body.id}"`);
+    const settle = { form: 'settle', intent: 'paid', payout_id: payout.body.id, reference: 'BANK-4711' };
+    const paid = await dashboardPage(server.url, '/admin/payouts', operator, { ...settle, reason: 'sent by transfer' });
+    expect(paid.status).toBe(200);
+    expect(paid.html).toContain(`Payout of $12.00 to ${customer.email} marked paid (reference BANK-4711)`);
+    const again = await dashboardPage(server.url, '/admin/payouts', operator, { ...settle, reason: 'twice' });
+    expect(again.status).toBe(409);
+    expect(again.html).toContain('role="alert"');
   });
 });
