@@ -153,6 +153,20 @@ describeEachDatabase('Operators', (dialect) => {
       json: { reason: 'x' },
     });
     expect(unknown.status).toBe(404);
+
+    // The account as the console reads it: the purchase marked refunded, the ledger, the member and the audit entry.
+    const detail = (await server.api.get(`/api/v1/admin/accounts/${customer.userId}`, { token })).body;
+    expect(detail.purchases).toEqual([expect.objectContaining({ id: purchase, delta: 20, refunded: true })]);
+    expect(detail.ledger[0]).toMatchObject({ reason: 'adjustment', balance_after: 0 });
+    expect(detail.members).toEqual([
+      { user_id: customer.userId, email: customer.email, role: 'owner', email_verified: true },
+    ]);
+    expect(detail.audit_log[0]).toMatchObject({
+      action: 'operator.purchase_refunded',
+      target: purchase,
+      actor: { type: 'operator', label: OPERATOR },
+    });
+    expect(detail).toMatchObject({ campaigns: [], products: [], payouts: [], ad_funds_ledger: [] });
   });
 
   it('adds and takes ad funds as adjustments, never below zero', async () => {
