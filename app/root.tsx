@@ -42,7 +42,7 @@ export async function loader({ context }: LoaderFunctionArgs): Promise<{ account
   const account = await getAccount(context);
   if (!account) return { account: null };
   const [{ accounts }, current] = await Promise.all([context.trpc.teams.accounts(), context.trpc.teams.current()]);
-  return { account: { email: account.email, accounts, current } };
+  return { account: { email: account.email, operator: account.operator, accounts, current } };
 }
 
 export function Layout({ children }: { children: ReactNode }) {

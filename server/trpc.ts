@@ -171,9 +171,11 @@ async function verifySession(ctx: Context) {
   // Who acts, for the audit log: the signed-in user, whichever account they act on.
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
   const twoFactor = user.twoFactorEnabledAt !== null;
-  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt, twoFactor };
+  // One rule for the console's pages, `me` and the operator endpoints: OPERATOR_EMAILS names them, once verified.
+  const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
+  const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt, twoFactor, operator };
   const twoFactorMissing = account.require2fa && !twoFactor;
-  return { session, audit, account, user: signedIn, twoFactorMissing, operatorCandidate: user, origin };
+  return { session, audit, account, user: signedIn, twoFactorMissing, origin };
 }
 
 /** The header that names the account one request acts on, instead of the session's current one. */
@@ -244,9 +246,8 @@ export const operatorProcedure = publicProcedure
       throw error;
     });
     if (!verified) throw hidden();
-    const { operatorCandidate: user, origin, session, account } = verified;
-    const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
-    if (!operator) throw hidden();
+    const { user, origin, session, account } = verified;
+    if (!user.operator) throw hidden();
     const audit: AuditOrigin = { actor: { type: 'operator', id: user.id, label: user.email }, ...origin };
     return next({ ctx: { session, audit, account } });
   });

@@ -6,11 +6,13 @@ interface Props extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'name
   /** The server's message for this field, shown under the input and tied to it for screen readers. */
   error?: string;
   hint?: ReactNode;
+  /** The input's id where one page has several fields of the same name (the console's reason fields). */
+  inputId?: string;
 }
 
 /** A labelled input with optional hint and error text. */
-export function Field({ label, name, error, hint, ...inputProps }: Props) {
-  const id = `field-${name}`;
+export function Field({ label, name, error, hint, inputId, ...inputProps }: Props) {
+  const id = inputId ?? `field-${name}`;
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;

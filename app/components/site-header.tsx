@@ -11,6 +11,8 @@ export interface CurrentAccount {
 
 export interface HeaderAccount {
   email: string;
+  /** A Roomstage operator: the account menu links the console (/admin), which is a 404 to everyone else. */
+  operator: boolean;
   accounts: readonly { id: string; name: string; role: string }[];
   current: CurrentAccount;
 }
@@ -286,6 +288,11 @@ export function SiteHeader({ account }: Props) {
                 <li>
                   <a href="/docs">API docs</a>
                 </li>
+                {account.operator ? (
+                  <li>
+                    <Link to="/admin">Operator console</Link>
+                  </li>
+                ) : null}
               </ul>
               <Form method="post" action="/logout">
                 <button type="submit" className="button button--ghost button--small button--block">

@@ -1,5 +1,5 @@
 import type { MetaFunction } from '@remix-run/node';
-import { pageMeta } from '../utils/meta.js';
+import { notFoundMeta } from '../utils/meta.js';
 
 /**
  * Any address no other route claims. Answering it here (rather than letting Remix find no match) keeps the root
@@ -9,11 +9,7 @@ export function loader() {
   throw new Response('Not found', { status: 404 });
 }
 
-export const meta: MetaFunction = () =>
-  pageMeta(
-    'Page not found · Roomstage',
-    'This Roomstage page does not exist; the links here lead back to the dashboard and the API reference.',
-  );
+export const meta: MetaFunction = notFoundMeta;
 
 export default function NotFound() {
   return null;

@@ -2,10 +2,9 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { CursorPager } from '../components/cursor-pager.js';
-import { DataTable } from '../components/data-table.js';
+import { AuditTable } from '../components/security/audit-table.js';
 import securityStyles from '../styles/security.css?url';
 import { AUDIT_ACTION_LABELS, auditActionLabel } from '../utils/audit-actions.js';
-import { formatTimestamp } from '../utils/format.js';
 import { pageMeta } from '../utils/meta.js';
 import { requireAccount } from '../utils/session.server.js';
 
@@ -47,23 +46,6 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       problem: 'That page or filter no longer works; here are the newest entries.',
     };
   }
-}
-
-type Details = Record<string, string | number | boolean | null | string[]>;
-
-function DetailsList({ details }: { details: Details }) {
-  const entries = Object.entries(details);
-  if (entries.length === 0) return <>—</>;
-  return (
-    <ul className="audit-details">
-      {entries.map(([name, value]) => (
-        <li key={name}>
-          {name.replace(/_/g, ' ')}:{' '}
-          {value === null ? '—' : <code>{Array.isArray(value) ? value.join(', ') : String(value)}</code>}
-        </li>
-      ))}
-    </ul>
-  );
 }
 
 export default function AuditLog() {
@@ -131,25 +113,8 @@ export default function AuditLog() {
 
       <section className="card" aria-labelledby="audit-title">
         <h2 id="audit-title">{paged ? 'Older entries' : 'Latest entries'}</h2>
-        <DataTable
-          scrollLabel="Audit log entries"
-          rows={log.entries}
-          columns={[
-            {
-              name: 'Time',
-              label: (
-                <>
-                  Time <span className="data-table__note">(UTC)</span>
-                </>
-              ),
-            },
-            'Action',
-            'Actor',
-            'IP address',
-            'Browser',
-            'Target',
-            'Details',
-          ]}
+        <AuditTable
+          entries={log.entries}
           empty={
             filtered
               ? 'No entries match these filters.'
@@ -157,39 +122,7 @@ export default function AuditLog() {
                 ? 'No older entries.'
                 : 'Nothing recorded yet. Sign-ins, key changes and purchases appear here as they happen.'
           }
-        >
-          {(entry) => (
-            <tr key={entry.id}>
-              <td data-label="Time (UTC)">
-                <time dateTime={entry.created_at}>{formatTimestamp(entry.created_at)}</time>
-              </td>
-              <td data-label="Action">
-                {auditActionLabel(entry.action)}
-                <code className="data-table__reference nowrap">{entry.action}</code>
-              </td>
-              <td data-label="Actor">
-                {entry.actor.label}
-                <span className="cell-note">
-                  {entry.actor.type === 'key'
-                    ? 'API key'
-                    : entry.actor.type === 'operator'
-                      ? 'Roomstage operator'
-                      : 'User'}
-                </span>
-              </td>
-              <td data-label="IP address">{entry.ip ?? '—'}</td>
-              <td data-label="Browser" className="cell-user-agent">
-                {entry.user_agent ?? '—'}
-              </td>
-              <td data-label="Target" className="cell-target">
-                {entry.target ? <code className="data-table__reference">{entry.target}</code> : '—'}
-              </td>
-              <td data-label="Details" className="cell-details">
-                <DetailsList details={entry.details} />
-              </td>
-            </tr>
-          )}
-        </DataTable>
+        />
         <CursorPager
           label="Audit log pages"
           basePath="/audit-log"

@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * The signed-in account
-         * @description The account the identity token belongs to: its id, e-mail address and when it was created.
+         * @description The account the identity token belongs to: its id, e-mail address and when it was created, and whether the user is a Roomstage operator.
          */
         get: operations["auth-me"];
         put?: never;
@@ -1345,7 +1345,7 @@ export interface paths {
         };
         /**
          * One account as an operator sees it
-         * @description Balance, members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and earnings.
+         * @description Balance and the latest ledger entries, the purchases (to refund), members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and their ledger, campaigns, products, earnings and payouts, and the latest audit log entries.
          */
         get: operations["admin-account"];
         put?: never;
@@ -1565,7 +1565,7 @@ export interface paths {
         };
         /**
          * The service’s days in numbers
-         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
+         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
          */
         get: operations["admin-fleet"];
         put?: never;
@@ -2560,6 +2560,8 @@ export interface operations {
                          * @example 2026-11-21T19:40:00.000Z
                          */
                         created_at: string;
+                        /** @description A Roomstage operator (OPERATOR_EMAILS, e-mail confirmed): the dashboard shows /admin */
+                        operator: boolean;
                     };
                 };
             };
@@ -5877,8 +5879,8 @@ export interface operations {
                         members: {
                             user_id: string;
                             email: string;
-                            /** @constant */
-                            role: "owner";
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "developer" | "billing" | "agent" | "viewer";
                             email_verified: boolean;
                         }[];
                         keys: {
@@ -5913,12 +5915,134 @@ export interface operations {
                             deliveries: number;
                             failure_rate: number;
                         }[];
+                        /** @description The latest 20 credit ledger entries, newest first */
+                        ledger: {
+                            /** @description txn_…; pass the last one of a page as starting_after for the next page */
+                            id: string;
+                            /** @description Credits added (positive) or taken (negative) */
+                            delta: number;
+                            /** @enum {string} */
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund" | "adjustment";
+                            balance_after: number;
+                            /** @description What the entry is for, e.g. the first image id of a stage request */
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        /** @description The latest 20 credit purchases (`purchase`, `auto_topup`): what can be refunded */
+                        purchases: {
+                            /** @description txn_…; pass the last one of a page as starting_after for the next page */
+                            id: string;
+                            /** @description Credits added (positive) or taken (negative) */
+                            delta: number;
+                            /** @enum {string} */
+                            reason: "signup_bonus" | "purchase" | "auto_topup" | "stage" | "enhance" | "refund" | "adjustment";
+                            balance_after: number;
+                            /** @description What the entry is for, e.g. the first image id of a stage request */
+                            reference: string | null;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            refunded: boolean;
+                        }[];
                         ad_funds_cents: number;
+                        /** @description The latest 20, newest first */
+                        ad_funds_ledger: {
+                            id: string;
+                            delta_millicents: number;
+                            /** @enum {string} */
+                            reason: "purchase" | "spend" | "adjustment";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        campaigns: {
+                            /** @description cmp_… */
+                            id: string;
+                            name: string;
+                            product_ids: string[];
+                            /** @description What 1 000 billed impressions cost, in US cents */
+                            cpm_cents: number;
+                            total_budget_cents: number;
+                            daily_budget_cents: number | null;
+                            starts_at: string | null;
+                            ends_at: string | null;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "exhausted" | "scheduled" | "ended";
+                            /** @description Spent so far, in whole US cents (rounded down) */
+                            spent_cents: number;
+                            /** @description Spent this UTC day, in whole US cents (rounded down) */
+                            spent_today_cents: number;
+                            /** @description Billed impressions */
+                            impressions: number;
+                            /** @description Impressions the budget or the funds could not cover */
+                            unbilled_impressions: number;
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        products: {
+                            id: string;
+                            name: string;
+                            brand: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "rejected" | "archived";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
                         earnings: {
                             available_cents: number;
                             requested_cents: number;
                             paid_cents: number;
                         };
+                        payouts: {
+                            id: string;
+                            amount_cents: number;
+                            /** @enum {string} */
+                            status: "requested" | "paid" | "rejected";
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                            paid_at: string | null;
+                        }[];
+                        /** @description The latest 20 entries, newest first */
+                        audit_log: {
+                            id: string;
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.joined, member.role_changed, member.removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
+                            action: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "key" | "operator";
+                                id: string;
+                                label: string;
+                            };
+                            ip: string | null;
+                            user_agent: string | null;
+                            target: string | null;
+                            /** @description What changed, by action (e.g. `credits` of a purchase, `reason` of a failed sign-in) */
+                            details: {
+                                [key: string]: string | number | boolean | null | string[];
+                            };
+                            /**
+                             * @description ISO 8601 UTC time
+                             * @example 2026-11-21T19:40:00.000Z
+                             */
+                            created_at: string;
+                        }[];
                     };
                 };
             };
@@ -6437,6 +6561,10 @@ export interface operations {
                             credits_sold: number;
                             ad_spend_cents: number;
                             earnings_owed_cents: number;
+                            /** @description Webhook deliveries created that day */
+                            webhook_deliveries: number;
+                            /** @description Of those, the ones that failed for good */
+                            webhook_failures: number;
                         }[];
                         webhook_backlog: number;
                         holds_outstanding: number;

@@ -209,7 +209,7 @@ const COMMANDS: Record<string, Command> = {
     async run(deps, args) {
       const [id] = words(args, ['<account>']);
       const input = validate(operatorInputs.account, { id });
-      const detail = await accountDetail(deps.db, input.id);
+      const detail = await accountDetail(deps.db, input.id, deps.clock.now());
       const text = [
         fields([
           ['Account', detail.id],

@@ -12,7 +12,14 @@ import { operatorInputs } from '../domain/operators/inputs.js';
 import { refundPurchase } from '../domain/operators/purchases.js';
 import { searchAccounts } from '../domain/operators/search.js';
 import { operatorProcedure, router } from '../trpc.js';
-import { isoTimestamp, productSchema, transactionSchema } from './schemas.js';
+import {
+  adFundsTransactionSchema,
+  auditEntrySchema,
+  campaignSchema,
+  isoTimestamp,
+  productSchema,
+  transactionSchema,
+} from './schemas.js';
 
 const TAGS = ['Operators'];
 const int = z.number().int();
@@ -66,7 +73,7 @@ export const adminRouter = router({
         tags: TAGS,
         summary: 'One account as an operator sees it',
         description:
-          'Balance, members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and earnings.',
+          'Balance and the latest ledger entries, the purchases (to refund), members, keys, recent jobs and the number failed, each webhook’s delivery failure rate, ad funds and their ledger, campaigns, products, earnings and payouts, and the latest audit log entries.',
       },
       errors: ['not_found'],
     })
@@ -74,7 +81,12 @@ export const adminRouter = router({
     .output(
       accountSummarySchema.extend({
         members: z.array(
-          z.object({ user_id: z.string(), email: z.string(), role: z.literal('owner'), email_verified: z.boolean() }),
+          z.object({
+            user_id: z.string(),
+            email: z.string(),
+            role: z.enum(['owner', 'admin', 'developer', 'billing', 'agent', 'viewer']),
+            email_verified: z.boolean(),
+          }),
         ),
         keys: z.array(
           z.object({
@@ -99,11 +111,36 @@ export const adminRouter = router({
         ),
         failed_jobs: int,
         webhooks: z.array(z.object({ key_id: int, deliveries: int, failure_rate: z.number().min(0).max(1) })),
+        ledger: z.array(transactionSchema).meta({ description: 'The latest 20 credit ledger entries, newest first' }),
+        purchases: z
+          .array(transactionSchema.extend({ refunded: z.boolean() }))
+          .meta({ description: 'The latest 20 credit purchases (`purchase`, `auto_topup`): what can be refunded' }),
         ad_funds_cents: int,
+        ad_funds_ledger: z.array(adFundsTransactionSchema).meta({ description: 'The latest 20, newest first' }),
+        campaigns: z.array(campaignSchema),
+        products: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            brand: z.string(),
+            status: z.enum(['active', 'paused', 'rejected', 'archived']),
+            created_at: isoTimestamp,
+          }),
+        ),
         earnings: z.object({ available_cents: int, requested_cents: int, paid_cents: int }),
+        payouts: z.array(
+          z.object({
+            id: z.string(),
+            amount_cents: int,
+            status: z.enum(['requested', 'paid', 'rejected']),
+            created_at: isoTimestamp,
+            paid_at: isoTimestamp.nullable(),
+          }),
+        ),
+        audit_log: z.array(auditEntrySchema).meta({ description: 'The latest 20 entries, newest first' }),
       }),
     )
-    .query(({ ctx, input }) => accountDetail(ctx.services.db, input.id)),
+    .query(({ ctx, input }) => accountDetail(ctx.services.db, input.id, ctx.services.clock.now())),
 
   adjustCredits: operatorProcedure
     .meta({
@@ -143,12 +180,7 @@ export const adminRouter = router({
     .output(
       z.object({
         balance_cents: int,
-        transaction: z.object({
-          id: z.string(),
-          delta_millicents: int,
-          reason: z.enum(['purchase', 'spend', 'adjustment']),
-          created_at: isoTimestamp,
-        }),
+        transaction: adFundsTransactionSchema,
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -331,7 +363,7 @@ export const adminRouter = router({
         tags: TAGS,
         summary: 'The service’s days in numbers',
         description:
-          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
+          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
       },
     })
     .input(operatorInputs.fleet.default({ days: 7 }))
@@ -347,6 +379,8 @@ export const adminRouter = router({
             credits_sold: int,
             ad_spend_cents: int,
             earnings_owed_cents: int,
+            webhook_deliveries: int.meta({ description: 'Webhook deliveries created that day' }),
+            webhook_failures: int.meta({ description: 'Of those, the ones that failed for good' }),
           }),
         ),
         webhook_backlog: int,

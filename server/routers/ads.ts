@@ -9,7 +9,7 @@ import { decodeInlineImage } from '../domain/staging/image-input.js';
 import { resolveRange } from '../domain/usage/report.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, noInput, pageQuery, productSchema } from './schemas.js';
+import { adFundsTransactionSchema, campaignSchema, noInput, pageQuery, productSchema } from './schemas.js';
 
 const cents = z.number().int();
 const dateText = z
@@ -24,23 +24,6 @@ const styles = repeatable(z.enum(STYLES)).pipe(z.array(z.enum(STYLES)).max(STYLE
 const productId = z.string().min(1).max(64).meta({ description: 'Product id (prd_…)' });
 const campaignId = z.string().min(1).max(64).meta({ description: 'Campaign id (cmp_…)' });
 const timestampInput = z.iso.datetime({ offset: true }).transform((text) => Date.parse(text));
-
-const campaignSchema = z.object({
-  id: z.string().meta({ description: 'cmp_…' }),
-  name: z.string(),
-  product_ids: z.array(z.string()),
-  cpm_cents: cents.meta({ description: 'What 1 000 billed impressions cost, in US cents' }),
-  total_budget_cents: cents,
-  daily_budget_cents: cents.nullable(),
-  starts_at: isoTimestamp.nullable(),
-  ends_at: isoTimestamp.nullable(),
-  status: z.enum(['active', 'paused', 'exhausted', 'scheduled', 'ended']),
-  spent_cents: cents.meta({ description: 'Spent so far, in whole US cents (rounded down)' }),
-  spent_today_cents: cents.meta({ description: 'Spent this UTC day, in whole US cents (rounded down)' }),
-  impressions: cents.meta({ description: 'Billed impressions' }),
-  unbilled_impressions: cents.meta({ description: 'Impressions the budget or the funds could not cover' }),
-  created_at: isoTimestamp,
-});
 
 const checkoutSchema = z.object({
   checkout_url: z.string().meta({ description: 'Send the customer here to pay' }),
@@ -322,14 +305,7 @@ export const adsRouter = router({
     .output(
       z.object({
         balance_cents: cents,
-        transactions: z.array(
-          z.object({
-            id: z.string(),
-            delta_millicents: z.number().int(),
-            reason: z.enum(['purchase', 'spend', 'adjustment']),
-            created_at: isoTimestamp,
-          }),
-        ),
+        transactions: z.array(adFundsTransactionSchema),
         has_more: z.boolean(),
       }),
     )

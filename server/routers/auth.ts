@@ -242,10 +242,20 @@ export const authRouter = router({
         path: '/api/v1/me',
         tags: ['Accounts'],
         summary: 'The signed-in account',
-        description: 'The account the identity token belongs to: its id, e-mail address and when it was created.',
+        description:
+          'The account the identity token belongs to: its id, e-mail address and when it was created, and whether the user is a Roomstage operator.',
       },
     })
     .input(noInput)
-    .output(userSchema)
-    .query(({ ctx }) => toUser({ id: ctx.user.id, email: ctx.user.email, created_at: ctx.user.createdAt })),
+    .output(
+      userSchema.extend({
+        operator: z.boolean().meta({
+          description: 'A Roomstage operator (OPERATOR_EMAILS, e-mail confirmed): the dashboard shows /admin',
+        }),
+      }),
+    )
+    .query(({ ctx }) => ({
+      ...toUser({ id: ctx.user.id, email: ctx.user.email, created_at: ctx.user.createdAt }),
+      operator: ctx.user.operator,
+    })),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUDIT_ACTIONS } from '../domain/audit/audit.js';
 import { DISCLOSURE_PROFILES } from '../domain/staging/disclosure.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 
@@ -191,5 +192,44 @@ export const transactionSchema = z.object({
     .string()
     .nullable()
     .meta({ description: 'What the entry is for, e.g. the first image id of a stage request' }),
+  created_at: isoTimestamp,
+});
+
+/** An advertiser's campaign (the ads API, and the operators' view of an account). */
+export const campaignSchema = z.object({
+  id: z.string().meta({ description: 'cmp_…' }),
+  name: z.string(),
+  product_ids: z.array(z.string()),
+  cpm_cents: z.number().int().meta({ description: 'What 1 000 billed impressions cost, in US cents' }),
+  total_budget_cents: z.number().int(),
+  daily_budget_cents: z.number().int().nullable(),
+  starts_at: isoTimestamp.nullable(),
+  ends_at: isoTimestamp.nullable(),
+  status: z.enum(['active', 'paused', 'exhausted', 'scheduled', 'ended']),
+  spent_cents: z.number().int().meta({ description: 'Spent so far, in whole US cents (rounded down)' }),
+  spent_today_cents: z.number().int().meta({ description: 'Spent this UTC day, in whole US cents (rounded down)' }),
+  impressions: z.number().int().meta({ description: 'Billed impressions' }),
+  unbilled_impressions: z.number().int().meta({ description: 'Impressions the budget or the funds could not cover' }),
+  created_at: isoTimestamp,
+});
+
+/** One entry of an account's audit log (its owner's view, and the operators'). */
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  action: z.string().meta({ description: `One of ${AUDIT_ACTIONS.join(', ')}` }),
+  actor: z.object({ type: z.enum(['user', 'key', 'operator']), id: z.string(), label: z.string() }),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  target: z.string().nullable(),
+  details: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]))
+    .meta({ description: 'What changed, by action (e.g. `credits` of a purchase, `reason` of a failed sign-in)' }),
+  created_at: isoTimestamp,
+});
+
+export const adFundsTransactionSchema = z.object({
+  id: z.string(),
+  delta_millicents: z.number().int(),
+  reason: z.enum(['purchase', 'spend', 'adjustment']),
   created_at: isoTimestamp,
 });

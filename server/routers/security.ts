@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { AUDIT_ACTIONS, listAudit } from '../domain/audit/audit.js';
+import { listAudit } from '../domain/audit/audit.js';
 import { changePassword } from '../domain/security/identity.js';
 import { endSessions, listSessions } from '../domain/security/sessions.js';
 import { disableTwoFactor, enableTwoFactor, setUpTwoFactor, twoFactorStatus } from '../domain/security/two-factor.js';
 import type { Services } from '../services.js';
 import { limitSecondFactorAttempts, router, sessionProcedure } from '../trpc.js';
-import { isoTimestamp, newPasswordField, noInput, nullableTimestamp, successSchema } from './schemas.js';
+import { auditEntrySchema, newPasswordField, noInput, nullableTimestamp, successSchema } from './schemas.js';
 
 const securityLinks = (services: Services) => ({ securityUrl: `${services.config.publicBaseUrl}/security` });
 
@@ -19,19 +19,6 @@ const sessionSchema = z.object({
 });
 
 const twoFactorSecretSchema = z.object({ secret: z.string(), otpauth_url: z.string(), qr_svg: z.string() });
-
-const auditEntrySchema = z.object({
-  id: z.string(),
-  action: z.string().meta({ description: `One of ${AUDIT_ACTIONS.join(', ')}` }),
-  actor: z.object({ type: z.enum(['user', 'key', 'operator']), id: z.string(), label: z.string() }),
-  ip: z.string().nullable(),
-  user_agent: z.string().nullable(),
-  target: z.string().nullable(),
-  details: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]))
-    .meta({ description: 'What changed, by action (e.g. `credits` of a purchase, `reason` of a failed sign-in)' }),
-  created_at: isoTimestamp,
-});
 
 export const securityRouter = router({
   changePassword: sessionProcedure

@@ -5,10 +5,12 @@ import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials 
 import { signUpWithKey } from '../helpers/api-client.js';
 import { busyAccount } from '../helpers/busy-account.js';
 import { onServer, roomJpeg } from '../helpers/images.js';
+import { operatorToken } from '../helpers/operators.js';
 import { CHECK_WIDTHS, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
+const OPERATOR = 'a11y-operator@roomstage.example';
 /** What people who use a screen reader, a keyboard or speech input cannot get past; "moderate" findings are advice. */
 const BLOCKING = new Set(['serious', 'critical']);
 
@@ -53,7 +55,7 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
   let browser: Browser;
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite', { env: await browserServerEnv() });
+    server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR } });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -119,6 +121,26 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
         found.push(...(await blockingViolations(page, `the account menu at ${width}px`)));
       }
       return found;
+    });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('An operator meets no serious or critical axe-core violation on the console pages (search results, a busy account, payouts, fleet), at 1280 px and 390 px', {
+    timeout: 180_000,
+  }, async () => {
+    const account = await busyAccount(server);
+    await operatorToken(server, OPERATOR);
+    const page = await newPage();
+    const problems = await withFailureScreenshot(page, 'accessibility-operator', async () => {
+      await page.goto(`${server.url}/login`);
+      await submitCredentials(page, OPERATOR);
+      return checkPages(page, [
+        `/admin?q=${encodeURIComponent(account.email)}`,
+        `/admin/accounts/${account.userId}`,
+        '/admin/payouts',
+        '/admin/fleet?days=30',
+      ]);
     });
     expect(problems).toEqual([]);
     await page.context().close();

@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { busyAccount } from '../helpers/busy-account.js';
+import { operatorToken } from '../helpers/operators.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
+const OPERATOR = 'crawl-operator@roomstage.example';
 
 /** Links that are not pages: files, the API itself, and sign-out (a form post elsewhere, a redirect home by GET). */
 const NOT_A_PAGE = /^\/(images|originals|api|trpc|build|assets|favicon|logout)\b/;
@@ -93,7 +95,7 @@ describe.skipIf(skipReason !== null)(
     let browser: Browser;
 
     beforeAll(async () => {
-      server = await startTestServer('sqlite', { env: await browserServerEnv() });
+      server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR } });
       browser = await launchChromium();
     });
     afterAll(async () => {
@@ -103,11 +105,15 @@ describe.skipIf(skipReason !== null)(
     });
 
     /** Signs in as `email`, follows every link from the overview, and lists what a person would trip over. */
-    async function crawl(email: string, name: string): Promise<{ problems: string[]; seen: Set<string> }> {
+    async function crawl(
+      email: string,
+      name: string,
+      start = ['/overview'],
+    ): Promise<{ problems: string[]; seen: Set<string> }> {
       const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       page.setDefaultTimeout(15_000);
       const problems: string[] = [];
-      const queue = ['/overview'];
+      const queue = [...start];
       const seen = new Set(queue);
       await withFailureScreenshot(page, name, async () => {
         await page.goto(`${server.url}/login`);
@@ -166,6 +172,21 @@ describe.skipIf(skipReason !== null)(
       expect(problems).toEqual([]);
       // Both roles' pages are reached from the navigation alone, and the key's webhook page from the keys table.
       for (const path of [...EVERY_PAGE, `/keys/${account.keyId}/webhook`])
+        expect(seen.has(path), `${path} is linked from the dashboard`).toBe(true);
+    });
+
+    it('An operator who follows every link, the console included, from a search that finds a busy account meets nothing broken', {
+      timeout: 240_000,
+    }, async () => {
+      const account = await busyAccount(server);
+      await operatorToken(server, OPERATOR);
+      const { problems, seen } = await crawl(OPERATOR, 'dashboard-crawl-operator', [
+        '/overview',
+        `/admin?q=${encodeURIComponent(account.email)}`,
+      ]);
+      expect(problems).toEqual([]);
+      // The console from the account menu, and the account from the search's results.
+      for (const path of ['/admin', '/admin/payouts', '/admin/fleet', `/admin/accounts/${account.userId}`])
         expect(seen.has(path), `${path} is linked from the dashboard`).toBe(true);
     });
 

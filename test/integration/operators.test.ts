@@ -6,6 +6,7 @@ import { signUp, signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
 import { creditBooks, operatorToken as operatorTokenOf, purchasesOf } from '../helpers/operators.js';
+import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR = uniqueEmail('operator');
@@ -152,6 +153,20 @@ describeEachDatabase('Operators', (dialect) => {
       json: { reason: 'x' },
     });
     expect(unknown.status).toBe(404);
+
+    // The account as the console reads it: the purchase marked refunded, the ledger, the member and the audit entry.
+    const detail = (await server.api.get(`/api/v1/admin/accounts/${customer.userId}`, { token })).body;
+    expect(detail.purchases).toEqual([expect.objectContaining({ id: purchase, delta: 20, refunded: true })]);
+    expect(detail.ledger[0]).toMatchObject({ reason: 'adjustment', balance_after: 0 });
+    expect(detail.members).toEqual([
+      { user_id: customer.userId, email: customer.email, role: 'owner', email_verified: true },
+    ]);
+    expect(detail.audit_log[0]).toMatchObject({
+      action: 'operator.purchase_refunded',
+      target: purchase,
+      actor: { type: 'operator', label: OPERATOR },
+    });
+    expect(detail).toMatchObject({ campaigns: [], products: [], payouts: [], ad_funds_ledger: [] });
   });
 
   it('adds and takes ad funds as adjustments, never below zero', async () => {
@@ -250,11 +265,28 @@ describeEachDatabase('Operators', (dialect) => {
     );
   });
 
-  it('reports the fleet over the days asked for', async () => {
+  it('reports the fleet over the days asked for, today counting the images made and the credits sold', async () => {
     const token = await operatorToken();
+    const customer = await signUpWithKey(server.api);
+    const staged = await server.api.post('/api/v1/stage', {
+      token: customer.key,
+      json: { image: dataUrl(await roomJpeg(640, 480)), style: 'modern' },
+    });
+    expect(staged.status).toBe(200);
+    await confirmEmailOf(server, customer.token);
+    const checkout = await server.api.post('/api/v1/billing/checkout', {
+      token: customer.token,
+      json: { credits: 20 },
+    });
+    expect((await server.api.get(new URL(checkout.body.checkout_url).pathname)).status).toBe(200);
     const fleet = await server.api.get('/api/v1/admin/fleet?days=3', { token });
     expect(fleet.status).toBe(200);
     expect(fleet.body.daily).toHaveLength(3);
     expect(fleet.body).toMatchObject({ webhook_backlog: expect.any(Number), holds_outstanding: expect.any(Number) });
+    // Each epoch-ms time falls on a whole UTC day (SQLite once divided it into a fraction and matched no day).
+    const today = fleet.body.daily.at(-1);
+    const images = Object.values(today.images_by_engine as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(images).toBeGreaterThanOrEqual(1);
+    expect(today.credits_sold).toBeGreaterThanOrEqual(20);
   });
 });

@@ -2,16 +2,23 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
+import { listAudit } from '../audit/audit.js';
+import { listCampaigns } from '../ads/campaigns.js';
+import { adFundsEntryView, listAdFunds } from '../ads/funds.js';
 import { millicentsToCents } from '../ads/money.js';
 import { listPayouts } from '../ads/earnings.js';
+import { ledgerEntryView } from '../credits/ledger.js';
 import { accountSummary } from './search.js';
 
 type Executor = Kysely<Database>;
 
 const RECENT = 20;
 
-/** What an operator looks at before acting: balance, the member, keys, recent jobs and failures, webhooks, ad money. */
-export async function accountDetail(db: Executor, accountId: string) {
+/**
+ * What an operator looks at before acting: balance and ledger (its purchases, to refund), members, keys, recent jobs
+ * and failures, webhooks, ad funds, campaigns and products, earnings and payouts, and the account's audit log.
+ */
+export async function accountDetail(db: Executor, accountId: string, now: number) {
   const account = await db
     .selectFrom('accounts')
     .leftJoin('user_security', 'user_security.user_id', 'accounts.id')
@@ -27,7 +34,21 @@ export async function accountDetail(db: Executor, accountId: string) {
     .where('accounts.id', '=', accountId)
     .executeTakeFirst();
   if (!account) throw new AppError('not_found', `No account ${accountId}.`);
-  const [keys, jobs, failures, deliveries, payouts] = await Promise.all([
+  const [
+    keys,
+    jobs,
+    failures,
+    deliveries,
+    payouts,
+    members,
+    ledger,
+    purchases,
+    refunded,
+    adFunds,
+    campaigns,
+    products,
+    audit,
+  ] = await Promise.all([
     db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').execute(),
     db
       .selectFrom('jobs')
@@ -54,6 +75,46 @@ export async function accountDetail(db: Executor, accountId: string) {
       .groupBy('webhook_deliveries.key_id')
       .execute(),
     listPayouts(db, accountId),
+    db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .leftJoin('user_security', 'user_security.user_id', 'memberships.user_id')
+      .select(['memberships.user_id', 'users.email', 'memberships.role', 'user_security.email_verified_at'])
+      .where('memberships.account_id', '=', accountId)
+      .orderBy('memberships.created_at')
+      .execute(),
+    db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(RECENT)
+      .execute(),
+    // Purchases apart from the ledger's recent rows: an old one may still be the one to refund.
+    db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('reason', 'in', ['purchase', 'auto_topup'])
+      .orderBy('id', 'desc')
+      .limit(RECENT)
+      .execute(),
+    db
+      .selectFrom('audit_log')
+      .select('target')
+      .where('account_id', '=', accountId)
+      .where('action', '=', 'operator.purchase_refunded')
+      .execute(),
+    listAdFunds(db, { accountId, limit: RECENT }),
+    listCampaigns(db, accountId, now),
+    db
+      .selectFrom('products')
+      .select(['id', 'name', 'brand', 'status', 'archived_at', 'created_at'])
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute(),
+    listAudit(db, { accountId, limit: RECENT }),
   ]);
   const earnedCents = millicentsToCents(
     Number(
@@ -70,14 +131,12 @@ export async function accountDetail(db: Executor, accountId: string) {
     payouts.filter((payout) => payout.status === status).reduce((sum, payout) => sum + payout.amount_cents, 0);
   return {
     ...accountSummary(account),
-    members: [
-      {
-        user_id: account.id,
-        email: account.email,
-        role: 'owner' as const,
-        email_verified: account.email_verified_at !== null,
-      },
-    ],
+    members: members.map((member) => ({
+      user_id: member.user_id,
+      email: member.email,
+      role: member.role,
+      email_verified: member.email_verified_at !== null,
+    })),
     keys: keys.map((key) => ({
       id: key.id,
       name: key.name,
@@ -101,7 +160,23 @@ export async function accountDetail(db: Executor, accountId: string) {
       deliveries: Number(row.total),
       failure_rate: Number(row.total) === 0 ? 0 : Number(row.failed) / Number(row.total),
     })),
+    ledger: ledger.map(ledgerEntryView),
+    purchases: purchases.map((purchase) => ({
+      ...ledgerEntryView(purchase),
+      refunded: refunded.some((entry) => entry.target === purchase.public_id),
+    })),
     ad_funds_cents: millicentsToCents(Number(account.ad_funds_millicents)),
+    ad_funds_ledger: adFunds.entries.map(adFundsEntryView),
+    campaigns,
+    products: products.map((product) => ({
+      id: product.id,
+      name: product.name,
+      brand: product.brand,
+      status: product.archived_at !== null ? ('archived' as const) : product.status,
+      created_at: iso(product.created_at),
+    })),
+    payouts,
+    audit_log: audit.entries,
     earnings: {
       available_cents: earnedCents - sumPayouts('requested') - sumPayouts('paid'),
       requested_cents: sumPayouts('requested'),

@@ -16,6 +16,9 @@ export interface FleetDay {
   credits_sold: number;
   ad_spend_cents: number;
   earnings_owed_cents: number;
+  /** Webhook deliveries created that day, and those of them that failed for good. */
+  webhook_deliveries: number;
+  webhook_failures: number;
 }
 
 /** Images made before each row recorded its engine are counted under this name. */
@@ -29,10 +32,13 @@ export async function fleetReport(
   const toDay = utcDay(input.now);
   const fromDay = toDay - input.days + 1;
   const since = fromDay * DAY_MS;
-  // The UTC day of an epoch-ms column as an integer: SQLite divides integers exactly, MariaDB needs DIV.
+  // The UTC day of an epoch-ms column as an integer: SQLite divides two integers exactly, but a bound JS number
+  // arrives as a REAL (a fractional day that matches no day), so the divisor is a literal; MariaDB needs DIV.
   const day = (column: string) =>
-    isMysql(db) ? sql<number>`${sql.ref(column)} div ${DAY_MS}` : sql<number>`${sql.ref(column)} / ${DAY_MS}`;
-  const [images, failures, sold, spend, earned, backlog, holds] = await Promise.all([
+    isMysql(db)
+      ? sql<number>`${sql.ref(column)} div ${sql.lit(DAY_MS)}`
+      : sql<number>`${sql.ref(column)} / ${sql.lit(DAY_MS)}`;
+  const [images, failures, sold, spend, earned, deliveries, undelivered, backlog, holds] = await Promise.all([
     db
       .selectFrom('images')
       .select([day('created_at').as('day'), 'engine', (eb) => eb.fn.countAll<number>().as('n')])
@@ -67,6 +73,19 @@ export async function fleetReport(
       .execute(),
     db
       .selectFrom('webhook_deliveries')
+      .select([day('created_at').as('day'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('created_at', '>=', since)
+      .groupBy(day('created_at'))
+      .execute(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select([day('created_at').as('day'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'failed')
+      .where('created_at', '>=', since)
+      .groupBy(day('created_at'))
+      .execute(),
+    db
+      .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('status', '=', 'pending')
       .executeTakeFirstOrThrow(),
@@ -78,6 +97,7 @@ export async function fleetReport(
     return totals;
   };
   const [failed, credits, spent, owed] = [byDay(failures), byDay(sold), byDay(spend), byDay(earned)];
+  const [delivered, notDelivered] = [byDay(deliveries), byDay(undelivered)];
   const daily: FleetDay[] = [];
   for (let d = fromDay; d <= toDay; d++) {
     const images_by_engine: Record<string, number> = {};
@@ -94,6 +114,8 @@ export async function fleetReport(
       credits_sold: credits.get(d) ?? 0,
       ad_spend_cents: millicentsToCents(spent.get(d) ?? 0),
       earnings_owed_cents: millicentsToCents(owed.get(d) ?? 0),
+      webhook_deliveries: delivered.get(d) ?? 0,
+      webhook_failures: notDelivered.get(d) ?? 0,
     });
   }
   return { daily, webhook_backlog: Number(backlog.n), holds_outstanding: holds };
