@@ -19,6 +19,8 @@ export interface EngineImage {
   extension: string;
   width: number;
   height: number;
+  /** How long the engine call that drew it took (ms): set by the metered wrapper every engine runs behind. */
+  engineMs?: number;
 }
 
 export interface PlaceableProduct {

@@ -374,8 +374,11 @@ export const adminRouter = router({
             date: z.string(),
             images_by_engine: z.record(z.string(), int),
             failures: int,
-            engine_p50_ms: z.number().nullable(),
-            engine_p95_ms: z.number().nullable(),
+            engine_p50_ms: z
+              .number()
+              .nullable()
+              .meta({ description: 'Median engine call that day (ms), from stored images; null without any' }),
+            engine_p95_ms: z.number().nullable().meta({ description: '95th percentile engine call that day (ms)' }),
             credits_sold: int,
             ad_spend_cents: int,
             earnings_owed_cents: int,

@@ -288,5 +288,14 @@ describeEachDatabase('Operators', (dialect) => {
     const images = Object.values(today.images_by_engine as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(images).toBeGreaterThanOrEqual(1);
     expect(today.credits_sold).toBeGreaterThanOrEqual(20);
+    // The engine's timing of the staged image is stored with it and read back as the day's percentiles.
+    const [timed] = await server.services.db
+      .selectFrom('images')
+      .select('engine_ms')
+      .where('id', '=', staged.body.images[0].id)
+      .execute();
+    expect(timed?.engine_ms).toEqual(expect.any(Number));
+    expect(today.engine_p50_ms).toEqual(expect.any(Number));
+    expect(today.engine_p95_ms).toBeGreaterThanOrEqual(today.engine_p50_ms);
   });
 });

@@ -10,7 +10,7 @@ export interface FleetDay {
   date: string;
   images_by_engine: Record<string, number>;
   failures: number;
-  /** Engine timings are not stored per image (they are in the process metrics), so these stay null. */
+  /** The engine calls' p50 and p95 that day, from the images' recorded timings; null on a day without any. */
   engine_p50_ms: number | null;
   engine_p95_ms: number | null;
   credits_sold: number;
@@ -23,6 +23,30 @@ export interface FleetDay {
 
 /** Images made before each row recorded its engine are counted under this name. */
 export const UNRECORDED_ENGINE = 'unrecorded';
+
+/**
+ * Upper bounds (ms) of the histogram the percentiles are read from: the days' timings are counted per bucket in SQL,
+ * so the report reads a few rows per day however many images there were, and interpolates inside the bucket.
+ */
+export const ENGINE_MS_BUCKETS = [25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000];
+
+/** The q-quantile (0–1) of a histogram of counts per ENGINE_MS_BUCKETS bucket (one more for above the last). */
+export function histogramQuantile(counts: number[], q: number): number | null {
+  const total = counts.reduce((sum, n) => sum + n, 0);
+  if (total === 0) return null;
+  const rank = q * total;
+  let below = 0;
+  for (const [index, n] of counts.entries()) {
+    if (n > 0 && below + n >= rank) {
+      const lower = index === 0 ? 0 : (ENGINE_MS_BUCKETS[index - 1] as number);
+      const upper = ENGINE_MS_BUCKETS[index];
+      if (upper === undefined) return lower;
+      return Math.round(lower + ((upper - lower) * (rank - below)) / n);
+    }
+    below += n;
+  }
+  return ENGINE_MS_BUCKETS.at(-1) as number;
+}
 
 /** The last `days` UTC days, today included, each from SQL sums; plus what is waiting right now. */
 export async function fleetReport(
@@ -38,12 +62,26 @@ export async function fleetReport(
     isMysql(db)
       ? sql<number>`${sql.ref(column)} div ${sql.lit(DAY_MS)}`
       : sql<number>`${sql.ref(column)} / ${sql.lit(DAY_MS)}`;
-  const [images, failures, sold, spend, earned, deliveries, undelivered, backlog, holds] = await Promise.all([
+  // The bucket of an image's engine time: the index of the first upper bound it does not pass.
+  const bucket = sql<number>`case ${sql.join(
+    ENGINE_MS_BUCKETS.map(
+      (upper, index) => sql`when ${sql.ref('engine_ms')} <= ${sql.lit(upper)} then ${sql.lit(index)}`,
+    ),
+    sql` `,
+  )} else ${sql.lit(ENGINE_MS_BUCKETS.length)} end`;
+  const [images, timings, failures, sold, spend, earned, deliveries, undelivered, backlog, holds] = await Promise.all([
     db
       .selectFrom('images')
       .select([day('created_at').as('day'), 'engine', (eb) => eb.fn.countAll<number>().as('n')])
       .where('created_at', '>=', since)
       .groupBy([day('created_at'), 'engine'])
+      .execute(),
+    db
+      .selectFrom('images')
+      .select([day('created_at').as('day'), bucket.as('bucket'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('created_at', '>=', since)
+      .where('engine_ms', 'is not', null)
+      .groupBy([day('created_at'), bucket])
       .execute(),
     db
       .selectFrom('jobs')
@@ -105,12 +143,15 @@ export async function fleetReport(
       const engine = row.engine ?? UNRECORDED_ENGINE;
       images_by_engine[engine] = (images_by_engine[engine] ?? 0) + Number(row.n);
     }
+    const histogram = new Array<number>(ENGINE_MS_BUCKETS.length + 1).fill(0);
+    for (const row of timings.filter((timing) => Number(timing.day) === d))
+      histogram[Number(row.bucket)] = (histogram[Number(row.bucket)] ?? 0) + Number(row.n);
     daily.push({
       date: dayToDate(d),
       images_by_engine,
       failures: failed.get(d) ?? 0,
-      engine_p50_ms: null,
-      engine_p95_ms: null,
+      engine_p50_ms: histogramQuantile(histogram, 0.5),
+      engine_p95_ms: histogramQuantile(histogram, 0.95),
       credits_sold: credits.get(d) ?? 0,
       ad_spend_cents: millicentsToCents(spent.get(d) ?? 0),
       earnings_owed_cents: millicentsToCents(owed.get(d) ?? 0),

@@ -11,7 +11,7 @@ type Executor = Kysely<Database>;
 export interface StoredOutput {
   id: string;
   storageName: string;
-  output: Pick<EngineImage, 'contentType' | 'width' | 'height'>;
+  output: Pick<EngineImage, 'contentType' | 'width' | 'height' | 'engineMs'>;
   /** For staged, decluttered and placed outputs: how to recognise them and what they were drawn on. */
   origin?: OutputOrigin;
   /** The capability of its original's public page. */
@@ -64,6 +64,7 @@ export async function insertImages(
     free_rerenders_used: 0,
     engine: input.engine ?? null,
     fidelity: stored.fidelity ?? null,
+    engine_ms: stored.output.engineMs ?? null,
     created_at: input.now,
   }));
   if (rows.length > 0) await trx.insertInto('images').values(rows).execute();
