@@ -6556,7 +6556,9 @@ export interface operations {
                                 [key: string]: number;
                             };
                             failures: number;
+                            /** @description Median engine call that day (ms), from stored images; null without any */
                             engine_p50_ms: number | null;
+                            /** @description 95th percentile engine call that day (ms) */
                             engine_p95_ms: number | null;
                             credits_sold: number;
                             ad_spend_cents: number;
