@@ -342,6 +342,14 @@ export interface CampaignDailyTable {
   service_millicents: ColumnType<number, number | undefined, number>;
 }
 
+/** Failed image requests of one UTC day, engine and error code, for the fleet report. */
+export interface ImageFailuresDailyTable {
+  day: number;
+  engine: string;
+  code: string;
+  failures: ColumnType<number, number | undefined, number>;
+}
+
 export type AdFundsReason = 'purchase' | 'spend' | 'adjustment';
 
 export interface AdFundsLedgerTable {
@@ -621,6 +629,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_products: CampaignProductsTable;
   campaign_daily: CampaignDailyTable;
+  image_failures_daily: ImageFailuresDailyTable;
   ad_funds_ledger: AdFundsLedgerTable;
   earnings_daily: EarningsDailyTable;
   payouts: PayoutsTable;

@@ -38,7 +38,12 @@ const count = (n: number) => n.toLocaleString('en-GB');
 export default function OperatorFleet() {
   const { days, fleet } = useLoaderData<typeof loader>();
   const { daily } = fleet;
-  const engines = [...new Set(daily.flatMap((day) => Object.keys(day.images_by_engine)))].sort();
+  const engines = [
+    ...new Set(daily.flatMap((day) => [...Object.keys(day.images_by_engine), ...Object.keys(day.failures_by_engine)])),
+  ].sort();
+  const codes = [...new Set(daily.flatMap((day) => Object.keys(day.failures_by_code)))].sort();
+  const madeBy = (engine: string) => sum(daily.map((day) => day.images_by_engine[engine] ?? 0));
+  const failedBy = (engine: string) => sum(daily.map((day) => day.failures_by_engine[engine] ?? 0));
   const imagesOf = (day: (typeof daily)[number]) => sum(Object.values(day.images_by_engine));
   const images = sum(daily.map(imagesOf));
   const failures = sum(daily.map((day) => day.failures));
@@ -50,7 +55,7 @@ export default function OperatorFleet() {
   };
   const totals: Array<[string, string]> = [
     ['Images made', count(images)],
-    ['Failed jobs', count(failures)],
+    ['Failed requests', count(failures)],
     ['Failure rate', percent(failures, images + failures)],
     ['Engine p50 (worst day)', latency((day) => day.engine_p50_ms)],
     ['Engine p95 (worst day)', latency((day) => day.engine_p95_ms)],
@@ -70,8 +75,8 @@ export default function OperatorFleet() {
         </p>
         <h1>Fleet</h1>
         <p className="lead">
-          The service by UTC day, today included. Engine latencies are not stored per image: the process metrics
-          (/metrics) carry them.
+          The service by UTC day, today included. A failed request is one the engine or the server failed (and
+          refunded); engine latencies are those of the stored images' engine calls.
         </p>
       </header>
 
@@ -107,19 +112,38 @@ export default function OperatorFleet() {
         <h2 id="engines-title">Images by engine and outcome</h2>
         <DataTable
           rows={engines}
-          columns={['Engine', { name: 'Images', className: 'data-table__number' }]}
+          columns={[
+            'Engine',
+            { name: 'Images', className: 'data-table__number' },
+            { name: 'Failed', className: 'data-table__number' },
+            { name: 'Failure rate', className: 'data-table__number' },
+          ]}
           empty="No images in this period."
         >
           {(engine) => (
             <tr key={engine}>
               <td data-label="Engine">{engine}</td>
               <td data-label="Images" className="data-table__number">
-                {count(sum(daily.map((day) => day.images_by_engine[engine] ?? 0)))}
+                {count(madeBy(engine))}
+              </td>
+              <td data-label="Failed" className="data-table__number">
+                {count(failedBy(engine))}
+              </td>
+              <td data-label="Failure rate" className="data-table__number">
+                {percent(failedBy(engine), madeBy(engine) + failedBy(engine))}
               </td>
             </tr>
           )}
         </DataTable>
-        <p className="muted">Failed jobs ({count(failures)}) are not counted per engine: a failed job made no image.</p>
+        {codes.length > 0 ? (
+          <p className="muted">
+            Failures by code:{' '}
+            {codes
+              .map((code) => `${code} ${count(sum(daily.map((day) => day.failures_by_code[code] ?? 0)))}`)
+              .join(', ')}
+            .
+          </p>
+        ) : null}
       </section>
 
       <DailyCharts
@@ -127,7 +151,7 @@ export default function OperatorFleet() {
         days={daily}
         series={[
           { title: 'Images made', unit: 'images', value: imagesOf },
-          { title: 'Failed jobs', unit: 'jobs', value: (day) => day.failures },
+          { title: 'Failed requests', unit: 'requests', value: (day) => day.failures },
           { title: 'Credits sold', unit: 'credits', value: (day) => day.credits_sold },
           { title: 'Ad spend', unit: 'cents', value: (day) => day.ad_spend_cents },
           { title: 'Earnings owed', unit: 'cents', value: (day) => day.earnings_owed_cents },

@@ -1565,7 +1565,7 @@ export interface paths {
         };
         /**
          * The service’s days in numbers
-         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).
+         * @description Per UTC day: images by engine (`unrecorded` before engines were stored per image), image requests the engine or the server failed (refunded) by engine and by code, the engine calls’ p50 and p95, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now.
          */
         get: operations["admin-fleet"];
         put?: never;
@@ -6555,7 +6555,15 @@ export interface operations {
                             images_by_engine: {
                                 [key: string]: number;
                             };
+                            /** @description Image requests the engine or the server failed that day (refunded) */
                             failures: number;
+                            failures_by_engine: {
+                                [key: string]: number;
+                            };
+                            /** @description By error code: engine_unavailable, engine_rejected, structure_changed, internal_error */
+                            failures_by_code: {
+                                [key: string]: number;
+                            };
                             /** @description Median engine call that day (ms), from stored images; null without any */
                             engine_p50_ms: number | null;
                             /** @description 95th percentile engine call that day (ms) */

@@ -314,7 +314,7 @@ const COMMANDS: Record<string, Command> = {
       const report = await fleetReport(deps.db, { days: input.days, now: deps.clock.now() });
       const text = [
         table(
-          ['DATE', 'IMAGES', 'BY ENGINE', 'FAILED JOBS', 'CREDITS SOLD', 'AD SPEND', 'EARNINGS OWED'],
+          ['DATE', 'IMAGES', 'BY ENGINE', 'FAILED', 'P50 MS', 'P95 MS', 'CREDITS SOLD', 'AD SPEND', 'EARNINGS OWED'],
           report.daily.map((day) => [
             day.date,
             Object.values(day.images_by_engine).reduce((sum, n) => sum + n, 0),
@@ -322,6 +322,8 @@ const COMMANDS: Record<string, Command> = {
               .map(([engine, n]) => `${engine} ${n}`)
               .join(', ') || '—',
             day.failures,
+            day.engine_p50_ms ?? '—',
+            day.engine_p95_ms ?? '—',
             day.credits_sold,
             dollars(day.ad_spend_cents),
             dollars(day.earnings_owed_cents),

@@ -363,7 +363,7 @@ export const adminRouter = router({
         tags: TAGS,
         summary: 'The service’s days in numbers',
         description:
-          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), failed jobs, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now. Engine latencies are not stored per image and are null (see /metrics).',
+          'Per UTC day: images by engine (`unrecorded` before engines were stored per image), image requests the engine or the server failed (refunded) by engine and by code, the engine calls’ p50 and p95, credits sold, ad spend, agents’ earnings, webhook deliveries and their failures; and the webhook deliveries and charge holds waiting now.',
       },
     })
     .input(operatorInputs.fleet.default({ days: 7 }))
@@ -373,7 +373,13 @@ export const adminRouter = router({
           z.object({
             date: z.string(),
             images_by_engine: z.record(z.string(), int),
-            failures: int,
+            failures: int.meta({ description: 'Image requests the engine or the server failed that day (refunded)' }),
+            failures_by_engine: z.record(z.string(), int),
+            failures_by_code: z
+              .record(z.string(), int)
+              .meta({
+                description: 'By error code: engine_unavailable, engine_rejected, structure_changed, internal_error',
+              }),
             engine_p50_ms: z
               .number()
               .nullable()

@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { proceduresOf } from '../../server/adapters/library-internals.js';
+import { countImageFailure } from '../../server/domain/staging/failures.js';
+import { AppError } from '../../server/errors.js';
 import { adminRouter } from '../../server/routers/admin.js';
 import type { Meta } from '../../server/trpc.js';
 import { signUp, signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
@@ -297,5 +299,27 @@ describeEachDatabase('Operators', (dialect) => {
     expect(timed?.engine_ms).toEqual(expect.any(Number));
     expect(today.engine_p50_ms).toEqual(expect.any(Number));
     expect(today.engine_p95_ms).toBeGreaterThanOrEqual(today.engine_p50_ms);
+  });
+
+  it("counts failed image requests per engine and code, and not the client's own mistakes", async () => {
+    const token = await operatorToken();
+    const customer = await signUpWithKey(server.api);
+    const before = (await server.api.get('/api/v1/admin/fleet?days=1', { token })).body.daily[0];
+    // A damaged image is the client's mistake (422 invalid_image): refunded, and not the engine's failure.
+    const damaged = await server.api.post('/api/v1/stage', {
+      token: customer.key,
+      json: { image: dataUrl((await roomJpeg(640, 480)).subarray(0, 2_000)) },
+    });
+    expect(damaged.status).toBeGreaterThanOrEqual(400);
+    const now = server.clock.now();
+    for (const code of ['engine_unavailable', 'engine_unavailable', 'structure_changed'] as const)
+      await countImageFailure(server.services.db, { engine: 'replicate', error: new AppError(code, 'failed'), now });
+    await countImageFailure(server.services.db, { engine: 'replicate', error: new Error('a bug'), now });
+    const today = (await server.api.get('/api/v1/admin/fleet?days=1', { token })).body.daily[0];
+    expect(today.failures - before.failures).toBe(4);
+    expect((today.failures_by_engine.replicate ?? 0) - (before.failures_by_engine.replicate ?? 0)).toBe(4);
+    const added = (code: string) => (today.failures_by_code[code] ?? 0) - (before.failures_by_code[code] ?? 0);
+    expect(['engine_unavailable', 'structure_changed', 'internal_error'].map(added)).toEqual([2, 1, 1]);
+    expect(today.failures_by_code.invalid_image).toBeUndefined();
   });
 });

@@ -52,6 +52,17 @@ describeEachDatabase('Fidelity check', (dialect) => {
       headers: Record<string, string> = {},
     ) => server.api.post(path, { token: key, json: { image: photo.toString('base64'), ...json }, headers });
 
+    /** Failed requests the fleet report counts against the Replicate engine with structure_changed. */
+    async function structureFailuresCounted(): Promise<number> {
+      const rows = await server.services.db
+        .selectFrom('image_failures_daily')
+        .select('failures')
+        .where('engine', '=', 'replicate')
+        .where('code', '=', 'structure_changed')
+        .execute();
+      return rows.reduce((sum, row) => sum + Number(row.failures), 0);
+    }
+
     /** Refunded to the last credit, no hold left, no file and no image row kept. */
     async function expectRefundedAndNothingStored(
       account: { key: string; userId: string },
@@ -69,6 +80,7 @@ describeEachDatabase('Fidelity check', (dialect) => {
       const account = await signUpWithKey(server.api);
       const before = storedFiles(server);
       const asked = fake.commissions.length;
+      const counted = await structureFailuresCounted();
       fake.changeBuilding = 2;
       const response = await post('/api/v1/stage', account.key, { seed: 1234 });
       expect(response.status, response.text).toBe(422);
@@ -86,6 +98,8 @@ describeEachDatabase('Fidelity check', (dialect) => {
       expect(seeds[1]).not.toBe(1234);
       await expectRefundedAndNothingStored(account, 10, before);
       expect(await imageRows(server, account.userId)).toEqual([]);
+      // The operator's fleet report counts it against the engine.
+      expect(await structureFailuresCounted()).toBe(counted + 1);
     });
 
     it('keeps the second drawing when only the first changed the building: one charge, its seed and fidelity', async () => {

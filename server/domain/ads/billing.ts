@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { newId } from '../../ids.js';
 import { impressionCost, splitRevenue, utcDay } from './money.js';
-import { addToCounters } from './upsert.js';
+import { addToCounters } from '../../../db/counters.js';
 
 type Executor = Kysely<Database>;
 

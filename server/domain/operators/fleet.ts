@@ -9,7 +9,10 @@ type Executor = Kysely<Database>;
 export interface FleetDay {
   date: string;
   images_by_engine: Record<string, number>;
+  /** Image requests (synchronous or jobs) the engine or the server failed, refunded: in all, by engine, by code. */
   failures: number;
+  failures_by_engine: Record<string, number>;
+  failures_by_code: Record<string, number>;
   /** The engine calls' p50 and p95 that day, from the images' recorded timings; null on a day without any. */
   engine_p50_ms: number | null;
   engine_p95_ms: number | null;
@@ -84,11 +87,9 @@ export async function fleetReport(
       .groupBy([day('created_at'), bucket])
       .execute(),
     db
-      .selectFrom('jobs')
-      .select([day('finished_at').as('day'), (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', '=', 'failed')
-      .where('finished_at', '>=', since)
-      .groupBy(day('finished_at'))
+      .selectFrom('image_failures_daily')
+      .select(['day', 'engine', 'code', 'failures as n'])
+      .where('day', '>=', fromDay)
       .execute(),
     db
       .selectFrom('credit_ledger')
@@ -134,7 +135,7 @@ export async function fleetReport(
     for (const row of rows) totals.set(Number(row.day), (totals.get(Number(row.day)) ?? 0) + Number(row.n));
     return totals;
   };
-  const [failed, credits, spent, owed] = [byDay(failures), byDay(sold), byDay(spend), byDay(earned)];
+  const [credits, spent, owed] = [byDay(sold), byDay(spend), byDay(earned)];
   const [delivered, notDelivered] = [byDay(deliveries), byDay(undelivered)];
   const daily: FleetDay[] = [];
   for (let d = fromDay; d <= toDay; d++) {
@@ -143,13 +144,21 @@ export async function fleetReport(
       const engine = row.engine ?? UNRECORDED_ENGINE;
       images_by_engine[engine] = (images_by_engine[engine] ?? 0) + Number(row.n);
     }
+    const failures_by_engine: Record<string, number> = {};
+    const failures_by_code: Record<string, number> = {};
+    for (const row of failures.filter((failure) => Number(failure.day) === d)) {
+      failures_by_engine[row.engine] = (failures_by_engine[row.engine] ?? 0) + Number(row.n);
+      failures_by_code[row.code] = (failures_by_code[row.code] ?? 0) + Number(row.n);
+    }
     const histogram = new Array<number>(ENGINE_MS_BUCKETS.length + 1).fill(0);
     for (const row of timings.filter((timing) => Number(timing.day) === d))
       histogram[Number(row.bucket)] = (histogram[Number(row.bucket)] ?? 0) + Number(row.n);
     daily.push({
       date: dayToDate(d),
       images_by_engine,
-      failures: failed.get(d) ?? 0,
+      failures: Object.values(failures_by_engine).reduce((sum, n) => sum + n, 0),
+      failures_by_engine,
+      failures_by_code,
       engine_p50_ms: histogramQuantile(histogram, 0.5),
       engine_p95_ms: histogramQuantile(histogram, 0.95),
       credits_sold: credits.get(d) ?? 0,

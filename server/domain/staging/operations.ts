@@ -23,6 +23,7 @@ import { drawingOf, labelOf, newOriginalToken, originalPageUrl, profileOfLabel }
 import { disclosureCaption } from './disclosure.js';
 import { replaceInClaim, returnFreeRerender, takeFreeRerender } from './rerenders.js';
 import { creditsPerStagedImage, freshSeed, requestSeed, variationSeed } from './variations.js';
+import { countImageFailure } from './failures.js';
 import { renderChecked } from './fidelity-check.js';
 import { getStagingSettings } from '../settings/staging.js';
 import { log } from '../../observability/logger.js';
@@ -265,7 +266,8 @@ function asClientError(error: unknown): unknown {
 
 /**
  * Runs `work` while keeping the charge's hold alive; if it fails: deletes the files it wrote, refunds the hold (if
- * any), rethrows. A refund that fails here is not lost: the hold stays, its lease runs out and a sweeper refunds it.
+ * any), counts the failure for the fleet report when the engine or the server failed it, rethrows. A refund that
+ * fails here is not lost: the hold stays, its lease runs out and a sweeper refunds it.
  */
 async function undoOnFailure<T>(
   deps: ImagingDeps,
@@ -281,8 +283,10 @@ async function undoOnFailure<T>(
   } catch (error) {
     await lease?.stop();
     await Promise.allSettled(written.map((name) => deps.storage.delete(name)));
-    // An error that says so (a job taken over by another worker) leaves the hold to whoever owns it now.
-    if (held && !(error as { keepsHold?: boolean } | null)?.keepsHold) {
+    const answer = asClientError(error);
+    // An error that says so (a job taken over by another worker) leaves the hold, and its outcome, to its owner now.
+    const handedOver = (error as { keepsHold?: boolean } | null)?.keepsHold === true;
+    if (held && !handedOver) {
       try {
         await releaseHold(deps.db, held.holdId, { now: deps.clock.now() });
       } catch (refundError) {
@@ -292,7 +296,13 @@ async function undoOnFailure<T>(
         );
       }
     }
-    throw asClientError(error);
+    if (!handedOver)
+      await countImageFailure(deps.db, {
+        engine: deps.engine.capabilities.engine,
+        error: answer,
+        now: deps.clock.now(),
+      });
+    throw answer;
   } finally {
     await lease?.stop();
   }

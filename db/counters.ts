@@ -1,12 +1,12 @@
 import { type Kysely, sql } from 'kysely';
-import { isMysql } from '../../../db/client.js';
-import type { Database } from '../../../db/schema.js';
+import { isMysql } from './client.js';
+import type { Database } from './schema.js';
 
-type CounterTable = 'campaign_daily' | 'earnings_daily' | 'ad_funds_ledger';
+type CounterTable = 'campaign_daily' | 'earnings_daily' | 'ad_funds_ledger' | 'image_failures_daily';
 
 /**
  * Inserts the row, or adds `increments` to the one with the same key: the counters of a day (spend, impressions,
- * earnings) grow in place. The unqualified column is the stored value in both dialects' upsert.
+ * earnings, failed image requests) grow in place. The unqualified column is the stored value in both dialects' upsert.
  */
 export async function addToCounters(
   trx: Kysely<Database>,
