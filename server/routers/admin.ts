@@ -375,11 +375,9 @@ export const adminRouter = router({
             images_by_engine: z.record(z.string(), int),
             failures: int.meta({ description: 'Image requests the engine or the server failed that day (refunded)' }),
             failures_by_engine: z.record(z.string(), int),
-            failures_by_code: z
-              .record(z.string(), int)
-              .meta({
-                description: 'By error code: engine_unavailable, engine_rejected, structure_changed, internal_error',
-              }),
+            failures_by_code: z.record(z.string(), int).meta({
+              description: 'By error code: engine_unavailable, engine_rejected, structure_changed, internal_error',
+            }),
             engine_p50_ms: z
               .number()
               .nullable()
