@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import { signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { outboxFor, tokenFromOutbox } from '../helpers/mail.js';
-import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -33,13 +32,6 @@ describe.skipIf(skipReason !== null)(
       const page = await context.newPage();
       page.setDefaultTimeout(15_000);
       return page;
-    }
-
-    /** The page as it is now (an action's answer, which no URL reaches) has no serious or critical axe-core finding. */
-    async function expectAccessible(page: Page, where: string) {
-      const { violations } = await new AxeBuilder({ page }).analyze();
-      const blocking = violations.filter((violation) => ['serious', 'critical'].includes(violation.impact ?? ''));
-      expect(blocking.map((violation) => `${where}: ${violation.id}`)).toEqual([]);
     }
 
     /** The link of the newest e-mail of that kind to `email`, as the person would click it. */

@@ -1,11 +1,10 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpWithKey } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { operatorToken } from '../helpers/operators.js';
-import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -32,13 +31,6 @@ describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skip
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(15_000);
     return page;
-  }
-
-  /** The page as it is now has no serious or critical axe-core finding. */
-  async function expectAccessible(page: Page, where: string) {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const blocking = violations.filter((violation) => ['serious', 'critical'].includes(violation.impact ?? ''));
-    expect(blocking.map((violation) => `${where}: ${violation.id}`)).toEqual([]);
   }
 
   it('An operator finds an abusive account by its key prefix, suspends it, and its key stops working', {

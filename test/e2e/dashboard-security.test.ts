@@ -1,11 +1,10 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, signUp, TEST_PASSWORD } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
-import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startOfNextMinute, startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -34,13 +33,6 @@ describe.skipIf(skipReason !== null)(
       const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       page.setDefaultTimeout(15_000);
       return page;
-    }
-
-    /** The page as it is now (an action's answer, which no URL reaches) has no serious or critical axe-core finding. */
-    async function expectAccessible(page: Page, where: string) {
-      const { violations } = await new AxeBuilder({ page }).analyze();
-      const blocking = violations.filter((violation) => ['serious', 'critical'].includes(violation.impact ?? ''));
-      expect(blocking.map((violation) => `${where}: ${violation.id}`)).toEqual([]);
     }
 
     async function openFromAccountMenu(page: Page, name: string) {

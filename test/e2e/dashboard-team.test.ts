@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { confirmEmail, startSmtpServer } from '../helpers/mail.js';
-import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startOfNextMinute, startTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -34,13 +33,6 @@ describe.skipIf(skipReason !== null)(`Teams in the dashboard${skipReason ? ` [sk
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(15_000);
     return page;
-  }
-
-  /** The page as it is now has no serious or critical axe-core finding. */
-  async function expectAccessible(page: Page, where: string) {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const blocking = violations.filter((violation) => ['serious', 'critical'].includes(violation.impact ?? ''));
-    expect(blocking.map((violation) => `${where}: ${violation.id}`)).toEqual([]);
   }
 
   async function openAccountMenu(page: Page) {

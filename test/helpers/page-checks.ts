@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** The widths every dashboard page must fit: a laptop and a phone. */
 export const CHECK_WIDTHS = [1280, 390] as const;
@@ -121,4 +123,11 @@ export async function withFailureScreenshot<T>(page: Page, testName: string, ste
     if (error instanceof Error) error.message += `\n(screenshot: ${file})`;
     throw error;
   }
+}
+
+/** The page as it is now (an action's answer, which no URL reaches) has no serious or critical axe-core finding. */
+export async function expectAccessible(page: Page, where: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const blocking = violations.filter((violation) => ['serious', 'critical'].includes(violation.impact ?? ''));
+  expect(blocking.map((violation) => `${where}: ${violation.id}`)).toEqual([]);
 }
