@@ -1,3 +1,4 @@
+import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
@@ -35,7 +36,9 @@ describeEachDatabase('Fidelity check', (dialect) => {
       fake = await new FakeReplicate().start();
       receiver = await WebhookReceiver.start();
       server = await startImagingServer(dialect, { env: fake.env() });
-      photo = await roomJpeg(640, 400);
+      // A drawn room, the same every run: a random-noise photo has lines the check may read as the building, so
+      // once in a while a faithful drawing of it scored 0.2 and the whole block failed (stops 27 and 28).
+      photo = await emptyRoomImage(640, 400);
     });
     afterEach(() => fake.reset());
     afterAll(async () => {
