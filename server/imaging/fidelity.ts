@@ -165,7 +165,7 @@ const LINE_WINDOW = 0.015;
 /** Least step (colour distance, ramps discounted) that marks the floor line, and the ceiling line. */
 const LINE_MIN = 4;
 const CEILING_LINE_MIN = 1.5;
-const NO_CHECK = 0.8;
+const NO_CHECK = 0.9;
 
 /** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
 interface RoomLines {
@@ -310,8 +310,17 @@ const FURNITURE_TOP = 0.3;
 /** Slender: at most this share of the picture wide, its top at least SLENDER_TOP of the wall below the ceiling. */
 const SLENDER = 0.08;
 const SLENDER_TOP = 0.1;
+/** Where a slender piece's width is taken, as shares of its height from the top: the stem, below a lamp's shade. */
+const STEM_FROM = 0.3;
+const STEM_TO = 0.9;
 /** A slender piece's foot is at least this share of the wall below the floor line (a lamp that towers is near). */
 const SLENDER_FOOT = 0.08;
+
+/**
+ * Changes one above the other in a column, at most this share of the wall apart, belong to one object: a piece of
+ * furniture's top edge stands above its flat front (a headboard, a sofa's back), a lamp's shade above a thin pole.
+ */
+const BRIDGE = 0.12;
 
 /** "On the floor": its bottom reaches this share of the wall above the floor line, or lower. */
 const FLOOR_REACH = 0.08;
@@ -338,7 +347,9 @@ function withoutFurniture(
         changed[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] = 1;
   const label = new Int32Array(cellsX * cellsY).fill(-1);
   const furniture: boolean[] = [];
+  const objects: Array<{ top: number; bottom: number; left: number; right: number; low: boolean }> = [];
   const wall = Math.max(1, floor - ceiling);
+  const bridge = Math.max(1, Math.round((BRIDGE * wall) / CLUSTER_CELL));
   for (let start = 0; start < changed.length; start++) {
     if (!changed[start] || (label[start] ?? 0) >= 0) continue;
     const id = furniture.length;
@@ -356,30 +367,65 @@ function withoutFurniture(
       bottom = Math.max(bottom, cy);
       left = Math.min(left, cx);
       right = Math.max(right, cx);
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = cx + dx;
-          const ny = cy + dy;
-          if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) continue;
-          const next = ny * cellsX + nx;
-          if (!changed[next] || (label[next] ?? 0) >= 0) continue;
-          label[next] = id;
-          queue.push(next);
-        }
+      const visit = (nx: number, ny: number) => {
+        if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) return;
+        const next = ny * cellsX + nx;
+        if (!changed[next] || (label[next] ?? 0) >= 0) return;
+        label[next] = id;
+        queue.push(next);
+      };
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) visit(cx + dx, cy + dy);
+      for (let dy = 2; dy <= bridge; dy++) {
+        visit(cx, cy + dy);
+        visit(cx, cy - dy);
       }
     }
+    // The stem: the object's width between STEM_FROM and STEM_TO of its height (a lamp's pole, not its shade or shadow).
+    const stemTop = top + STEM_FROM * (bottom - top);
+    const stemBottom = top + STEM_TO * (bottom - top);
+    let stemLeft = cellsX;
+    let stemRight = -1;
+    // What rises above the height a piece of furniture reaches (FURNITURE_TOP): a lamp's shade behind a table.
+    const highRow = (ceiling + FURNITURE_TOP * wall) / CLUSTER_CELL;
+    let highLeft = cellsX;
+    let highRight = -1;
+    for (const cell of queue) {
+      const cy = Math.floor(cell / cellsX);
+      if (cy < highRow) {
+        highLeft = Math.min(highLeft, cell % cellsX);
+        highRight = Math.max(highRight, cell % cellsX);
+      }
+      if (cy < stemTop || cy > stemBottom) continue;
+      stemLeft = Math.min(stemLeft, cell % cellsX);
+      stemRight = Math.max(stemRight, cell % cellsX);
+    }
+    const narrow = (from: number, to: number) => to >= from && (to - from + 1) * CLUSTER_CELL <= SLENDER * width;
     const topRow = top * CLUSTER_CELL;
     const bottomRow = (bottom + 1) * CLUSTER_CELL;
     const onFloor = bottomRow >= floor - FLOOR_REACH * wall;
     const low = topRow >= ceiling + FURNITURE_TOP * wall;
-    // A floor lamp or a plant: narrower than any door and short of the ceiling line (which a wall corner reaches).
-    // Its foot must stand clearly in front of the back wall: a door is as slender, but stands on the floor line.
+    // A floor lamp or a plant: its stem narrower than any door and short of the ceiling line (which a wall corner
+    // reaches). Its foot must stand clearly in front of the back wall: a door is as slender, but stands on the floor line.
     const slender =
-      (right - left + 1) * CLUSTER_CELL <= SLENDER * width &&
+      (narrow(stemLeft, stemRight) || narrow(highLeft, highRight)) &&
       topRow >= ceiling + SLENDER_TOP * wall &&
       bottomRow >= floor + SLENDER_FOOT * wall;
+    objects.push({ top: topRow, bottom: bottomRow, left: left * CLUSTER_CELL, right: (right + 1) * CLUSTER_CELL, low });
     furniture.push(onFloor && (low || slender));
   }
+  // A low change floating just above a piece of furniture, within its width, is part of it (a headboard's top edge
+  // over its flat front).
+  const pieces = objects.filter((_, id) => furniture[id]);
+  objects.forEach((object, id) => {
+    if (furniture[id] || !object.low) return;
+    const pad = CLUSTER_CELL;
+    furniture[id] = pieces.some(
+      (piece) =>
+        piece.left - pad <= object.left &&
+        object.right <= piece.right + pad &&
+        object.bottom >= piece.top - bridge * CLUSTER_CELL,
+    );
+  });
   const weights = Float32Array.from(mask);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
