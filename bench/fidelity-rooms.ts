@@ -5,6 +5,8 @@
  * furniture (which must pass), the others also change the building (which must be caught). Seeded: the same seed
  * gives the same bytes.
  */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import sharp from 'sharp';
 import type { RoomType, Style } from '../server/imaging/catalog-data.js';
 import { ROOM_TYPES, STYLES } from '../server/imaging/catalog-data.js';
@@ -568,7 +570,13 @@ export interface ClassResult {
 export async function evaluateEngine(
   engine: FakeEngine,
   count: number,
-  options: { seed?: number; size?: [number, number]; onCase?: (c: Case, score: number) => void } = {},
+  options: {
+    seed?: number;
+    size?: [number, number];
+    onCase?: (c: Case, score: number) => void;
+    /** A folder where generated cases are kept and read back on the next run (drawing them is most of the time). */
+    cacheDir?: string;
+  } = {},
 ): Promise<ClassResult> {
   const offset = (options.seed ?? 1) * 1_000_003 + [...FURNITURE_ONLY, ...STRUCTURAL].indexOf(engine) * 10_007;
   const results: Array<{ score: number; lost: number; added: number }> = new Array(count);
@@ -576,7 +584,7 @@ export async function evaluateEngine(
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      const c = await makeCase(engine, offset + i * 7919, options.size);
+      const c = await cachedCase(options.cacheDir, engine, offset + i * 7919, options.size);
       const result = await scoreFidelity(c.input, c.output, { allowed: c.allowed });
       options.onCase?.(c, result.score);
       results[i] = result;
@@ -591,4 +599,28 @@ export async function evaluateEngine(
     added: results.map((r) => r.added),
     belowMin: scores.filter((s) => s < FIDELITY_MIN).length / count,
   };
+}
+
+/** makeCase, kept in `dir` (when given) under the case's engine, seed and size. */
+async function cachedCase(
+  dir: string | undefined,
+  engine: FakeEngine,
+  seed: number,
+  size?: [number, number],
+): Promise<Case> {
+  if (!dir) return makeCase(engine, seed, size);
+  const base = path.join(dir, `${engine}-${seed}${size ? `-${size.join('x')}` : ''}`);
+  try {
+    const meta = JSON.parse(await readFile(`${base}.json`, 'utf8')) as Omit<Case, 'input' | 'output'>;
+    const [input, output] = await Promise.all([readFile(`${base}-in.jpg`), readFile(`${base}-out.jpg`)]);
+    return { ...meta, input, output };
+  } catch {
+    const made = await makeCase(engine, seed, size);
+    const { input, output, ...meta } = made;
+    await mkdir(dir, { recursive: true });
+    await Promise.all([writeFile(`${base}-in.jpg`, input), writeFile(`${base}-out.jpg`, output)]);
+    // The metadata last: a case is read back only once all three files are whole.
+    await writeFile(`${base}.json`, JSON.stringify(meta));
+    return made;
+  }
 }
