@@ -1,8 +1,9 @@
 /**
  * `npm run bench:stage`: POST /api/v1/stage (multipart, one 4000×3000 JPEG) from BENCH_CLIENTS (4) concurrent clients
  * for BENCH_SECONDS (30) against Roomstage in a child process, and the same pipeline as bare engine calls
- * (inspect → stage → write the output and keep the original with the output's SHA-256, the work the product must
- * do for every image so a staged photo sent back is restaged from its original) with the same concurrency in this
+ * (inspect → stage → the fidelity check against the scene, which CONTRACT §15 makes part of every staged image →
+ * write the output and keep the original with the output's SHA-256, the work the product must do for every image
+ * so a staged photo sent back is restaged from its original) with the same concurrency in this
  * process while the server idles. The two alternate in rounds of BENCH_ROUND_SECONDS (5), so load from anything else
  * on the machine hits both alike.
  * Prints images/s, p50/p95/max latency, the server's peak RSS (VmHWM), CPU per image, and the API overhead
@@ -19,6 +20,7 @@ import sharp from 'sharp';
 import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits } from '../server/domain/credits/ledger.js';
+import { scoreFidelity } from '../server/imaging/fidelity.js';
 import { createImageEngine } from '../server/imaging/sharp-engine.js';
 import { newImageName, newOriginalName } from '../server/storage/storage.js';
 import { newId } from '../server/ids.js';
@@ -189,7 +191,7 @@ async function main() {
       `Input: 4000×3000 JPEG, ${(image.length / 1024 / 1024).toFixed(1)} MB; ${clients} clients; ${rounds} rounds of ${roundSeconds} s API + ${roundSeconds} s bare, after ${warmupSeconds} s warm-up of each`,
     );
     console.log(
-      "API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + writing the output and the original (+ the output's SHA-256) in this process.\n",
+      "API = POST /api/v1/stage (multipart) to the server in a child process; bare = engine.inspect + engine.stage + the fidelity check (§15) + writing the output and the original (+ the output's SHA-256) in this process.\n",
     );
 
     const engine = createImageEngine();
@@ -201,6 +203,8 @@ async function main() {
       const input = Buffer.from(image);
       await engine.inspect(input);
       const staged = await engine.stage(input, { style: 'scandinavian', roomType: 'living_room' });
+      // The fidelity check (CONTRACT §15) is image work every staged picture now gets, as the product does it.
+      await scoreFidelity(input, staged.data, { allowed: staged.scene?.pieces });
       const id = newId('image');
       await writeFile(path.join(bareDir, newImageName(id, staged.extension)), staged.data);
       // A second header read, as the product does: keepOrigin names the stored original from the picture it keeps,
