@@ -27,7 +27,8 @@ import { newId } from '../server/ids.js';
 import { sha256Hex } from '../server/domain/staging/originals.js';
 import { postJson, startChildServer, waitForHealthy } from './lib.js';
 
-const TARGET_OVERHEAD = 0.1;
+// Issue 20: the API may add at most 5 % to the bare pipeline.
+const TARGET_OVERHEAD = 0.05;
 const TARGET_RSS_MB = 1024;
 const TARGET_MAX_LATENCY_MS = 5_000;
 
