@@ -327,8 +327,10 @@ const FLOOR_REACH = 0.08;
 
 /**
  * Without a scene, a change that stands on the floor and stays below door height is a piece of furniture: its
- * edges (its outline, and the wall it hides) weigh nothing. Changes that float on the wall (a window) or reach up
- * to door or ceiling height (a door, a wall corner) keep the mask's weight.
+ * edges (its outline, and the wall it hides) weigh nothing. So is one that stands well in front of the back wall
+ * and is slender where it rises high (a floor lamp), and a low change floating just above a piece (the top edge of
+ * a headboard over its flat front). Changes that float on the wall (a window) or reach up to door or ceiling height
+ * (a door, a wall corner) keep the mask's weight.
  */
 function withoutFurniture(
   mask: Float32Array,
