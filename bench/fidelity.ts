@@ -4,8 +4,8 @@
  * the building; wrongly rejected, for engines that only add furniture), then the time to score one 12-megapixel
  * JPEG pair. Targets: every structural engine caught ≥ 95 %, furniture rejected ≤ 5 %, ≤ 50 ms per 12 MP pair.
  * Env: FIDELITY_ROOMS (rooms per engine, 100), FIDELITY_TIMED (12 MP pairs timed, 20), FIDELITY_SEED (1),
- * FIDELITY_CACHE (a folder to keep the generated rooms in: drawing them takes most of a run's 20 minutes, and a
- * second run, after a change to the check, scores the very same pictures in a minute or two).
+ * FIDELITY_CACHE (a folder to keep the generated rooms in: drawing them takes about 20 of a run's 25 minutes, and
+ * a second run, after a change to the check, scores the very same pictures in about four).
  */
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';

@@ -361,6 +361,13 @@ function withoutFurniture(
     let bottom = 0;
     let left = cellsX;
     let right = 0;
+    const visit = (nx: number, ny: number) => {
+      if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) return;
+      const next = ny * cellsX + nx;
+      if (!changed[next] || (label[next] ?? 0) >= 0) return;
+      label[next] = id;
+      queue.push(next);
+    };
     for (let head = 0; head < queue.length; head++) {
       const cell = queue[head] ?? 0;
       const cx = cell % cellsX;
@@ -369,13 +376,6 @@ function withoutFurniture(
       bottom = Math.max(bottom, cy);
       left = Math.min(left, cx);
       right = Math.max(right, cx);
-      const visit = (nx: number, ny: number) => {
-        if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) return;
-        const next = ny * cellsX + nx;
-        if (!changed[next] || (label[next] ?? 0) >= 0) return;
-        label[next] = id;
-        queue.push(next);
-      };
       for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) visit(cx + dx, cy + dy);
       for (let dy = 2; dy <= bridge; dy++) {
         visit(cx, cy + dy);
@@ -420,11 +420,10 @@ function withoutFurniture(
   const pieces = objects.filter((_, id) => furniture[id]);
   objects.forEach((object, id) => {
     if (furniture[id] || !object.low) return;
-    const pad = CLUSTER_CELL;
     furniture[id] = pieces.some(
       (piece) =>
-        piece.left - pad <= object.left &&
-        object.right <= piece.right + pad &&
+        piece.left - CLUSTER_CELL <= object.left &&
+        object.right <= piece.right + CLUSTER_CELL &&
         object.bottom >= piece.top - bridge * CLUSTER_CELL,
     );
   });

@@ -27,9 +27,9 @@ describeEachDatabase('Asynchronous jobs on a remote engine', (dialect) => {
     await fake?.stop();
   });
 
-  // One CI-mode run (stop 28) timed out here on the MySQL pass only, as one saw the Replicate fidelity block score
-  // faithful drawings 0 on its MySQL pass (stop 27); runs alone pass on both. Until the cause is found: a longer wait
-  // than the poll's so a failure names the jobs' errors, and one more run.
+  // One CI-mode run (stop 28) timed out here on the MySQL pass only: its random-noise photos now and then failed the
+  // fidelity check (the cause, found in stop 28; it stages a drawn room since). The wait stays longer than the poll's
+  // so a failure names the jobs' errors, and the one extra run stays until more CI runs have passed without it.
   it('keeps every provider slot busy with one job place, and finishes each job once', {
     timeout: 60_000,
     retry: 1,
