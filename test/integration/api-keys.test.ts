@@ -1,5 +1,7 @@
+import type { KyselyPlugin } from 'kysely';
 import { expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
+import { apiKeyHashOf, authenticateApiKey } from '../../server/domain/keys/api-keys.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
@@ -78,6 +80,35 @@ describeEachDatabase('API keys', (dialect) => {
     server.clock.advance(5_000);
     await server.api.get('/api/v1/credits', { token: key });
     expect(Date.parse(await lastUsed())).toBeGreaterThanOrEqual(Date.parse(first) + 5_000);
+  });
+
+  it('records the latest of many uses of a key; on SQLite the uses of one event-loop turn in one write', async () => {
+    const { key, keyId } = await signUpWithKey(server.api);
+    let writes = 0;
+    const countWrites: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (args.node.kind === 'UpdateQueryNode') writes++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const db = server.services.db.withPlugin(countWrites);
+    const hash = apiKeyHashOf(key);
+    if (!hash) throw new Error('a key made by the API has the key format');
+    const base = server.clock.now() + 60_000;
+    // One after the other, as requests read in one turn are: each check finishes before the next begins.
+    for (let i = 0; i < 20; i++) expect((await authenticateApiKey(db, hash, base + i))?.id).toBe(keyId);
+    const lastUsed = async () =>
+      (
+        await server.services.db
+          .selectFrom('api_keys')
+          .select('last_used_at')
+          .where('id', '=', keyId)
+          .executeTakeFirst()
+      )?.last_used_at;
+    await expect.poll(lastUsed).toBe(base + 19);
+    if (dialect === 'sqlite') expect(writes).toBe(1);
+    else expect(writes).toBeGreaterThan(0);
   });
 
   it('rejects a revoked key on the very next request; revoking again is 200', async () => {

@@ -118,6 +118,11 @@ describeEachDatabase('The per-key request budget counted in the database', (dial
     const counted = results
       .filter((result) => result.status === 'fulfilled')
       .map((result) => (result as PromiseFulfilledResult<RateDecision>).value.remaining);
-    expect(counted.sort()).toEqual([6, 7, 8, 9]);
+    // MySQL sends the first hit at once and the four that arrive meanwhile wait for it, then go in the next batch;
+    // SQLite gathers all five hits of this event-loop turn into the one statement, which fails.
+    expect(counted.sort()).toEqual(dialect === 'mysql' ? [6, 7, 8, 9] : []);
+    // No failed hit was counted: the next one has the place after the hits that were.
+    const next = await limiter.consume(4, WINDOW + 3_000);
+    expect(next.remaining).toBe(9 - counted.length);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CompiledQuery, InferResult, Kysely } from 'kysely';
-import type { Db } from '../../../db/client.js';
+import { type Db, isMysql } from '../../../db/client.js';
 import { inTransaction } from '../../../db/transaction.js';
 import type { ApiKey, Database, DisclosureProfile, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
@@ -241,7 +241,18 @@ function recordKeyUse(db: Db, keyId: number, now: number): void {
         write(next);
       });
   };
-  write(now);
+  if (isMysql(db)) {
+    write(now);
+    return;
+  }
+  // On SQLite the write would run at once, before the other requests of this event-loop turn are read: it waits
+  // for the end of the turn and records the latest of them, one write (and one take of the write lock) for all.
+  state.latest = now;
+  setImmediate(() => {
+    const at = state.latest ?? now;
+    state.latest = null;
+    write(at);
+  });
 }
 
 function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
