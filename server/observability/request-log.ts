@@ -23,6 +23,9 @@ export function requestInfoOf(req: IncomingMessage): RequestInfo {
   return info;
 }
 
+/** How many /api paths `createRouteLabeler` remembers the template of. */
+const REMEMBERED_API_PATHS = 1024;
+
 const INCOMING_ID = /^[\w.:@=+/-]{1,128}$/;
 
 // randomUUID draws from a cached entropy pool: a sync randomBytes call per request cost ~1.5 % of bench:auth's CPU.
@@ -38,12 +41,24 @@ export function createRouteLabeler(input: { apiPaths: string[]; procedures: stri
     pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
   }));
   const procedures = new Set(input.procedures);
+  // Most requests repeat a path seen moments ago (a client polling a job, a dashboard page): its template is kept
+  // instead of testing each template's pattern again. Paths carry ids, so the memory is emptied when it fills.
+  const apiRoutes = new Map<string, string>();
+  const apiRouteOf = (path: string): string => {
+    let route = apiRoutes.get(path);
+    if (route === undefined) {
+      route = templates.find((t) => t.pattern.test(path))?.template ?? '/api/(unknown)';
+      if (apiRoutes.size >= REMEMBERED_API_PATHS) apiRoutes.clear();
+      apiRoutes.set(path, route);
+    }
+    return route;
+  };
   return (path) => {
     if (path.startsWith('/trpc/')) {
       const name = path.slice('/trpc/'.length);
       return procedures.has(name) ? `/trpc/${name}` : name.includes(',') ? '/trpc/(batch)' : '/trpc/(unknown)';
     }
-    if (path.startsWith('/api/')) return templates.find((t) => t.pattern.test(path))?.template ?? '/api/(unknown)';
+    if (path.startsWith('/api/')) return apiRouteOf(path);
     if (path.startsWith('/images/')) return '/images/:name';
     if (path.startsWith('/o/')) return path.endsWith('/original') ? '/o/:token/original' : '/o/:token';
     if (path.startsWith('/build/')) return '/build/*';

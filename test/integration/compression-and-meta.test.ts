@@ -1,3 +1,4 @@
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { expect, it } from 'vitest';
 import { signUpWithKey } from '../helpers/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
@@ -47,6 +48,14 @@ describeEachDatabase('Compressed text responses and page descriptions', (dialect
   it('sends text uncompressed to a client that does not accept gzip', async () => {
     expect((await encodingOf(server.url, '/login', 'identity')).encoding).toBeNull();
     expect((await encodingOf(server.url, '/api/v1/openapi.json', 'identity')).encoding).toBeNull();
+    // Nor to one that names no encoding at all (fetch always sends the header; node:http does not).
+    const plain = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpGet(new URL('/api/v1/openapi.json', server.url), resolve).on('error', reject),
+    );
+    plain.resume();
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
   });
 
   it('never compresses images: staged images go out byte for byte as stored', async () => {
