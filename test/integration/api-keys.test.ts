@@ -1,5 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { expect, it } from 'vitest';
+import { openDatabase } from '../../db/client.js';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { apiKeyHashOf, authenticateApiKey } from '../../server/domain/keys/api-keys.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
@@ -109,6 +110,31 @@ describeEachDatabase('API keys', (dialect) => {
     await expect.poll(lastUsed).toBe(base + 19);
     if (dialect === 'sqlite') expect(writes).toBe(1);
     else expect(writes).toBeGreaterThan(0);
+  });
+
+  it('shares one key check among the requests of a key that arrive while it is in flight', async () => {
+    const { token, key, keyId } = await signUpWithKey(server.api);
+    let checks = 0;
+    const handle = openDatabase(server.databaseUrl, {
+      onQuery: (sql) => {
+        if (/^select .* from [`"]api_keys[`"]/i.test(sql)) checks++;
+      },
+    });
+    try {
+      const hash = apiKeyHashOf(key);
+      if (!hash) throw new Error('a key made by the API has the key format');
+      const now = server.clock.now();
+      // Twenty at once: the first check goes out, the nineteen that arrive meanwhile share the next one.
+      const uses = await Promise.all(Array.from({ length: 20 }, () => authenticateApiKey(handle.db, hash, now)));
+      expect(uses.every((use) => use?.id === keyId)).toBe(true);
+      expect(checks).toBe(2);
+      // A check that begins after a revocation committed refuses the key (the unit test of db/shared-reads.ts pins
+      // that one in flight while it committed is never reused).
+      expect((await server.api.delete(`/api/v1/keys/${keyId}`, { token })).status).toBe(200);
+      expect(await authenticateApiKey(handle.db, hash, now)).toBeNull();
+    } finally {
+      await handle.close();
+    }
   });
 
   it('rejects a revoked key on the very next request; revoking again is 200', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CompiledQuery, InferResult, Kysely } from 'kysely';
 import { type Db, isMysql } from '../../../db/client.js';
+import { sharedFreshReads } from '../../../db/shared-reads.js';
 import { inTransaction } from '../../../db/transaction.js';
 import type { ApiKey, Database, DisclosureProfile, KeyMode } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
@@ -295,6 +296,24 @@ function keyCheckFor(db: Db, keyHash: ApiKeyHash): KeyCheck {
   return { ...compiled, parameters: [keyHash] };
 }
 
+type KeyRow = InferResult<ReturnType<typeof keyCheckQuery>>[number];
+const keyReads = new WeakMap<Db, (keyHash: ApiKeyHash) => Promise<KeyRow | undefined>>();
+
+/**
+ * The key's row, by a check that began after this call did: the requests of one key that arrive while its check is in
+ * flight share the next one (db/shared-reads.ts), so a revocation committed before a request arrived is always
+ * seen, and a key under load costs one query per round trip, not one per request (bench:auth, cluster mode: each
+ * statement sent was a cross-CPU wake-up of MariaDB, the largest cost of a request).
+ */
+function keyRowOf(db: Db, keyHash: ApiKeyHash): Promise<KeyRow | undefined> {
+  let reads = keyReads.get(db);
+  if (!reads) {
+    reads = sharedFreshReads(async (hash: ApiKeyHash) => (await db.executeQuery(keyCheckFor(db, hash))).rows[0]);
+    keyReads.set(db, reads);
+  }
+  return reads(keyHash);
+}
+
 /** Per database: the ids of keys that authenticated lately, by hash (a key's id never changes; revocation is not cached). */
 const knownKeyIds = new WeakMap<Db, Map<ApiKeyHash, number>>();
 const KNOWN_KEY_IDS_MAX = 10_000;
@@ -324,8 +343,7 @@ export function lastKnownKeyId(db: Db, keyHash: ApiKeyHash): number | undefined 
  * to the database before the response, and its outcome only matters to the key listing).
  */
 export async function authenticateApiKey(db: Db, keyHash: ApiKeyHash, now: number): Promise<AuthenticatedKey | null> {
-  const { rows } = await db.executeQuery(keyCheckFor(db, keyHash));
-  const row = rows[0];
+  const row = await keyRowOf(db, keyHash);
   if (!row) return null;
   rememberKeyId(db, keyHash, row.id);
   recordKeyUse(db, row.id, now);
