@@ -6,6 +6,9 @@
  * BENCH_PROCESSES (the machine's cores): every target runs once as one process and once as that many processes
  * behind one port (Roomstage with WEB_CONCURRENCY, the bare reference with node:cluster); the targets apply to
  * the second pass, the whole machine.
+ * BENCH_KEYS (1): how many API keys the requests take in turn. With one, the requests that arrive while that key's
+ * check is in flight share the next check (db/shared-reads.ts); with as many keys as connections, almost every
+ * request sends a check of its own, which is the cost of many clients each calling now and then.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -32,8 +35,11 @@ const UNLIMITED = String(1_000_000_000);
 
 interface Measured {
   result: LoadResult;
-  apiKey: string;
+  apiKeys: string[];
 }
+
+const keyCount = Math.max(1, Number(process.env.BENCH_KEYS) || 1);
+const bearerHeaders = (keys: string[]) => keys.map((key) => ({ authorization: `Bearer ${key}` }));
 
 /** One pass: the three servers, each as `processes` processes behind one port. */
 interface Pass {
@@ -43,19 +49,23 @@ interface Pass {
   bare: LoadResult;
 }
 
-/** Signs up through the real API and creates an API key with the identity token. */
-async function createApiKey(baseUrl: string): Promise<string> {
+/** Signs up through the real API and creates BENCH_KEYS API keys with the identity token. */
+async function createApiKeys(baseUrl: string): Promise<string[]> {
   const email = `bench-${Date.now()}@example.com`;
   const { token } = await postJson<{ token: string }>(`${baseUrl}/api/v1/auth/signup`, {
     email,
     password: 'bench-password-123',
   });
-  const { key } = await postJson<{ key: string }>(
-    `${baseUrl}/api/v1/keys`,
-    { name: 'bench' },
-    { authorization: `Bearer ${token}` },
-  );
-  return key;
+  const keys: string[] = [];
+  for (let index = 0; index < keyCount; index++) {
+    const { key } = await postJson<{ key: string }>(
+      `${baseUrl}/api/v1/keys`,
+      { name: `bench ${index + 1}` },
+      { authorization: `Bearer ${token}` },
+    );
+    keys.push(key);
+  }
+  return keys;
 }
 
 async function benchRoomstage(
@@ -75,22 +85,22 @@ async function benchRoomstage(
     WEB_CONCURRENCY: String(processes),
   };
   return withChildServer(target, 'server/main.ts', env, '/api/health', async (server) => {
-    const apiKey = await createApiKey(server.url);
-    const result = await measure(target, server, CREDITS_PATH, { authorization: `Bearer ${apiKey}` }, options);
-    return { result, apiKey };
+    const apiKeys = await createApiKeys(server.url);
+    const result = await measure(target, server, CREDITS_PATH, bearerHeaders(apiKeys), options);
+    return { result, apiKeys };
   });
 }
 
 async function benchBareReference(
   target: string,
   databaseUrl: string,
-  apiKey: string,
+  apiKeys: string[],
   processes: number,
   options: LoadOptions,
 ): Promise<LoadResult> {
   const env = { DATABASE_URL: databaseUrl, BARE_PROCESSES: String(processes) };
   return withChildServer(target, 'bench/bare-reference.ts', env, '/health', (server) =>
-    measure(target, server, CREDITS_PATH, { authorization: `Bearer ${apiKey}` }, options),
+    measure(target, server, CREDITS_PATH, bearerHeaders(apiKeys), options),
   );
 }
 
@@ -108,7 +118,7 @@ async function runPass(processes: number, mysqlBase: string, dataDir: string, op
   const mysqlUrl = await freshMysqlDatabase(mysqlBase, MYSQL_DATABASE);
   const mysql = await benchRoomstage(label('Roomstage (MySQL)'), mysqlUrl, dataDir, processes, options);
   console.log(`${processes} process(es): bare reference on MySQL…`);
-  const bare = await benchBareReference(label('bare (MySQL)'), mysqlUrl, mysql.apiKey, processes, options);
+  const bare = await benchBareReference(label('bare (MySQL)'), mysqlUrl, mysql.apiKeys, processes, options);
   return { processes, sqlite: sqlite.result, mysql: mysql.result, bare };
 }
 
@@ -121,7 +131,7 @@ function check(name: string, value: string, target: string, ok: boolean) {
 
 function report(passes: Pass[], options: LoadOptions) {
   console.log(
-    `\nGET ${CREDITS_PATH}, ${options.connections} connections, ${options.seconds} s (after ${options.warmupSeconds} s warm-up)\n`,
+    `\nGET ${CREDITS_PATH}, ${options.connections} connections, ${keyCount} API key(s) taken in turn, ${options.seconds} s (after ${options.warmupSeconds} s warm-up)\n`,
   );
   console.log(formatTable(passes.flatMap((pass) => [pass.sqlite, pass.mysql, pass.bare])));
   console.log('');

@@ -226,10 +226,27 @@ export async function measure(
   target: string,
   server: ChildServer,
   urlPath: string,
-  headers: Record<string, string>,
+  headers: Record<string, string> | Array<Record<string, string>>,
   options: LoadOptions,
 ): Promise<LoadResult> {
-  const base = { url: server.url + urlPath, headers, connections: options.connections };
+  // Several header sets: each request takes the next one in turn (bench:auth's many keys).
+  const headerSets = Array.isArray(headers) ? headers : [headers];
+  let turn = 0;
+  const base = {
+    url: server.url + urlPath,
+    connections: options.connections,
+    headers: headerSets[0],
+    ...(headerSets.length > 1 && {
+      requests: [
+        {
+          setupRequest: (request: autocannon.Request) => {
+            turn = (turn + 1) % headerSets.length;
+            return { ...request, headers: { ...request.headers, ...headerSets[turn] } };
+          },
+        },
+      ],
+    }),
+  };
   await autocannon({ ...base, duration: options.warmupSeconds });
   const cpuBefore = cpuSeconds(server.child.pid);
   const result = await autocannon({ ...base, duration: options.seconds });

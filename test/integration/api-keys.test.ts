@@ -112,6 +112,46 @@ describeEachDatabase('API keys', (dialect) => {
     else expect(writes).toBeGreaterThan(0);
   });
 
+  it('writes the uses of several keys together, each key its own latest time', async () => {
+    const { token, key, keyId } = await signUpWithKey(server.api);
+    const other = await createKey(server.api, token, { name: 'second' });
+    let writes = 0;
+    const handle = openDatabase(server.databaseUrl, {
+      onQuery: (sql) => {
+        if (/^update [`"]api_keys[`"]/i.test(sql)) writes++;
+      },
+    });
+    try {
+      const hashOf = (plaintext: string) => {
+        const hash = apiKeyHashOf(plaintext);
+        if (!hash) throw new Error('a key made by the API has the key format');
+        return hash;
+      };
+      const base = server.clock.now() + 120_000;
+      const uses = await Promise.all([
+        authenticateApiKey(handle.db, hashOf(key), base + 5),
+        authenticateApiKey(handle.db, hashOf(other.key), base + 7),
+        authenticateApiKey(handle.db, hashOf(key), base + 3),
+      ]);
+      expect(uses.map((use) => use?.id)).toEqual([keyId, other.id, keyId]);
+      const lastUsed = async () =>
+        Object.fromEntries(
+          (
+            await handle.db
+              .selectFrom('api_keys')
+              .select(['id', 'last_used_at'])
+              .where('id', 'in', [keyId, other.id])
+              .execute()
+          ).map((row) => [row.id, Number(row.last_used_at)]),
+        );
+      await expect.poll(lastUsed).toEqual({ [keyId]: base + 5, [other.id]: base + 7 });
+      // SQLite: every use of this turn in one write. On MySQL the count depends on which round trip ends first.
+      if (dialect === 'sqlite') expect(writes).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('shares one key check among the requests of a key that arrive while it is in flight', async () => {
     const { token, key, keyId } = await signUpWithKey(server.api);
     let checks = 0;

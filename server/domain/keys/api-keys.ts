@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CompiledQuery, InferResult, Kysely } from 'kysely';
+import { type CompiledQuery, type InferResult, type Kysely, sql } from 'kysely';
 import { type Db, isMysql } from '../../../db/client.js';
 import { sharedFreshReads } from '../../../db/shared-reads.js';
 import { inTransaction } from '../../../db/transaction.js';
@@ -206,57 +206,53 @@ export interface AuthenticatedKey {
   defaultDisclosure: DisclosureProfile;
 }
 
-/** Per database and key: whether a `last_used_at` write is in flight, and the latest use waiting behind it. */
-const keyUseWrites = new WeakMap<Db, Map<number, { latest: number | null }>>();
+/** Per database: the uses of keys waiting to be written (key id → latest use), and whether a write is in flight. */
+const keyUses = new WeakMap<Db, { waiting: Map<number, number>; writing: boolean }>();
 
 /**
- * Records a use of a key in `last_used_at` without making the request wait. At most one write per key is in flight;
- * uses that arrive meanwhile are folded into one follow-up write of the latest time, so the stored value trails
- * the newest use by at most one round trip however busy the key is. The condition keeps a slower write (or
- * another process) from moving the time backwards. A failed write is logged, never thrown.
+ * Records a use of a key in `last_used_at` without making the request wait. At most one write is in flight per
+ * database; the uses of every key that arrive meanwhile are written together by the next one, each key's latest
+ * time, so a stored value trails its newest use by at most one round trip however busy the server is. On SQLite a
+ * statement runs at once, before the other requests of this event-loop turn are read, so the first write waits for
+ * the end of the turn. The condition keeps a slower write (or another process) from moving a time backwards. A
+ * failed write is logged, never thrown.
  */
 function recordKeyUse(db: Db, keyId: number, now: number): void {
-  let writes = keyUseWrites.get(db);
-  if (!writes) {
-    writes = new Map();
-    keyUseWrites.set(db, writes);
+  let uses = keyUses.get(db);
+  if (!uses) {
+    uses = { waiting: new Map(), writing: false };
+    keyUses.set(db, uses);
   }
-  const inFlight = writes.get(keyId);
-  if (inFlight) {
-    inFlight.latest = Math.max(inFlight.latest ?? 0, now);
-    return;
-  }
-  const state: { latest: number | null } = { latest: null };
-  writes.set(keyId, state);
-  const write = (at: number): void => {
-    db.updateTable('api_keys')
-      .set({ last_used_at: at })
-      .where('id', '=', keyId)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
-      .execute()
-      .catch((error: unknown) => log.error({ err: error, keyId }, 'the use of an API key could not be recorded'))
-      .finally(() => {
-        if (state.latest === null) return void writes.delete(keyId);
-        const next = state.latest;
-        state.latest = null;
-        write(next);
-      });
-  };
-  if (isMysql(db)) {
-    write(now);
-    return;
-  }
-  // On SQLite the write would run at once, before the other requests of this event-loop turn are read: it waits
-  // for the end of the turn and records the latest of them, one write (and one take of the write lock) for all.
-  state.latest = now;
-  setImmediate(() => {
-    const at = state.latest ?? now;
-    state.latest = null;
-    write(at);
-  });
+  uses.waiting.set(keyId, Math.max(uses.waiting.get(keyId) ?? now, now));
+  if (uses.writing) return;
+  uses.writing = true;
+  if (isMysql(db)) writeKeyUses(db, uses);
+  else setImmediate(writeKeyUses, db, uses);
 }
 
-function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
+function writeKeyUses(db: Db, uses: { waiting: Map<number, number>; writing: boolean }): void {
+  const batch = uses.waiting;
+  if (batch.size === 0) {
+    uses.writing = false;
+    return;
+  }
+  uses.waiting = new Map();
+  const latest = sql<number>`case ${sql.ref('id')} ${sql.join(
+    [...batch].map(([id, at]) => sql`when ${id} then ${at}`),
+    sql` `,
+  )} end`;
+  db.updateTable('api_keys')
+    .set({ last_used_at: latest })
+    .where('id', 'in', [...batch.keys()])
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', latest)]))
+    .execute()
+    .catch((error: unknown) =>
+      log.error({ err: error, keyIds: [...batch.keys()] }, 'the use of an API key could not be recorded'),
+    )
+    .finally(() => writeKeyUses(db, uses));
+}
+
+function keyCheckQuery(db: Db, keyHashes: ApiKeyHash[]) {
   return (
     db
       .selectFrom('api_keys')
@@ -265,6 +261,7 @@ function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
       .leftJoin('staging_settings', 'staging_settings.account_id', 'api_keys.account_id')
       .select([
         'api_keys.id',
+        'api_keys.key_hash',
         'api_keys.account_id',
         'api_keys.mode',
         'api_keys.scopes',
@@ -273,42 +270,46 @@ function keyCheckQuery(db: Db, keyHash: ApiKeyHash) {
         'accounts.suspended_at',
         ...BALANCE_COLUMNS.map((column) => `accounts.${column}` as const),
       ])
-      .where('api_keys.key_hash', '=', keyHash)
+      .where('api_keys.key_hash', 'in', keyHashes)
       .where('api_keys.revoked_at', 'is', null)
   );
 }
 
-type KeyCheck = CompiledQuery<InferResult<ReturnType<typeof keyCheckQuery>>[number]>;
-const keyChecks = new WeakMap<Db, KeyCheck>();
+type KeyRow = InferResult<ReturnType<typeof keyCheckQuery>>[number];
+const singleKeyChecks = new WeakMap<Db, CompiledQuery<KeyRow>>();
 
 /**
- * The key check runs on every API request, so its SQL is built and compiled once per database and reused with
- * each request's hash as its one parameter (building and compiling it was ~5 % of bench:auth's CPU).
+ * The check of one key (what a quiet server sends) is built and compiled once per database and reused with each
+ * request's hash as its one parameter (building and compiling it was ~5 % of bench:auth's CPU); a check of several
+ * keys at once is compiled for its batch.
  */
-function keyCheckFor(db: Db, keyHash: ApiKeyHash): KeyCheck {
-  let compiled = keyChecks.get(db);
+function keyCheckFor(db: Db, keyHashes: ApiKeyHash[]): CompiledQuery<KeyRow> {
+  if (keyHashes.length !== 1) return keyCheckQuery(db, keyHashes).compile();
+  let compiled = singleKeyChecks.get(db);
   if (!compiled) {
-    compiled = keyCheckQuery(db, keyHash).compile();
+    compiled = keyCheckQuery(db, keyHashes).compile();
     if (compiled.parameters.length !== 1)
       throw new Error('the API key check must have the key hash as its only parameter');
-    keyChecks.set(db, compiled);
+    singleKeyChecks.set(db, compiled);
   }
-  return { ...compiled, parameters: [keyHash] };
+  return { ...compiled, parameters: keyHashes };
 }
 
-type KeyRow = InferResult<ReturnType<typeof keyCheckQuery>>[number];
 const keyReads = new WeakMap<Db, (keyHash: ApiKeyHash) => Promise<KeyRow | undefined>>();
 
 /**
- * The key's row, by a check that began after this call did: the requests of one key that arrive while its check is in
- * flight share the next one (db/shared-reads.ts), so a revocation committed before a request arrived is always
- * seen, and a key under load costs one query per round trip, not one per request (bench:auth, cluster mode: each
- * statement sent was a cross-CPU wake-up of MariaDB, the largest cost of a request).
+ * The key's row, by a check that began after this call did: the requests that arrive while a check is in flight
+ * share the next one, one query for all their keys (db/shared-reads.ts). So a revocation committed before a request
+ * arrived is always seen, and a busy server sends one key check per round trip, not one per request (bench:auth,
+ * cluster mode: each statement sent was a cross-CPU wake-up of MariaDB, the largest cost of a request).
  */
 function keyRowOf(db: Db, keyHash: ApiKeyHash): Promise<KeyRow | undefined> {
   let reads = keyReads.get(db);
   if (!reads) {
-    reads = sharedFreshReads(async (hash: ApiKeyHash) => (await db.executeQuery(keyCheckFor(db, hash))).rows[0]);
+    reads = sharedFreshReads(async (hashes: ApiKeyHash[]) => {
+      const { rows } = await db.executeQuery(keyCheckFor(db, hashes));
+      return new Map(rows.map((row) => [row.key_hash as ApiKeyHash, row]));
+    });
     keyReads.set(db, reads);
   }
   return reads(keyHash);
