@@ -8,7 +8,7 @@
 //   delivery server/webhooks/, server/retention/, server/mail/ (background machinery that runs domain work)
 //   api      server/{trpc,services,root,response-control}.ts, server/routers/
 //   http     server/http/
-//   entry    server/main.ts, server/worker-main.ts, server/cluster.ts, server/cli/, app/
+//   entry    server/main.ts, server/worker-main.ts, server/cluster.ts, server/heap.ts, server/cli/, app/
 // An import may point to its own layer or any lower one; type-only imports count too (they couple the code).
 // Routers are siblings: one imports no other router; what several share lives in server/routers/schemas.ts.
 import { execFileSync } from 'node:child_process';
@@ -30,7 +30,7 @@ export function layerOf(file) {
   if (
     file.startsWith('app/') ||
     file.startsWith('server/cli/') ||
-    /^server\/(main|worker-main|cluster)\.ts$/.test(file) ||
+    /^server\/(main|worker-main|cluster|heap)\.ts$/.test(file) ||
     file.endsWith('worker-main.ts')
   )
     return 'entry';

@@ -45,6 +45,7 @@ import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';
 import { isClusterProcess, runClusterPrimary } from './cluster.js';
+import { giveBuffersHeadroom } from './heap.js';
 import { closeOnSignals } from './process-signals.js';
 import {
   type BackgroundWorkOptions,
@@ -218,6 +219,7 @@ export async function startServer(
 }
 
 async function main() {
+  giveBuffersHeadroom();
   const config = loadConfigOrExit();
   // WEB_CONCURRENCY > 1: this process becomes the cluster's primary and forks the app processes, which run below.
   if (config.webConcurrency > 1 && !isClusterProcess()) {

@@ -11,6 +11,7 @@ import { type Config, loadConfigOrExit } from './env.js';
 import type { ImageEngine } from './imaging/engine.js';
 import { log } from './observability/logger.js';
 import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
+import { giveBuffersHeadroom } from './heap.js';
 import { closeOnSignals } from './process-signals.js';
 import { isClusterProcess, runClusterPrimary } from './cluster.js';
 import { createServices, prepareDatabase, startBackgroundWork } from './services.js';
@@ -45,6 +46,7 @@ export async function startWorker(config: Config, options: { engine?: ImageEngin
 }
 
 async function main() {
+  giveBuffersHeadroom();
   const config = loadConfigOrExit();
   if (config.workerConcurrency > 1 && !isClusterProcess()) {
     return runClusterPrimary({
