@@ -88,6 +88,17 @@ export function isMysql(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof MysqlAdapter;
 }
 
+/**
+ * Starts the first statement of a batch that gathers the work arriving while a statement is in flight (rate-limit
+ * hits, key uses). On MySQL it goes now: the round trip is the time others gather in. A SQLite statement runs to
+ * completion at once, so nothing would ever gather: it waits for the end of this event-loop turn instead, and the
+ * requests read in that turn join it (each would otherwise take SQLite's one write lock, shared by every process).
+ */
+export function startGatheringBatch(db: Kysely<any>, start: () => void): void {
+  if (isMysql(db)) start();
+  else setImmediate(start);
+}
+
 /** True when the database answers a trivial query: what /api/health reports. Never throws. */
 export async function databaseAnswers(db: Kysely<any>): Promise<boolean> {
   try {

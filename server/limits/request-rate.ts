@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
-import { isMysql } from '../../db/client.js';
+import { isMysql, startGatheringBatch } from '../../db/client.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -95,11 +95,7 @@ export function createRequestRateLimiter(db: Db, options: { perMinute: number })
       const queue = waiting.get(bucket);
       if (queue) return void queue.push({ windowStart, resolve, reject });
       waiting.set(bucket, [{ windowStart, resolve, reject }]);
-      // A SQLite statement runs to completion before anything else does, so no hit ever waits behind one: the
-      // first hit waits for the end of this event-loop turn instead, and the requests read in the same turn are
-      // counted with it. Each is a write that takes SQLite's one write lock, shared with every other process.
-      if (mysql) countWaiting(bucket);
-      else setImmediate(countWaiting, bucket);
+      startGatheringBatch(db, () => countWaiting(bucket));
     });
   }
 

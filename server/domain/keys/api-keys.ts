@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type CompiledQuery, type InferResult, type Kysely, sql } from 'kysely';
-import { type Db, isMysql } from '../../../db/client.js';
+import { type Db, startGatheringBatch } from '../../../db/client.js';
 import { sharedFreshReads } from '../../../db/shared-reads.js';
 import { inTransaction } from '../../../db/transaction.js';
 import type { ApiKey, Database, DisclosureProfile, KeyMode } from '../../../db/schema.js';
@@ -206,16 +206,21 @@ export interface AuthenticatedKey {
   defaultDisclosure: DisclosureProfile;
 }
 
-/** Per database: the uses of keys waiting to be written (key id → latest use), and whether a write is in flight. */
-const keyUses = new WeakMap<Db, { waiting: Map<number, number>; writing: boolean }>();
+/** The uses of keys waiting to be written (key id → latest use), and whether a write is in flight. */
+interface KeyUses {
+  waiting: Map<number, number>;
+  writing: boolean;
+}
+
+/** Per database. */
+const keyUses = new WeakMap<Db, KeyUses>();
 
 /**
  * Records a use of a key in `last_used_at` without making the request wait. At most one write is in flight per
  * database; the uses of every key that arrive meanwhile are written together by the next one, each key's latest
- * time, so a stored value trails its newest use by at most one round trip however busy the server is. On SQLite a
- * statement runs at once, before the other requests of this event-loop turn are read, so the first write waits for
- * the end of the turn. The condition keeps a slower write (or another process) from moving a time backwards. A
- * failed write is logged, never thrown.
+ * time, so a stored value trails its newest use by at most one round trip however busy the server is (on SQLite,
+ * one event-loop turn: startGatheringBatch). The condition keeps a slower write (or another process) from moving a
+ * time backwards. A failed write is logged, never thrown.
  */
 function recordKeyUse(db: Db, keyId: number, now: number): void {
   let uses = keyUses.get(db);
@@ -226,29 +231,27 @@ function recordKeyUse(db: Db, keyId: number, now: number): void {
   uses.waiting.set(keyId, Math.max(uses.waiting.get(keyId) ?? now, now));
   if (uses.writing) return;
   uses.writing = true;
-  if (isMysql(db)) writeKeyUses(db, uses);
-  else setImmediate(writeKeyUses, db, uses);
+  startGatheringBatch(db, () => writeKeyUses(db, uses));
 }
 
-function writeKeyUses(db: Db, uses: { waiting: Map<number, number>; writing: boolean }): void {
+function writeKeyUses(db: Db, uses: KeyUses): void {
   const batch = uses.waiting;
   if (batch.size === 0) {
     uses.writing = false;
     return;
   }
   uses.waiting = new Map();
+  const keyIds = [...batch.keys()];
   const latest = sql<number>`case ${sql.ref('id')} ${sql.join(
     [...batch].map(([id, at]) => sql`when ${id} then ${at}`),
     sql` `,
   )} end`;
   db.updateTable('api_keys')
     .set({ last_used_at: latest })
-    .where('id', 'in', [...batch.keys()])
+    .where('id', 'in', keyIds)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', latest)]))
     .execute()
-    .catch((error: unknown) =>
-      log.error({ err: error, keyIds: [...batch.keys()] }, 'the use of an API key could not be recorded'),
-    )
+    .catch((error: unknown) => log.error({ err: error, keyIds }, 'the use of an API key could not be recorded'))
     .finally(() => writeKeyUses(db, uses));
 }
 
