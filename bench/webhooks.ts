@@ -6,6 +6,10 @@
  * separate worker process polling); SQLite is single-process by design, so there a child process plays `npm start`:
  * it emits and runs the inline worker, woken by the in-process signal. Targets on MySQL (issue 20): ≥ 5,000
  * deliveries/s, p99 ≤ 500 ms, and the emitter never the bound (emitted/s at least 1.2 × deliveries/s).
+ * Two more MySQL rows tell what the figures mean on this machine: the same run delivered by the bare reference
+ * (bench/bare-webhook-worker.ts: mysql2 and undici, nothing else), the ceiling any outbox worker meets beside this
+ * emitter and receiver; and Roomstage again with the emitter paced at 0.8 × the rate it delivered, where the delay is
+ * the worker's own and not a backlog's.
  * Env: BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_BATCH (100 events per transaction), BENCH_WEBHOOK_EMITTERS (8 concurrent
  * transactions), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), BENCH_CPU_PROF=<dir> to profile the worker.
  */
@@ -43,6 +47,10 @@ const TARGET_P99_MS = 500;
  * delay after the last commit, so emitted/s and deliveries/s come out close; a worker that cannot keep up falls behind.
  */
 const EMITTER_HEADROOM = 1.2;
+const ROOMSTAGE_WORKER = 'server/worker-main.ts';
+/** The paced run emits at this share of the rate the unpaced run delivered. */
+const PACED_SHARE = 0.8;
+const BARE_WORKER = 'bench/bare-webhook-worker.ts';
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -54,6 +62,8 @@ function intEnv(name: string, fallback: number): number {
 
 interface Result {
   target: string;
+  /** Events per second the emitter was held to, or null when it emitted as fast as it could. */
+  pacedAt: number | null;
   events: number;
   emitPerSecond: number;
   deliveriesPerSecond: number;
@@ -130,13 +140,15 @@ class Receiver {
   }
 }
 
+/** `server/worker-main.ts` (what `npm run worker` runs) or the bare reference, `bench/bare-webhook-worker.ts`. */
 async function startWorker(
   databaseUrl: string,
+  script: string,
 ): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
     : [];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, 'server/worker-main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, script], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_NETWORK: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -168,16 +180,27 @@ function percentile(sorted: number[], p: number): number {
 
 type Committed = Array<[id: string, committedAt: number]>;
 
-/** Emits `total` events as the app does: PER_TRANSACTION per transaction (one `emitEvents`), EMITTERS at a time. */
-async function emitAll(db: Db, input: { accountId: string; keyId: number; total: number }): Promise<Committed> {
+/**
+ * Emits `total` events as the app does: PER_TRANSACTION per transaction (one `emitEvents`), EMITTERS at a time; as
+ * fast as the database takes them, or at `perSecond` on average (each transaction starts when its first event is due).
+ */
+async function emitAll(
+  db: Db,
+  input: { accountId: string; keyId: number; total: number; perSecond?: number },
+): Promise<Committed> {
   const committed: Committed = [];
   let left = input.total;
   let sequence = 0;
+  const started = Date.now();
   await Promise.all(
     Array.from({ length: EMITTERS }, async () => {
       while (left > 0) {
         const size = Math.min(PER_TRANSACTION, left);
         left -= size;
+        if (input.perSecond) {
+          const dueAt = started + ((input.total - left - size) / input.perSecond) * 1000;
+          if (dueAt > Date.now()) await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()));
+        }
         const now = Date.now();
         const emitted = await inTransaction(db, (trx) =>
           emitEvents(
@@ -211,19 +234,23 @@ async function emitAll(db: Db, input: { accountId: string; keyId: number; total:
 }
 
 interface Deployment {
-  emit(total: number): Promise<Committed>;
+  emit(total: number, perSecond?: number): Promise<Committed>;
   /** CPU seconds so far of the process(es) that deliver. */
   deliveringCpuSeconds(): number | null;
   stop(): Promise<void>;
   output(): string;
 }
 
-/** MySQL: this process is the app that emits; `npm run worker` runs apart and finds the events by polling. */
-async function splitDeployment(databaseUrl: string, owner: { accountId: string; keyId: number }): Promise<Deployment> {
+/** MySQL: this process is the app that emits; `npm run worker` (or the bare reference) runs apart and polls. */
+async function splitDeployment(
+  databaseUrl: string,
+  owner: { accountId: string; keyId: number },
+  workerScript: string,
+): Promise<Deployment> {
   const handle = openDatabase(databaseUrl, { poolSize: EMITTERS + 2 });
-  const worker = await startWorker(databaseUrl);
+  const worker = await startWorker(databaseUrl, workerScript);
   return {
-    emit: (total) => emitAll(handle.db, { ...owner, total }),
+    emit: (total, perSecond) => emitAll(handle.db, { ...owner, total, perSecond }),
     deliveringCpuSeconds: () => cpuSeconds(worker.child.pid),
     output: worker.output,
     stop: async () => {
@@ -254,8 +281,8 @@ async function singleProcessDeployment(
   const [ready] = (await Promise.race([once(child, 'message'), exited.then(() => [null])])) as [unknown];
   if (ready !== 'ready') throw new Error(`app child did not start:\n${output}`);
   return {
-    emit: async (total) => {
-      child.send({ ...owner, total });
+    emit: async (total, perSecond) => {
+      child.send({ ...owner, total, perSecond });
       const [committed] = (await once(child, 'message')) as [Committed];
       return committed;
     },
@@ -279,7 +306,7 @@ async function appChild() {
     allowPrivateNetwork: true,
   });
   worker.start();
-  process.on('message', (message: { accountId: string; keyId: number; total: number }) => {
+  process.on('message', (message: { accountId: string; keyId: number; total: number; perSecond?: number }) => {
     void emitAll(handle.db, message).then((committed) => process.send!(committed));
   });
   process.once('SIGTERM', () => {
@@ -291,7 +318,11 @@ async function appChild() {
   process.send!('ready');
 }
 
-async function run(target: string, databaseUrl: string): Promise<Result> {
+async function run(
+  target: string,
+  databaseUrl: string,
+  options: { workerScript?: string; perSecond?: number } = {},
+): Promise<Result> {
   const receiver = new Receiver();
   await receiver.start();
   try {
@@ -328,7 +359,7 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
     }
 
     const deployment = databaseUrl.startsWith('mysql://')
-      ? await splitDeployment(databaseUrl, owner)
+      ? await splitDeployment(databaseUrl, owner, options.workerScript ?? ROOMSTAGE_WORKER)
       : await singleProcessDeployment(databaseUrl, owner);
     try {
       // Warm-up (connections, JIT) outside the measurement.
@@ -342,7 +373,7 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
       const started = Date.now();
       const cpuBefore = deployment.deliveringCpuSeconds();
       const benchCpuBefore = process.cpuUsage();
-      const committed = await deployment.emit(EVENTS);
+      const committed = await deployment.emit(EVENTS, options.perSecond);
       const emitSeconds = (Date.now() - started) / 1000;
       const ids = committed.map(([id]) => id);
       await receiver.waitForAll(ids, 180_000);
@@ -353,6 +384,7 @@ async function run(target: string, databaseUrl: string): Promise<Result> {
       const lastReceipt = Math.max(...ids.map((id) => receiver.receivedAt.get(id)!));
       return {
         target,
+        pacedAt: options.perSecond ?? null,
         events: ids.length,
         emitPerSecond: ids.length / emitSeconds,
         deliveriesPerSecond: ids.length / ((lastReceipt - firstCommit) / 1000),
@@ -399,7 +431,7 @@ function formatResults(results: Result[]): string {
     String(r.events),
     r.emitPerSecond.toFixed(0),
     r.deliveriesPerSecond.toFixed(0),
-    emitterBound(r) ? 'emitter' : 'worker',
+    r.pacedAt !== null ? 'paced' : emitterBound(r) ? 'emitter' : 'worker',
     String(r.p50Ms),
     String(r.p99Ms),
     String(r.maxMs),
@@ -421,8 +453,14 @@ async function main() {
       'MySQL: this process emits, `npm run worker` (child) delivers; SQLite: one child emits with the inline worker (npm start).',
   );
   const results: Result[] = [];
-  const mysqlUrl = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks');
-  results.push(await run('roomstage (mysql)', mysqlUrl));
+  results.push(await run('roomstage (mysql)', await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks')));
+  // The same emitter, receiver and tables, delivered by the least an outbox worker can do: the machine's ceiling.
+  const bareUrl = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks_bare');
+  results.push(await run('bare deliverer (mysql)', bareUrl, { workerScript: BARE_WORKER }));
+  // The delay a receiver sees when the worker keeps up: the same worker, the emitter held to PACED_SHARE of its rate.
+  const perSecond = Math.round(PACED_SHARE * results[0]!.deliveriesPerSecond);
+  const pacedUrl = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks_paced');
+  results.push(await run(`roomstage (mysql, ${perSecond}/s)`, pacedUrl, { perSecond }));
   const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-webhooks-'));
   try {
     results.push(await run('roomstage (sqlite)', `sqlite:${path.join(dir, 'bench.db')}`));
@@ -431,6 +469,16 @@ async function main() {
   }
   console.log(`\n${formatResults(results)}\n`);
   const mysql = results[0]!;
+  const bare = results[1]!;
+  console.log(
+    `Roomstage / bare deliverer on MySQL: ${(mysql.deliveriesPerSecond / bare.deliveriesPerSecond).toFixed(2)} of the ` +
+      'bare rate; the bare row is what this machine allows an outbox worker beside this emitter and receiver.',
+  );
+  const paced = results[2]!;
+  console.log(
+    `Paced at ${paced.pacedAt}/s (${PACED_SHARE} × the unpaced rate), so the worker keeps up: p99 ${paced.p99Ms} ms ` +
+      `commit→receipt (≤ ${TARGET_P99_MS}: ${paced.p99Ms <= TARGET_P99_MS ? 'met' : 'NOT met'}).`,
+  );
   const ok =
     mysql.deliveriesPerSecond >= TARGET_RATE &&
     mysql.p99Ms <= TARGET_P99_MS &&
