@@ -211,6 +211,23 @@ export function processTree(pid: number): Map<number, string[]> {
   return tree;
 }
 
+/** The pid of a running process by its command name (`/proc/<pid>/comm`), e.g. the local MariaDB server. */
+export function pidOf(command: string): number | undefined {
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) return Number(entry);
+      } catch {
+        // the process ended while /proc was read
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return undefined;
+}
+
 /** User + system CPU seconds so far of a process and every process under it, from /proc; null elsewhere. */
 export function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;

@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Db, openDatabase } from '../db/client.js';
@@ -32,7 +32,7 @@ import { loadConfig } from '../server/env.js';
 import { verifySignature } from '../server/domain/webhooks/signing.js';
 import { systemOrigin } from '../server/domain/audit/audit.js';
 import { createWebhookWorker } from '../server/webhooks/worker.js';
-import { cpuSeconds, freshMysqlDatabase, ROOT } from './lib.js';
+import { cpuSeconds, freshMysqlDatabase, pidOf, ROOT } from './lib.js';
 
 const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);
 const PER_TRANSACTION = intEnv('BENCH_WEBHOOK_BATCH', 100);
@@ -48,6 +48,8 @@ const TARGET_P99_MS = 500;
  */
 const EMITTER_HEADROOM = 1.2;
 const ROOMSTAGE_WORKER = 'server/worker-main.ts';
+/** The local MariaDB (or MySQL) server, whose CPU per event the MySQL rows report. */
+const MYSQL_SERVER_PID = pidOf('mariadbd') ?? pidOf('mysqld');
 /** The paced run emits at this share of the rate the unpaced run delivered. */
 const PACED_SHARE = 0.8;
 const BARE_WORKER = 'bench/bare-webhook-worker.ts';
@@ -76,6 +78,8 @@ interface Result {
   workerCpuMs: number | null;
   /** CPU of this process per event (MySQL: the emitter and the receiver), in ms. */
   benchCpuMs: number | null;
+  /** CPU of the local MySQL server per event, in ms (null on SQLite, or when the server is not on this machine). */
+  databaseCpuMs: number | null;
 }
 
 /** Records when each event id first arrives and checks every signature against the webhook's secret. */
@@ -373,12 +377,15 @@ async function run(
       const started = Date.now();
       const cpuBefore = deployment.deliveringCpuSeconds();
       const benchCpuBefore = process.cpuUsage();
+      const databasePid = databaseUrl.startsWith('mysql://') ? MYSQL_SERVER_PID : undefined;
+      const databaseCpuBefore = cpuSeconds(databasePid);
       const committed = await deployment.emit(EVENTS, options.perSecond);
       const emitSeconds = (Date.now() - started) / 1000;
       const ids = committed.map(([id]) => id);
       await receiver.waitForAll(ids, 180_000);
       const cpuAfter = deployment.deliveringCpuSeconds();
       const benchCpu = process.cpuUsage(benchCpuBefore);
+      const databaseCpuAfter = cpuSeconds(databasePid);
       const delays = committed.map(([id, at]) => receiver.receivedAt.get(id)! - at).sort((a, b) => a - b);
       const firstCommit = Math.min(...committed.map(([, at]) => at));
       const lastReceipt = Math.max(...ids.map((id) => receiver.receivedAt.get(id)!));
@@ -395,6 +402,10 @@ async function run(
         duplicates: receiver.duplicates,
         workerCpuMs: cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / ids.length,
         benchCpuMs: (benchCpu.user + benchCpu.system) / 1000 / ids.length,
+        databaseCpuMs:
+          databaseCpuBefore === null || databaseCpuAfter === null
+            ? null
+            : ((databaseCpuAfter - databaseCpuBefore) * 1000) / ids.length,
       };
     } catch (error) {
       console.error(deployment.output());
@@ -425,6 +436,7 @@ function formatResults(results: Result[]): string {
     'dupes',
     'deliverer CPU ms/ev',
     'bench CPU ms/ev',
+    'MySQL CPU ms/ev',
   ];
   const rows = results.map((r) => [
     r.target,
@@ -439,6 +451,7 @@ function formatResults(results: Result[]): string {
     String(r.duplicates),
     r.workerCpuMs === null ? '?' : r.workerCpuMs.toFixed(3),
     r.benchCpuMs === null ? '?' : r.benchCpuMs.toFixed(3),
+    r.databaseCpuMs === null ? '-' : r.databaseCpuMs.toFixed(3),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
@@ -474,6 +487,19 @@ async function main() {
     `Roomstage / bare deliverer on MySQL: ${(mysql.deliveriesPerSecond / bare.deliveriesPerSecond).toFixed(2)} of the ` +
       'bare rate; the bare row is what this machine allows an outbox worker beside this emitter and receiver.',
   );
+  const cpuPerEvent = (r: Result) =>
+    r.workerCpuMs === null || r.benchCpuMs === null || r.databaseCpuMs === null
+      ? null
+      : r.workerCpuMs + r.benchCpuMs + r.databaseCpuMs;
+  for (const r of [mysql, bare]) {
+    const total = cpuPerEvent(r);
+    if (total === null) continue;
+    console.log(
+      `${r.target}: ${total.toFixed(3)} ms of CPU per delivered event (deliverer + bench + MySQL server); ` +
+        `${TARGET_RATE}/s would take ${((total * TARGET_RATE) / 1000).toFixed(2)} of this machine's ` +
+        `${availableParallelism()} cores.`,
+    );
+  }
   const paced = results[2]!;
   console.log(
     `Paced at ${paced.pacedAt}/s (${PACED_SHARE} × the unpaced rate), so the worker keeps up: p99 ${paced.p99Ms} ms ` +
