@@ -1,15 +1,16 @@
 /**
  * The bare reference for bench/webhooks.ts: the least a durable outbox deliverer can do on the same MySQL tables,
  * written straight on a mysql2 pool and undici. It claims due deliveries in one READ COMMITTED transaction (FOR UPDATE
- * SKIP LOCKED, then a lease), reads each payload and secret with the claim, POSTs with both signatures and a deadline,
- * keeps 32 attempts in flight and marks successes delivered in batches — what the real worker does, without its
+ * SKIP LOCKED, then a lease), reads each payload and secret with the claim, POSTs with both signatures (signed by the
+ * project's own functions, so the format has one definition) and a deadline, keeps 32 attempts in flight and marks
+ * successes delivered in batches — what the real worker does, without its
  * per-webhook fairness, retries, network guard, metrics or shutdown handling. Whatever this process cannot beat on a
  * machine, the real worker cannot either.
  * Env: DATABASE_URL (mysql://…/db). Prints "webhook worker running" when it polls; SIGTERM stops it.
  */
-import { createHmac } from 'node:crypto';
 import { createPool, type RowDataPacket } from 'mysql2/promise';
 import { Agent, request } from 'undici';
+import { signPayload, standardSignature } from '../server/domain/webhooks/signing.js';
 
 const IN_FLIGHT = 32;
 const HELD = 8 * IN_FLIGHT;
@@ -31,10 +32,10 @@ if (!databaseUrl?.startsWith('mysql://')) throw new Error('DATABASE_URL must be 
 const pool = createPool({ uri: databaseUrl, connectionLimit: 4 });
 const agent = new Agent({ connections: 256, keepAliveTimeout: 500 });
 
-const queue: Array<Due & { leaseUntil: number }> = [];
+const queue: Due[] = [];
 let inFlight = 0;
 let running = true;
-let delivered: Array<{ id: string; leaseUntil: number; at: number }> = [];
+let delivered: Array<{ id: string; at: number }> = [];
 
 async function claim(limit: number): Promise<void> {
   const connection = await pool.getConnection();
@@ -61,7 +62,7 @@ async function claim(limit: number): Promise<void> {
         rows.map((row) => row.id),
       ]);
     await connection.commit();
-    for (const row of rows) queue.push({ ...row, leaseUntil });
+    queue.push(...rows);
   } catch (error) {
     await connection.rollback().catch(() => {});
     throw error;
@@ -83,9 +84,8 @@ async function flush(): Promise<void> {
   );
 }
 
-async function attempt(row: Due & { leaseUntil: number }): Promise<void> {
+async function attempt(row: Due): Promise<void> {
   const timestamp = Math.floor(Date.now() / 1000);
-  const key = Buffer.from(row.secret.slice('whsec_'.length), 'base64');
   const deadline = AbortSignal.timeout(TIMEOUT_MS);
   const response = await request(row.url, {
     dispatcher: agent,
@@ -94,18 +94,18 @@ async function attempt(row: Due & { leaseUntil: number }): Promise<void> {
     body: row.payload,
     headers: {
       'content-type': 'application/json',
-      'x-webhook-signature': `sha256=${createHmac('sha256', row.secret).update(row.payload).digest('hex')}`,
+      'x-webhook-signature': signPayload(row.secret, row.payload),
       'x-webhook-id': row.event_id,
       'x-webhook-event': row.event,
       'x-webhook-timestamp': String(timestamp),
       'webhook-id': row.event_id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': `v1,${createHmac('sha256', key).update(`${row.event_id}.${timestamp}.`).update(row.payload).digest('base64')}`,
+      'webhook-signature': standardSignature(row.secret, row.event_id, timestamp, row.payload),
     },
   });
   await response.body.dump();
   if (response.statusCode >= 200 && response.statusCode < 300) {
-    delivered.push({ id: row.id, leaseUntil: row.leaseUntil, at: Date.now() });
+    delivered.push({ id: row.id, at: Date.now() });
     if (delivered.length >= FLUSH_SIZE) await flush();
   }
 }
