@@ -55,10 +55,47 @@ export function openDatabase(
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log });
+    const database = withStatementCache(sqlite);
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got "${url}")`);
+}
+
+/** How many prepared statements a SQLite database keeps: the app's statements, with room for IN lists of many sizes. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement it runs, and SQLite compiles it again each time: in bench:auth
+ * that compiling was a tenth of the server's CPU. The app sends the same few hundred statements over and over, so
+ * they are kept, most recently used last, and the least recently used goes when there are too many. A kept
+ * statement never runs twice at once: Kysely runs one query at a time on its one SQLite connection, and a stream
+ * holds that connection until it is read to the end or left (which resets its statement). It stays valid across
+ * schema changes: SQLite prepares it again when the schema moved.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const kept = new Map<string, SqliteDatabase.Statement>();
+  return {
+    prepare(sql: string) {
+      const statement = kept.get(sql);
+      if (statement) {
+        kept.delete(sql);
+        kept.set(sql, statement);
+        return statement;
+      }
+      const prepared = sqlite.prepare(sql);
+      kept.set(sql, prepared);
+      if (kept.size > STATEMENT_CACHE_SIZE) {
+        const [leastRecent] = kept.keys();
+        if (leastRecent !== undefined) kept.delete(leastRecent);
+      }
+      return prepared;
+    },
+    close() {
+      kept.clear();
+      sqlite.close();
+    },
+  };
 }
 
 /**
