@@ -1,13 +1,15 @@
 /**
- * The bare reference for bench/auth.ts: plain node:http + a mysql2 pool doing what the API key check does —
- * find the key by SHA-256 hash where not revoked, write last_used_at — and answering a small JSON.
- * Env: PORT, DATABASE_URL (mysql://…/db), BARE_PROCESSES (1: that many node:cluster processes behind the port, as
- * Roomstage runs with WEB_CONCURRENCY). Health: GET /health.
+ * The bare reference for bench/auth.ts: plain node:http answering a small JSON after doing what the API key check
+ * does — find the key by SHA-256 hash where not revoked, write last_used_at — on MySQL through a mysql2 pool, or
+ * on SQLite through better-sqlite3 with Roomstage's pragmas (WAL, synchronous NORMAL, a busy timeout).
+ * Env: PORT, DATABASE_URL (mysql://…/db or sqlite:<file>), BARE_PROCESSES (1: that many node:cluster processes
+ * behind the port, as Roomstage runs with WEB_CONCURRENCY). Health: GET /health.
  */
 import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
+import SqliteDatabase from 'better-sqlite3';
+import { createPool, type RowDataPacket } from 'mysql2/promise';
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -15,23 +17,57 @@ function requiredEnv(name: string): string {
   return value;
 }
 
-interface KeyRow extends RowDataPacket {
+interface KeyRow {
   id: number;
   account_id: string;
   mode: string;
 }
 
-async function authenticate(pool: Pool, header: string | undefined): Promise<KeyRow | null> {
+/** The two statements of a key check, on one database. */
+interface KeyStore {
+  find(hash: string): Promise<KeyRow | undefined>;
+  touch(id: number, now: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const FIND_KEY = 'select id, account_id, mode from api_keys where key_hash = ? and revoked_at is null';
+const TOUCH_KEY = 'update api_keys set last_used_at = ? where id = ?';
+
+function mysqlStore(url: string): KeyStore {
+  const pool = createPool({ uri: url, connectionLimit: 10, timezone: 'Z', charset: 'utf8mb4' });
+  return {
+    async find(hash) {
+      const [rows] = await pool.query<(KeyRow & RowDataPacket)[]>(FIND_KEY, [hash]);
+      return rows[0];
+    },
+    async touch(id, now) {
+      await pool.query(TOUCH_KEY, [now, id]);
+    },
+    close: () => pool.end(),
+  };
+}
+
+function sqliteStore(file: string): KeyStore {
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  const find = sqlite.prepare<[string], KeyRow>(FIND_KEY);
+  const touch = sqlite.prepare<[number, number]>(TOUCH_KEY);
+  return {
+    find: async (hash) => find.get(hash),
+    async touch(id, now) {
+      touch.run(now, id);
+    },
+    close: async () => void sqlite.close(),
+  };
+}
+
+async function authenticate(store: KeyStore, header: string | undefined): Promise<KeyRow | undefined> {
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match) return null;
-  const hash = createHash('sha256').update(match[1]!).digest('hex');
-  const [rows] = await pool.query<KeyRow[]>(
-    'select id, account_id, mode from api_keys where key_hash = ? and revoked_at is null',
-    [hash],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  await pool.query('update api_keys set last_used_at = ? where id = ?', [Date.now(), row.id]);
+  if (!match) return undefined;
+  const row = await store.find(createHash('sha256').update(match[1]!).digest('hex'));
+  if (row) await store.touch(row.id, Date.now());
   return row;
 }
 
@@ -41,9 +77,9 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.end(text);
 }
 
-async function handle(pool: Pool, req: IncomingMessage, res: ServerResponse) {
+async function handle(store: KeyStore, req: IncomingMessage, res: ServerResponse) {
   if (req.url === '/health') return send(res, 200, { status: 'ok' });
-  const key = await authenticate(pool, req.headers.authorization);
+  const key = await authenticate(store, req.headers.authorization);
   if (!key) return send(res, 401, { error: 'authentication_required' });
   send(res, 200, { account_id: key.account_id, mode: key.mode });
 }
@@ -59,9 +95,10 @@ if (processes > 1 && cluster.isPrimary) {
 }
 
 function serve() {
-  const pool = createPool({ uri: requiredEnv('DATABASE_URL'), connectionLimit: 10, timezone: 'Z', charset: 'utf8mb4' });
+  const url = requiredEnv('DATABASE_URL');
+  const store = url.startsWith('sqlite:') ? sqliteStore(url.slice('sqlite:'.length)) : mysqlStore(url);
   const server = createServer((req, res) => {
-    handle(pool, req, res).catch((error: unknown) => {
+    handle(store, req, res).catch((error: unknown) => {
       console.error(error);
       if (!res.headersSent) send(res, 500, { error: 'internal_error' });
     });
@@ -72,7 +109,7 @@ function serve() {
   );
 
   process.once('SIGTERM', () => {
-    server.close(() => void pool.end().then(() => process.exit(0)));
+    server.close(() => void store.close().then(() => process.exit(0)));
     server.closeIdleConnections();
   });
 }
