@@ -1,6 +1,7 @@
 /**
  * Every place Roomstage leans on a library's undocumented behaviour lives here, each pinned by
  * test/unit/library-internals.test.ts: a library upgrade that changes one of them breaks that test, not production.
+ * The one change that cannot be made from outside is a patch in patches/, applied by patch-package on install.
  */
 import type { Request, RequestHandler } from 'express';
 import type { AnyTRPCRouter } from '@trpc/server';
@@ -50,16 +51,6 @@ function contractBodyOf(text: string): unknown {
   } catch {
     return errorResponse('internal_error', 'Unexpected error.').body;
   }
-}
-
-/**
- * The bridge builds a fetch `Request` from every request just to get an abort signal, and for that it runs
- * `JSON.stringify(req.body)`: megabytes of base64 copied and thrown away on each image request (~10 ms and a
- * large garbage string each). A non-enumerable `toJSON` makes that copy tiny; the procedure's input is built by
- * spreading the body, which copies only enumerable fields, so validation still sees every field.
- */
-export function hideBodyFromBridgeCopy(body: unknown): void {
-  if (body && typeof body === 'object') Object.defineProperty(body, 'toJSON', { value: () => ({}), enumerable: false });
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

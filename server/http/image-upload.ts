@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer, { MulterError } from 'multer';
-import { hideBodyFromBridgeCopy, setParsedBody } from '../adapters/library-internals.js';
+import { setParsedBody } from '../adapters/library-internals.js';
 import { sha256Hex } from '../domain/staging/originals.js';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { bearerToken } from '../auth/bearer.js';
@@ -114,17 +114,6 @@ function multipartAsJson(req: Request, res: Response, next: NextFunction) {
 
 const largeJson = express.json({ limit: IMAGE_JSON_LIMIT, strict: true });
 
-const lightweight =
-  (parse: RequestHandler): RequestHandler =>
-  (req, res, next) =>
-    parse(req, res, (error?: unknown) => {
-      if (!error) hideBodyFromBridgeCopy(req.body);
-      next(error);
-    });
-
-const multipartBody = lightweight(multipartAsJson);
-const jsonImageBody = lightweight(largeJson);
-
 /** The body is never read: answered as if it were empty, so the procedure gives the usual 401. */
 function skipBody(req: Request): void {
   req.resume();
@@ -158,8 +147,8 @@ export function imageRequestBody(services: Pick<Services, 'db' | 'clock' | 'imag
         return next(full);
       }
       res.once('close', release);
-      if (req.is('multipart/form-data')) return multipartBody(req, res, next);
-      return jsonImageBody(req, res, next);
+      if (req.is('multipart/form-data')) return multipartAsJson(req, res, next);
+      return largeJson(req, res, next);
     } catch (error) {
       next(error);
     }
