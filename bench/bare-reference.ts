@@ -1,15 +1,15 @@
 /**
  * The bare reference for bench/auth.ts: plain node:http answering a small JSON after doing what the API key check
  * does — find the key by SHA-256 hash where not revoked, write last_used_at — on MySQL through a mysql2 pool, or
- * on SQLite through better-sqlite3 with Roomstage's pragmas (WAL, synchronous NORMAL, a busy timeout).
+ * on SQLite through better-sqlite3, opened as Roomstage opens it (db/client.ts: openSqliteFile).
  * Env: PORT, DATABASE_URL (mysql://…/db or sqlite:<file>), BARE_PROCESSES (1: that many node:cluster processes
  * behind the port, as Roomstage runs with WEB_CONCURRENCY). Health: GET /health.
  */
 import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import SqliteDatabase from 'better-sqlite3';
 import { createPool, type RowDataPacket } from 'mysql2/promise';
+import { openSqliteFile } from '../db/client.js';
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -48,10 +48,7 @@ function mysqlStore(url: string): KeyStore {
 }
 
 function sqliteStore(file: string): KeyStore {
-  const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  const sqlite = openSqliteFile(file);
   const find = sqlite.prepare<[string], KeyRow>(FIND_KEY);
   const touch = sqlite.prepare<[number, number]>(TOUCH_KEY);
   return {

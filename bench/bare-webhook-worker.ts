@@ -3,9 +3,8 @@
  * written straight on a mysql2 pool and undici. It claims due deliveries in one READ COMMITTED transaction (FOR UPDATE
  * SKIP LOCKED, then a lease), reads each payload and secret with the claim, POSTs with both signatures (signed by the
  * project's own functions, so the format has one definition) and a deadline, keeps 32 attempts in flight and marks
- * successes delivered in batches — what the real worker does, without its
- * per-webhook fairness, retries, network guard, metrics or shutdown handling. Whatever this process cannot beat on a
- * machine, the real worker cannot either.
+ * successes delivered in batches — what the real worker does, without its per-webhook fairness, retries, network
+ * guard, metrics or shutdown handling. Whatever this process cannot beat on a machine, the real worker cannot either.
  * Env: DATABASE_URL (mysql://…/db). Prints "webhook worker running" when it polls; SIGTERM stops it.
  */
 import { createPool, type RowDataPacket } from 'mysql2/promise';

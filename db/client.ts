@@ -47,19 +47,27 @@ export function openDatabase(
     return { db, dialect: 'mysql', close: () => db.destroy() };
   }
   if (url.startsWith('sqlite:')) {
-    const file = url.slice('sqlite:'.length);
-    const inMemory = file === ':memory:';
-    if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
-    const sqlite = new SqliteDatabase(inMemory ? ':memory:' : resolve(file));
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('foreign_keys = ON');
-    const database = withStatementCache(sqlite);
+    const database = withStatementCache(openSqliteFile(url.slice('sqlite:'.length)));
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got "${url}")`);
+}
+
+/**
+ * A SQLite file (or `:memory:`) with Roomstage's settings: WAL so readers never wait for the writer, synchronous
+ * NORMAL (durable at each checkpoint, safe against corruption), a busy timeout for the write lock that other
+ * processes share, and foreign keys enforced. bench:auth's bare reference opens its file with the same settings.
+ */
+export function openSqliteFile(file: string): SqliteDatabase.Database {
+  const inMemory = file === ':memory:';
+  if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
+  const sqlite = new SqliteDatabase(inMemory ? ':memory:' : resolve(file));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return sqlite;
 }
 
 /** How many prepared statements a SQLite database keeps: the app's statements, with room for IN lists of many sizes. */
