@@ -7,11 +7,12 @@
  * impressions). A local receiver takes the webhooks. First a closed loop of SOAK_CALIBRATION_CLIENTS (16) clients
  * for SOAK_CALIBRATION_SECONDS (30) measures the maximum operations/s; then an open loop sends SOAK_LOAD of it.
  *
- * Prints per minute: operations, errors, p50/p99 and the app's peak RSS (summed over its processes); at the end the
- * targets of issue 20: RSS growth ≤ 10 % after the first two minutes (the least-squares line through RSS sampled
- * every 5 s, so a collection's swing is not read as growth), p99 flat within 20 % (each minute's p99 after the
- * first two against their median), 0 errors, every webhook delivered, no hold outstanding and credits = Σ ledger for
- * every account. The mix is dealt in a fixed, even order, so every minute carries the same load.
+ * Prints per minute: operations, errors, p50/p99 and the app's peak RSS (the sum of its processes, and each one); at
+ * the end the targets of issue 20: RSS growth ≤ 10 % after the first two minutes (the least-squares line through RSS
+ * sampled every 5 s, so a collection's swing is not read as growth; the same line for each process, so a rise can be
+ * traced to where it happened), p99 flat within 20 % (each minute's p99 after the first two against their median),
+ * 0 errors, every webhook delivered, no hold outstanding and credits = Σ ledger for every account. The mix is dealt in
+ * a fixed, even order, so every minute carries the same load.
  * Env: SOAK_MINUTES, SOAK_LOAD, SOAK_ACCOUNTS (4), SOAK_CALIBRATION_SECONDS, SOAK_CALIBRATION_CLIENTS,
  * BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), WEB_CONCURRENCY (the machine's cores).
  */
@@ -193,11 +194,16 @@ interface Minute {
   operations: number;
   errors: number;
   latencies: number[];
-  /** The highest RSS sample of the minute. */
-  rssMb: number;
-  /** Every 5 s: the app's RSS in MB. */
-  rssSamples: number[];
+  /** The sample of the minute whose sum is the highest. */
+  peak: RssSample;
+  /** Every 5 s. */
+  rssSamples: RssSample[];
 }
+
+/** Resident memory of each of the app's processes at one moment, in MB, by pid. */
+type RssSample = Map<number, number>;
+
+const totalMb = (sample: RssSample) => [...sample.values()].reduce((sum, mb) => sum + mb, 0);
 
 /**
  * Growth of RSS over the samples, as a share of where it started, from their least-squares line. The app's RSS rises
@@ -220,24 +226,47 @@ function rssTrend(samples: number[]): { growth: number; startMb: number; endMb: 
   return { growth: (endMb - startMb) / startMb, startMb, endMb };
 }
 
+/**
+ * The same line through each process's own samples, so a rise can be traced to the process that made it. A process
+ * missing from some samples (it died and was replaced) is named with the number of samples it has.
+ */
+function processTrends(samples: RssSample[], rootPid: number): string {
+  const pids = [...new Set(samples.flatMap((sample) => [...sample.keys()]))];
+  return pids
+    .map((pid) => {
+      const own = samples.flatMap((sample) => sample.get(pid) ?? []);
+      const name = pid === rootPid ? 'primary' : String(pid);
+      if (own.length < samples.length) return `${name}: in ${own.length} of ${samples.length} samples`;
+      const line = rssTrend(own);
+      return `${name} ${line.startMb.toFixed(0)} → ${line.endMb.toFixed(0)} MB (${(line.growth * 100).toFixed(1)} %)`;
+    })
+    .join(', ');
+}
+
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** Resident memory of a process and every process under it, in MB, from /proc. */
-function treeRssMb(pid: number): number {
-  let kb = 0;
+/** Resident memory of a process and of every process under it, in MB, from /proc. */
+function treeRss(pid: number): RssSample {
+  const sample: RssSample = new Map();
   for (const member of processTree(pid).keys()) {
     try {
       const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'));
-      kb += match ? Number(match[1]) : 0;
+      if (match) sample.set(member, Number(match[1]) / 1024);
     } catch {
       // ended while read
     }
   }
-  return kb / 1024;
+  return sample;
+}
+
+/** `1,240 MB (primary 61, 4242: 590, 4243: 589)`: the sum, then each process; the root is the cluster's primary. */
+function describeRss(sample: RssSample, rootPid: number): string {
+  const parts = [...sample].map(([pid, mb]) => `${pid === rootPid ? 'primary' : `${pid}:`} ${mb.toFixed(0)}`);
+  return `${totalMb(sample).toFixed(0)} MB (${parts.join(', ')})`;
 }
 
 async function calibrate(world: World): Promise<number> {
@@ -260,17 +289,18 @@ async function soak(world: World, rate: number, appPid: number): Promise<Minute[
   const minutes: Minute[] = [];
   let inFlight = 0;
   for (let m = 0; m < MINUTES; m++) {
-    const minute: Minute = { operations: 0, errors: 0, latencies: [], rssMb: 0, rssSamples: [] };
+    const minute: Minute = { operations: 0, errors: 0, latencies: [], peak: new Map(), rssSamples: [] };
+    const sampleRss = () => {
+      const sample = treeRss(appPid);
+      minute.rssSamples.push(sample);
+      if (totalMb(sample) > totalMb(minute.peak)) minute.peak = sample;
+    };
     minutes.push(minute);
     const end = performance.now() + 60_000;
     const pending = new Set<Promise<void>>();
     let sent = 0;
     const started = performance.now();
-    const sampler = setInterval(() => {
-      const rss = treeRssMb(appPid);
-      minute.rssSamples.push(rss);
-      minute.rssMb = Math.max(minute.rssMb, rss);
-    }, 5_000);
+    const sampler = setInterval(sampleRss, 5_000);
     while (performance.now() < end) {
       const due = Math.floor(((performance.now() - started) / 1000) * rate);
       while (sent < due) {
@@ -300,11 +330,11 @@ async function soak(world: World, rate: number, appPid: number): Promise<Minute[
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     clearInterval(sampler);
-    minute.rssMb = Math.max(minute.rssMb, treeRssMb(appPid));
+    sampleRss();
     console.log(
       `minute ${String(m + 1).padStart(2)}: ${minute.operations} operations, ${minute.errors} errors, ` +
         `p50 ${percentile(minute.latencies, 50).toFixed(0)} ms, p99 ${percentile(minute.latencies, 99).toFixed(0)} ms, ` +
-        `RSS ${minute.rssMb.toFixed(0)} MB`,
+        `RSS ${describeRss(minute.peak, appPid)}`,
     );
     if (m === MINUTES - 1) await Promise.all(pending);
   }
@@ -419,9 +449,10 @@ async function main() {
     }
 
     const settled = minutes.slice(Math.min(2, minutes.length - 1));
-    const trend = rssTrend(settled.flatMap((m) => m.rssSamples));
-    const peakStart = settled[0]!.rssMb;
-    const peakEnd = settled.at(-1)!.rssMb;
+    const samples = settled.flatMap((m) => m.rssSamples);
+    const trend = rssTrend(samples.map(totalMb));
+    const peakStart = totalMb(settled[0]!.peak);
+    const peakEnd = totalMb(settled.at(-1)!.peak);
     const p99sOfAll = minutes.map((m) => percentile(m.latencies, 99));
     const p99s = p99sOfAll.slice(minutes.length - settled.length);
     const median = percentile(p99s, 50);
@@ -441,6 +472,7 @@ async function main() {
       `  (peak of minute 3 → peak of the last minute: ${peakStart.toFixed(0)} → ${peakEnd.toFixed(0)} MB, ` +
         `${(((peakEnd - peakStart) / peakStart) * 100).toFixed(1)} %; single readings carry the collections' swing)`,
     );
+    console.log(`  each process: ${processTrends(samples, app.child.pid!)}`);
     console.log(
       `p99 drift after minute 2 = ${(drift * 100).toFixed(1)} % of the median ${median.toFixed(0)} ms  target ≤ ${TARGET_P99_DRIFT * 100} %  ${verdict(drift <= TARGET_P99_DRIFT)}`,
     );
