@@ -1,9 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allocatorEnv } from '../../server/cluster.js';
 import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
 import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { type ServerProcess, spawnServerProcess, spawnWorkerProcess } from '../helpers/processes.js';
@@ -62,6 +63,17 @@ describe('cluster mode (WEB_CONCURRENCY=2) on the embedded SQLite database', () 
     const servingPids = new Set(served.map((line) => line.pid));
     expect(servingPids.size).toBe(2);
     expect(servingPids.has(server.child.pid)).toBe(false);
+  });
+
+  it("starts its app processes with glibc's malloc held to two arenas", () => {
+    const pids = new Set(listeningLines(server).map((line) => Number(line.pid)));
+    expect(pids.size).toBe(2);
+    for (const pid of pids) {
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environment).toContain('MALLOC_ARENA_MAX=2');
+    }
+    // An operator's own setting is left as it is.
+    expect(allocatorEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({});
   });
 
   it('spends each credit once when the two processes race for the last ones', async () => {
