@@ -19,7 +19,15 @@ import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits } from '../server/domain/credits/ledger.js';
 import { FakeReplicate } from '../test/helpers/fake-replicate.js';
-import { type ChildServer, freePort, freshMysqlDatabase, postJson, startChildServer, waitForHealthy } from './lib.js';
+import {
+  type ChildServer,
+  freePort,
+  freshMysqlDatabase,
+  postJson,
+  startChildServer,
+  statusMb,
+  waitForHealthy,
+} from './lib.js';
 
 const IMAGES = intEnv('BENCH_ENGINE_IMAGES', 200);
 const DELAY_MS = intEnv('BENCH_ENGINE_DELAY_MS', 2_000);
@@ -41,9 +49,7 @@ function processStats(pid: number | undefined): { cpuSeconds: number; peakRssMb:
   if (pid === undefined) return { cpuSeconds: Number.NaN, peakRssMb: Number.NaN };
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
-  return { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100, peakRssMb: hwm / 1024 };
+  return { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100, peakRssMb: statusMb(pid, 'VmHWM') };
 }
 
 /** A 2048×1536 room photo: the size class of a phone picture once a staging company has resized it for upload. */

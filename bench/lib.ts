@@ -228,6 +228,17 @@ export function pidOf(command: string): number | undefined {
   return undefined;
 }
 
+/** A memory field of /proc/<pid>/status (`VmRSS`, `VmHWM`, …) in MB; NaN when the process is gone or not on Linux. */
+export function statusMb(pid: number | undefined, field: string): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** User + system CPU seconds so far of a process and every process under it, from /proc; null elsewhere. */
 export function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;

@@ -18,7 +18,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +28,7 @@ import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits, getBalance, ledgerSum } from '../server/domain/credits/ledger.js';
 import { countOutstandingHolds } from '../server/domain/credits/holds.js';
-import { freshMysqlDatabase, postJson, processTree, startChildServer, waitForHealthy } from './lib.js';
+import { freshMysqlDatabase, postJson, processTree, startChildServer, statusMb, waitForHealthy } from './lib.js';
 
 const MINUTES = numberEnv('SOAK_MINUTES', 10);
 const LOAD = numberEnv('SOAK_LOAD', 0.7);
@@ -253,17 +252,14 @@ function percentile(values: number[], p: number): number {
 function treeRss(pid: number): RssSample {
   const sample: RssSample = new Map();
   for (const member of processTree(pid).keys()) {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'));
-      if (match) sample.set(member, Number(match[1]) / 1024);
-    } catch {
-      // ended while read
-    }
+    const mb = statusMb(member, 'VmRSS');
+    // NaN: it ended while read.
+    if (!Number.isNaN(mb)) sample.set(member, mb);
   }
   return sample;
 }
 
-/** `1,240 MB (primary 61, 4242: 590, 4243: 589)`: the sum, then each process; the root is the cluster's primary. */
+/** `1240 MB (primary 61, 4242: 590, 4243: 589)`: the sum, then each process; the root is the cluster's primary. */
 function describeRss(sample: RssSample, rootPid: number): string {
   const parts = [...sample].map(([pid, mb]) => `${pid === rootPid ? 'primary' : `${pid}:`} ${mb.toFixed(0)}`);
   return `${totalMb(sample).toFixed(0)} MB (${parts.join(', ')})`;

@@ -25,7 +25,7 @@ import { createImageEngine } from '../server/imaging/sharp-engine.js';
 import { newImageName, newOriginalName } from '../server/storage/storage.js';
 import { newId } from '../server/ids.js';
 import { sha256Hex } from '../server/domain/staging/originals.js';
-import { postJson, startChildServer, waitForHealthy } from './lib.js';
+import { postJson, startChildServer, statusMb, waitForHealthy } from './lib.js';
 
 // Issue 20: the API may add at most 5 % to the bare pipeline.
 const TARGET_OVERHEAD = 0.05;
@@ -103,15 +103,6 @@ async function loop(durationMs: number, once: () => Promise<boolean>, cpuMs: () 
     latencies,
     cpuMs: cpuMs() - cpuBefore,
   };
-}
-
-function procStatus(pid: number | undefined, field: string): number {
-  try {
-    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
 }
 
 /** User + system CPU of a process (all its threads, libvips' included), in ms. */
@@ -260,7 +251,7 @@ async function main() {
         clientCpuMs += ownCpuMs() - clientBefore;
         add(bare, await loop(roundSeconds * 1000, bareOnce, ownCpuMs));
       }
-      return { api, bare, clientCpuMs, peakRssMb: procStatus(pid, 'VmHWM') };
+      return { api, bare, clientCpuMs, peakRssMb: statusMb(pid, 'VmHWM') };
     });
 
     for (const run of [api, bare]) run.latencies.sort((a, b) => a - b);
