@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +18,7 @@ import {
   limitTrpcBatch,
   refuseMalformedPaths,
 } from './http/api-middleware.js';
+import { createAppServer } from './http/app-server.js';
 import { compressText } from './http/compression.js';
 import { docsRouter } from './http/docs.js';
 import { STRIPE_WEBHOOK_PATH, simulatedCheckoutRouter, stripeWebhookRouter } from './http/billing-routes.js';
@@ -176,7 +177,7 @@ export async function startServer(
     mailSender: options.mailSender,
   });
   const app = await createApp(handle.services);
-  const server = createServer(app);
+  const server = createAppServer(app);
   server.keepAliveTimeout = 65_000;
   // Requests Node cannot even parse still get a JSON body, never an empty reply.
   server.on('clientError', (_error, socket) => {

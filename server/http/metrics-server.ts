@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { createAppServer } from './app-server.js';
 import { errorResponse } from '../errors.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -30,7 +31,7 @@ export async function startMetricsServer(options: {
     );
     res.status(status).json(body);
   });
-  const server: Server = createServer(app);
+  const server: Server = createAppServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
