@@ -176,24 +176,35 @@ export async function freshMysqlDatabase(baseUrl: string, name: string): Promise
   return url.toString();
 }
 
+/** The pids in /proc; none when it cannot be read (not Linux). */
+function runningPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The text of `/proc/<pid>/<file>`, or undefined when the process ended while /proc was read. */
+function readProcFile(pid: number, file: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The `/proc/<pid>/stat` fields (after the command name) of a process and every process under it (a cluster's primary
  * and the processes it forked), by pid; empty when the process is not there or /proc cannot be read (not Linux).
  */
 export function processTree(pid: number): Map<number, string[]> {
   const stats = new Map<number, string[]>();
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
-      } catch {
-        // the process ended while /proc was read
-      }
-    }
-  } catch {
-    return new Map();
+  for (const running of runningPids()) {
+    const stat = readProcFile(running, 'stat');
+    if (stat) stats.set(running, stat.slice(stat.lastIndexOf(')') + 2).split(' '));
   }
   const tree = new Map<number, string[]>();
   const root = stats.get(pid);
@@ -213,30 +224,14 @@ export function processTree(pid: number): Map<number, string[]> {
 
 /** The pid of a running process by its command name (`/proc/<pid>/comm`), e.g. the local MariaDB server. */
 export function pidOf(command: string): number | undefined {
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) return Number(entry);
-      } catch {
-        // the process ended while /proc was read
-      }
-    }
-  } catch {
-    // not Linux
-  }
-  return undefined;
+  return runningPids().find((pid) => readProcFile(pid, 'comm')?.trim() === command);
 }
 
 /** A memory field of /proc/<pid>/status (`VmRSS`, `VmHWM`, …) in MB; NaN when the process is gone or not on Linux. */
 export function statusMb(pid: number | undefined, field: string): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
+  const status = pid === undefined ? undefined : readProcFile(pid, 'status');
+  const match = status === undefined ? null : new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 /** User + system CPU seconds so far of a process and every process under it, from /proc; null elsewhere. */
