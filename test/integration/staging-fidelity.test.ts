@@ -24,10 +24,7 @@ async function imageRows(server: Server, accountId: string) {
 }
 
 describeEachDatabase('Fidelity check', (dialect) => {
-  // One CI-mode run (stop 27) saw every faithful drawing of this block score 0.000 on its MySQL pass only; the same
-  // commit passes on both databases when run alone. Until the cause is found, a failed test is run once more; a
-  // check that really rejects faithful drawings still fails twice.
-  describe('a remote engine (Replicate)', { retry: 1 }, () => {
+  describe('a remote engine (Replicate)', () => {
     let server: Server;
     let fake: FakeReplicate;
     let receiver: WebhookReceiver;
