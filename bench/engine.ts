@@ -10,7 +10,6 @@
  * Env: BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), BENCH_ENGINE_IMAGES, BENCH_ENGINE_DELAY_MS,
  * BENCH_ENGINE_WORKERS, BENCH_ENGINE_CONCURRENCY.
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import {
   freePort,
   freshMysqlDatabase,
   postJson,
+  processCpuSeconds,
   startChildServer,
   statusMb,
   waitForHealthy,
@@ -46,10 +46,7 @@ function intEnv(name: string, fallback: number): number {
 
 /** CPU seconds (user + system) and peak RSS (VmHWM, MB) of a process, from /proc. */
 function processStats(pid: number | undefined): { cpuSeconds: number; peakRssMb: number } {
-  if (pid === undefined) return { cpuSeconds: Number.NaN, peakRssMb: Number.NaN };
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100, peakRssMb: statusMb(pid, 'VmHWM') };
+  return { cpuSeconds: processCpuSeconds(pid), peakRssMb: statusMb(pid, 'VmHWM') };
 }
 
 /** A 2048×1536 room photo: the size class of a phone picture once a staging company has resized it for upload. */

@@ -196,6 +196,15 @@ function readProcFile(pid: number, file: string): string | undefined {
   }
 }
 
+/** The `/proc/<pid>/stat` fields after the command name, or undefined when the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  const stat = readProcFile(pid, 'stat');
+  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** User + system CPU seconds in a process's stat fields: utime and stime, in ticks of USER_HZ = 100. */
+const cpuSecondsIn = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / 100;
+
 /**
  * The `/proc/<pid>/stat` fields (after the command name) of a process and every process under it (a cluster's primary
  * and the processes it forked), by pid; empty when the process is not there or /proc cannot be read (not Linux).
@@ -203,8 +212,8 @@ function readProcFile(pid: number, file: string): string | undefined {
 export function processTree(pid: number): Map<number, string[]> {
   const stats = new Map<number, string[]>();
   for (const running of runningPids()) {
-    const stat = readProcFile(running, 'stat');
-    if (stat) stats.set(running, stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+    const fields = statFields(running);
+    if (fields) stats.set(running, fields);
   }
   const tree = new Map<number, string[]>();
   const root = stats.get(pid);
@@ -239,9 +248,15 @@ export function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   const tree = processTree(pid);
   if (tree.size === 0) return null;
-  let ticks = 0;
-  for (const fields of tree.values()) ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (USER_HZ = 100)
-  return ticks / 100;
+  let seconds = 0;
+  for (const fields of tree.values()) seconds += cpuSecondsIn(fields);
+  return seconds;
+}
+
+/** User + system CPU seconds so far of one process (all its threads), from /proc; NaN when it is gone. */
+export function processCpuSeconds(pid: number | undefined): number {
+  const fields = pid === undefined ? undefined : statFields(pid);
+  return fields ? cpuSecondsIn(fields) : Number.NaN;
 }
 
 /** Warms up, then measures GET `server.url + path` with the given headers. */

@@ -10,7 +10,6 @@
  * 1 − (bare time per image / API time per image).
  * Env: BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARMUP_SECONDS (3), BENCH_DATABASE_URL (default: SQLite in a temp dir).
  */
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,7 +24,7 @@ import { createImageEngine } from '../server/imaging/sharp-engine.js';
 import { newImageName, newOriginalName } from '../server/storage/storage.js';
 import { newId } from '../server/ids.js';
 import { sha256Hex } from '../server/domain/staging/originals.js';
-import { postJson, startChildServer, statusMb, waitForHealthy } from './lib.js';
+import { postJson, processCpuSeconds, startChildServer, statusMb, waitForHealthy } from './lib.js';
 
 // Issue 20: the API may add at most 5 % to the bare pipeline.
 const TARGET_OVERHEAD = 0.05;
@@ -103,17 +102,6 @@ async function loop(durationMs: number, once: () => Promise<boolean>, cpuMs: () 
     latencies,
     cpuMs: cpuMs() - cpuBefore,
   };
-}
-
-/** User + system CPU of a process (all its threads, libvips' included), in ms. */
-function processCpuMs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
-  } catch {
-    return NaN;
-  }
 }
 
 const ownCpuMs = () => {
@@ -239,7 +227,8 @@ async function main() {
           request.on('error', () => resolve(false));
           request.end(body);
         });
-      const serverCpu = () => processCpuMs(pid);
+      // All the server's threads, libvips' included.
+      const serverCpu = () => processCpuSeconds(pid) * 1000;
       await loop(warmupSeconds * 1000, apiOnce, serverCpu);
       await loop(warmupSeconds * 1000, bareOnce, ownCpuMs);
       const api = emptyRun();
