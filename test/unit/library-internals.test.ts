@@ -81,6 +81,23 @@ describe('tRPC internals', () => {
     expect(await caller.replayed()).toEqual({ replayed: true });
     expect(procedureRuns).toBe(0);
   });
+  it("merges a middleware's context and chained inputs by Object.assign, with the same result (patches/)", async () => {
+    const added = { user: 'ada' };
+    const merging = t.router({
+      run: t.procedure
+        .input(z.object({ room: z.string() }))
+        .input(z.object({ count: z.number() }))
+        .use(({ next }) => next({ ctx: added }))
+        .query(({ ctx, input }) => ({ ctx, input })),
+    });
+    const assign = vi.spyOn(Object, 'assign');
+    const result = await t.createCallerFactory(merging)({ base: 1 }).run({ room: 'hall', count: 2 });
+    const sources = assign.mock.calls.flatMap(([, ...copied]) => copied);
+    assign.mockRestore();
+    expect(result).toEqual({ ctx: { base: 1, user: 'ada' }, input: { room: 'hall', count: 2 } });
+    // Unpatched, tRPC's spread helper copies key by key and never calls Object.assign.
+    expect(sources).toContain(added);
+  });
 });
 
 describe('trpc-to-openapi internals', () => {
