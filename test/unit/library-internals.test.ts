@@ -186,6 +186,45 @@ describe('trpc-to-openapi internals', () => {
     expect(signals[0]).toBeInstanceOf(AbortSignal);
     expect(signals[0]?.aborted).toBe(false);
   });
+
+  it('makes the signal only when it is read, aborted if the client went away before the answer (patches/)', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slowRouter = t.router({
+      slow: t.procedure
+        .meta({ openapi: { method: 'GET', path: '/slow' } })
+        .input(z.object({}).optional())
+        .output(z.object({}))
+        .query(async () => {
+          await held;
+          return {};
+        }),
+    });
+    const seen: Array<{ info: { signal: AbortSignal }; res: import('node:http').ServerResponse }> = [];
+    const base = await serve(
+      createOpenApiExpressMiddleware({
+        router: slowRouter,
+        createContext: ({ info, res }) => {
+          seen.push({ info, res });
+          return {};
+        },
+      }) as unknown as RequestHandler,
+    );
+    const client = new AbortController();
+    const answered = fetch(`${base}/slow`, { signal: client.signal }).catch(() => null);
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    const [{ info, res }] = seen as [(typeof seen)[number]];
+    // Not made yet: the context did not read it.
+    expect(typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(info), 'signal')?.get).toBe('function');
+    client.abort();
+    await answered;
+    await vi.waitFor(() => expect(res.closed).toBe(true));
+    expect(info.signal).toBeInstanceOf(AbortSignal);
+    expect(info.signal.aborted).toBe(true);
+    release();
+  });
 });
 
 describe('Express body-parser internals', () => {
