@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { initTRPC, TRPCError } from '@trpc/server';
 import express, { type RequestHandler } from 'express';
@@ -81,6 +82,7 @@ describe('tRPC internals', () => {
     expect(await caller.replayed()).toEqual({ replayed: true });
     expect(procedureRuns).toBe(0);
   });
+
   it("merges a middleware's context and chained inputs by Object.assign, with the same result (patches/)", async () => {
     const added = { user: 'ada' };
     const merging = t.router({
@@ -202,7 +204,7 @@ describe('trpc-to-openapi internals', () => {
           return {};
         }),
     });
-    const seen: Array<{ info: { signal: AbortSignal }; res: import('node:http').ServerResponse }> = [];
+    const seen: Array<{ info: { signal: AbortSignal }; res: ServerResponse }> = [];
     const base = await serve(
       createOpenApiExpressMiddleware({
         router: slowRouter,
