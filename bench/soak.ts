@@ -18,6 +18,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -259,6 +260,23 @@ function treeRss(pid: number): RssSample {
   return sample;
 }
 
+/**
+ * The allocator of the Node processes under the primary (not tsx's esbuild service), from their memory maps: jemalloc
+ * where its library is mapped.
+ */
+function allocators(rootPid: number): string {
+  const names = new Set<string>();
+  for (const member of processTree(rootPid).keys()) {
+    try {
+      if (member === rootPid || readFileSync(`/proc/${member}/comm`, 'utf8').trim() !== 'node') continue;
+      names.add(readFileSync(`/proc/${member}/maps`, 'utf8').includes('libjemalloc') ? 'jemalloc' : 'glibc malloc');
+    } catch {
+      // It ended while read.
+    }
+  }
+  return [...names].join(' and ') || 'unknown';
+}
+
 /** `1240 MB (primary 61, 4242: 590, 4243: 589)`: the sum, then each process; the root is the cluster's primary. */
 function describeRss(sample: RssSample, rootPid: number): string {
   const parts = [...sample].map(([pid, mb]) => `${pid === rootPid ? 'primary' : `${pid}:`} ${mb.toFixed(0)}`);
@@ -417,7 +435,9 @@ async function main() {
       unclaimed: [],
     };
 
-    console.log(`${PROCESSES} app processes on MySQL; calibrating with ${CALIBRATION_CLIENTS} clients…`);
+    console.log(
+      `${PROCESSES} app processes on MySQL (${allocators(app.child.pid!)}); calibrating with ${CALIBRATION_CLIENTS} clients…`,
+    );
     const maximum = await calibrate(world);
     const rate = maximum * LOAD;
     console.log(

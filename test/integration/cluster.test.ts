@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,15 +65,35 @@ describe('cluster mode (WEB_CONCURRENCY=2) on the embedded SQLite database', () 
     expect(servingPids.has(server.child.pid)).toBe(false);
   });
 
-  it("starts its app processes with glibc's malloc held to two arenas", () => {
+  it('starts its app processes on jemalloc where the machine has it, and glibc held to two arenas', () => {
+    const jemalloc = [
+      '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
+      '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
+      '/usr/lib64/libjemalloc.so.2',
+      '/usr/lib/libjemalloc.so.2',
+    ].find((file) => existsSync(file));
+    if (!jemalloc) console.log('no libjemalloc.so.2 on this machine: checking only that the app runs on glibc malloc');
     const pids = new Set(listeningLines(server).map((line) => Number(line.pid)));
     expect(pids.size).toBe(2);
     for (const pid of pids) {
       const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       expect(environment).toContain('MALLOC_ARENA_MAX=2');
+      // Loaded, not only named: the library is mapped into the process.
+      const mapped = readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libjemalloc');
+      expect(mapped).toBe(jemalloc !== undefined);
+      if (jemalloc) expect(environment).toContain(`LD_PRELOAD=${jemalloc}`);
     }
-    // An operator's own setting is left as it is.
-    expect(allocatorEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({});
+    const started = server.logLines().find((line) => String(line.msg).startsWith('started 2 web processes'));
+    expect(started?.allocator).toBe(jemalloc ? 'jemalloc' : 'malloc with MALLOC_ARENA_MAX=2');
+    // An operator's own settings are left as they are; an empty LD_PRELOAD keeps glibc's malloc.
+    const present = () => true;
+    expect(allocatorEnv({ MALLOC_ARENA_MAX: '4', LD_PRELOAD: '' }, present)).toEqual({});
+    expect(allocatorEnv({ LD_PRELOAD: '/opt/lib/libtcmalloc.so' }, present)).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(allocatorEnv({}, () => false)).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(allocatorEnv({}, (file) => file === '/usr/lib64/libjemalloc.so.2')).toEqual({
+      LD_PRELOAD: '/usr/lib64/libjemalloc.so.2',
+      MALLOC_ARENA_MAX: '2',
+    });
   });
 
   it('spends each credit once when the two processes race for the last ones', async () => {
