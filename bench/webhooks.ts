@@ -39,6 +39,8 @@ const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);
 const PER_TRANSACTION = intEnv('BENCH_WEBHOOK_BATCH', 100);
 const EMITTERS = intEnv('BENCH_WEBHOOK_EMITTERS', 8);
 const WARMUP_EVENTS = 300;
+/** A run in which no event arrives for this long has stopped delivering. */
+const STALL_MS = 30_000;
 const MYSQL_BASE = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 // Issue 20's targets, on MySQL with the worker apart.
 const TARGET_RATE = 5_000;
@@ -128,18 +130,25 @@ class Receiver {
     const missing = new Set([...ids].filter((id) => !this.receivedAt.has(id)));
     if (missing.size === 0) return;
     this.missing = missing;
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`${missing.size} events not received within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-        this.onComplete = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+        // A deliverer that stopped fails the run at once, not at the deadline.
+        let lastSize = missing.size;
+        let lastProgress = started;
+        timer = setInterval(() => {
+          const now = Date.now();
+          if (missing.size < lastSize) [lastSize, lastProgress] = [missing.size, now];
+          if (now - lastProgress >= STALL_MS)
+            reject(new Error(`${missing.size} events not received: none arrived for ${STALL_MS} ms`));
+          else if (now - started >= timeoutMs)
+            reject(new Error(`${missing.size} events not received within ${timeoutMs} ms`));
+        }, 1_000);
+        this.onComplete = resolve;
       });
     } finally {
+      clearInterval(timer);
       this.missing = null;
       this.onComplete = null;
     }
@@ -416,12 +425,33 @@ async function run(
       };
     } catch (error) {
       console.error(deployment.output());
+      console.error(`the outbox in ${databaseUrl.replace(/^.*\//, '')}:`, await outboxSummary(databaseUrl));
       throw error;
     } finally {
       await deployment.stop();
     }
   } finally {
     await receiver.close();
+  }
+}
+
+/** Deliveries by status, with their attempts and how many hold a lease, for a run that failed. */
+async function outboxSummary(databaseUrl: string): Promise<unknown> {
+  const handle = openDatabase(databaseUrl);
+  try {
+    const now = Date.now();
+    return await handle.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [
+        'status',
+        eb.fn.countAll<number>().as('deliveries'),
+        eb.fn.sum<number>('attempts').as('attempts'),
+        eb.fn.sum<number>(eb.case().when('locked_until', '>', now).then(1).else(0).end()).as('leased'),
+      ])
+      .groupBy('status')
+      .execute();
+  } finally {
+    await handle.close();
   }
 }
 
