@@ -29,7 +29,7 @@ export interface ClusterOptions {
  * Where Linux distributions put jemalloc's shared library: Debian and Ubuntu (package libjemalloc2, per architecture),
  * Fedora and RHEL (jemalloc), Alpine and Arch (jemalloc).
  */
-const JEMALLOC_LIBRARIES = [
+export const JEMALLOC_LIBRARIES = [
   '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
   '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
   '/usr/lib64/libjemalloc.so.2',

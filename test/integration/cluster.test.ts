@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allocatorEnv } from '../../server/cluster.js';
+import { allocatorEnv, JEMALLOC_LIBRARIES } from '../../server/cluster.js';
 import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
 import { dataUrl, roomJpeg } from '../helpers/images.js';
 import { type ServerProcess, spawnServerProcess, spawnWorkerProcess } from '../helpers/processes.js';
@@ -66,12 +66,7 @@ describe('cluster mode (WEB_CONCURRENCY=2) on the embedded SQLite database', () 
   });
 
   it('starts its app processes on jemalloc where the machine has it, and glibc held to two arenas', () => {
-    const jemalloc = [
-      '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
-      '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
-      '/usr/lib64/libjemalloc.so.2',
-      '/usr/lib/libjemalloc.so.2',
-    ].find((file) => existsSync(file));
+    const jemalloc = JEMALLOC_LIBRARIES.find((file) => existsSync(file));
     if (!jemalloc) console.log('no libjemalloc.so.2 on this machine: checking only that the app runs on glibc malloc');
     const pids = new Set(listeningLines(server).map((line) => Number(line.pid)));
     expect(pids.size).toBe(2);
