@@ -188,7 +188,7 @@ function runningPids(): number[] {
 }
 
 /** The text of `/proc/<pid>/<file>`, or undefined when the process ended while /proc was read. */
-function readProcFile(pid: number, file: string): string | undefined {
+export function readProcFile(pid: number, file: string): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/${file}`, 'utf8');
   } catch {

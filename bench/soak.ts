@@ -18,7 +18,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +28,15 @@ import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits, getBalance, ledgerSum } from '../server/domain/credits/ledger.js';
 import { countOutstandingHolds } from '../server/domain/credits/holds.js';
-import { freshMysqlDatabase, postJson, processTree, startChildServer, statusMb, waitForHealthy } from './lib.js';
+import {
+  freshMysqlDatabase,
+  postJson,
+  processTree,
+  readProcFile,
+  startChildServer,
+  statusMb,
+  waitForHealthy,
+} from './lib.js';
 
 const MINUTES = numberEnv('SOAK_MINUTES', 10);
 const LOAD = numberEnv('SOAK_LOAD', 0.7);
@@ -267,12 +274,10 @@ function treeRss(pid: number): RssSample {
 function allocators(rootPid: number): string {
   const names = new Set<string>();
   for (const member of processTree(rootPid).keys()) {
-    try {
-      if (member === rootPid || readFileSync(`/proc/${member}/comm`, 'utf8').trim() !== 'node') continue;
-      names.add(readFileSync(`/proc/${member}/maps`, 'utf8').includes('libjemalloc') ? 'jemalloc' : 'glibc malloc');
-    } catch {
-      // It ended while read.
-    }
+    if (member === rootPid || readProcFile(member, 'comm')?.trim() !== 'node') continue;
+    const maps = readProcFile(member, 'maps');
+    // Undefined: it ended while read.
+    if (maps !== undefined) names.add(maps.includes('libjemalloc') ? 'jemalloc' : 'glibc malloc');
   }
   return [...names].join(' and ') || 'unknown';
 }

@@ -64,12 +64,12 @@ export function allocatorEnv(
   return added;
 }
 
-/** The allocator the forked processes will run on, for the start-up log line. */
-function allocatorName(added: Record<string, string>, env: Record<string, string | undefined>): string {
-  const preload = added.LD_PRELOAD ?? env.LD_PRELOAD ?? '';
+/** The allocator of processes started with this environment, for the start-up log line. */
+function allocatorName(env: Record<string, string | undefined>): string {
+  const preload = env.LD_PRELOAD ?? '';
   if (preload.includes('jemalloc')) return 'jemalloc';
   if (preload) return `LD_PRELOAD=${preload}`;
-  return `malloc with MALLOC_ARENA_MAX=${added.MALLOC_ARENA_MAX ?? env.MALLOC_ARENA_MAX}`;
+  return `malloc with MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`;
 }
 
 /** True in a process the primary forked: it runs the real work. */
@@ -126,7 +126,7 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
 
   for (let index = 0; index < options.processes; index += 1) fork();
   log.info(
-    { processes: options.processes, role: options.role, allocator: allocatorName(allocator, process.env) },
+    { processes: options.processes, role: options.role, allocator: allocatorName({ ...process.env, ...allocator }) },
     `started ${options.processes} ${options.role} processes`,
   );
 
