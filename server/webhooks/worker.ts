@@ -210,9 +210,15 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         .limit(limit);
       if (saturatedKeys.length > 0) query = query.where('d.key_id', 'not in', saturatedKeys);
       const candidates = await lockedForClaim(trx, query).execute();
+      // On MySQL the locking read sees a delivery as soon as its transaction commits, but the subqueries read a snapshot
+      // taken earlier in the statement (READ COMMITTED), so a delivery committed mid-scan can come back without its
+      // event. Its event exists (the foreign key says so): the row stays due, unleased, and the next round reads both.
+      const readable = candidates.filter(
+        (row): row is typeof row & { event: string; payload: string } => row.event !== null && row.payload !== null,
+      );
       // Take no more per webhook than it has free slots; the rest stay due for the next round or another worker.
       const taken = new Map<number, number>();
-      const chosen = candidates.filter((row) => {
+      const chosen = readable.filter((row) => {
         const used = (heldByKey.get(row.key_id) ?? 0) + (taken.get(row.key_id) ?? 0);
         if (used >= maxHeldPerKey) return false;
         taken.set(row.key_id, (taken.get(row.key_id) ?? 0) + 1);
@@ -241,8 +247,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         attempts: row.attempts,
         leaseUntil,
         eventId: row.event_id,
-        event: row.event ?? '',
-        payload: row.payload ?? '',
+        event: row.event,
+        payload: row.payload,
         url: row.url,
         secrets: row.secret
           ? {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from '../../server/webhooks/worker.js';
@@ -100,6 +101,52 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
     startWorker();
     await receiver.waitFor(() => eventIds.every((id) => requestsFor(id).length > 0), 3_000);
     expect(eventIds.flatMap(requestsFor).every((r) => independentlyVerified(secret, r))).toBe(true);
+  });
+
+  /**
+   * What a claim on MySQL can read when the delivery's transaction commits during its statement: the delivery (locking
+   * read, latest version) without its event (the subquery's earlier snapshot). The test makes that state last by
+   * taking the event row away behind the foreign key's back, and gives it back with `restore`.
+   */
+  async function hideEvent(eventId: string): Promise<{ row: Record<string, unknown>; restore(): Promise<void> }> {
+    const { db } = server.services;
+    const row = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
+    const [off, on] =
+      dialect === 'mysql'
+        ? [sql`set foreign_key_checks = 0`, sql`set foreign_key_checks = 1`]
+        : [sql`pragma foreign_keys = off`, sql`pragma foreign_keys = on`];
+    await db.connection().execute(async (connection) => {
+      await off.execute(connection);
+      try {
+        await connection.deleteFrom('webhook_events').where('id', '=', eventId).execute();
+      } finally {
+        await on.execute(connection);
+      }
+    });
+    return {
+      row,
+      async restore() {
+        await db.insertInto('webhook_events').values(row).execute();
+      },
+    };
+  }
+
+  it('leaves a delivery whose event its claim could not read due, and sends it with its event once readable', async () => {
+    const { userId, keyId, secret } = await hooked();
+    const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
+    const hidden = await hideEvent(eventId!);
+    expect(await statusOf(eventId!)).toMatchObject({ status: 'pending', attempts: 0 });
+    startWorker();
+    // Five polls: each claim reads the delivery and passes it over, rather than sending an empty body.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(requestsFor(eventId!)).toHaveLength(0);
+    expect(await statusOf(eventId!)).toMatchObject({ status: 'pending', attempts: 0, locked_until: null });
+    await hidden.restore();
+    await expect.poll(() => statusOf(eventId!), { timeout: 3_000 }).toMatchObject({ status: 'delivered', attempts: 1 });
+    const [request] = requestsFor(eventId!);
+    expect(request!.rawBody.toString('utf8')).toBe(hidden.row.payload);
+    expect(request!.headers['x-webhook-event']).toBe('staging.complete');
+    expect(independentlyVerified(secret, request!)).toBe(true);
   });
 
   it('retries an attempt whose worker died mid-delivery once its lease ends, with the same event id', async () => {
