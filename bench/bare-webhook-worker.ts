@@ -20,19 +20,21 @@ const FLUSH_SIZE = 200;
 interface Due extends RowDataPacket {
   id: string;
   event_id: string;
-  event: string;
-  payload: string;
+  event: string | null;
+  payload: string | null;
   url: string;
   secret: string;
 }
+type Readable = Due & { event: string; payload: string };
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl?.startsWith('mysql://')) throw new Error('DATABASE_URL must be a mysql:// url');
 const pool = createPool({ uri: databaseUrl, connectionLimit: 4 });
 const agent = new Agent({ connections: 256, keepAliveTimeout: 500 });
 
-const queue: Due[] = [];
+const queue: Readable[] = [];
 let inFlight = 0;
+let failures = 0;
 let running = true;
 let delivered: Array<{ id: string; at: number }> = [];
 
@@ -54,14 +56,17 @@ async function claim(limit: number): Promise<void> {
        order by d.next_attempt_at limit ? for update skip locked`,
       [now, now, limit],
     );
-    if (rows.length > 0)
+    // A delivery committed during this statement can come without its event (the subqueries read an earlier snapshot
+    // than the locking read): it stays due for the next claim, as in the real worker.
+    const readable = rows.filter((row): row is Readable => row.event !== null && row.payload !== null);
+    if (readable.length > 0)
       await connection.query('update webhook_deliveries set locked_until = ?, next_attempt_at = ? where id in (?)', [
         leaseUntil,
         leaseUntil,
-        rows.map((row) => row.id),
+        readable.map((row) => row.id),
       ]);
     await connection.commit();
-    queue.push(...rows);
+    queue.push(...readable);
   } catch (error) {
     await connection.rollback().catch(() => {});
     throw error;
@@ -83,7 +88,7 @@ async function flush(): Promise<void> {
   );
 }
 
-async function attempt(row: Due): Promise<void> {
+async function attempt(row: Readable): Promise<void> {
   const timestamp = Math.floor(Date.now() / 1000);
   const deadline = AbortSignal.timeout(TIMEOUT_MS);
   const response = await request(row.url, {
@@ -114,8 +119,13 @@ function pump() {
     const row = queue.shift()!;
     inFlight += 1;
     attempt(row)
-      // A failed POST (a reset keep-alive connection, say) goes straight back in line rather than waiting out its lease.
-      .catch(() => queue.push(row))
+      // A failed POST (a reset keep-alive connection, say) goes back in line rather than waiting out its lease: on the
+      // next turn of the event loop, so attempts that fail at once cannot keep the loop from claiming and flushing.
+      .catch((error) => {
+        failures += 1;
+        if (failures === 1 || failures % 1000 === 0) console.error(`${failures} attempt(s) failed; the last:`, error);
+        setImmediate(() => queue.push(row));
+      })
       .finally(() => {
         inFlight -= 1;
         pump();

@@ -82,6 +82,8 @@ interface Result {
   p99Ms: number;
   maxMs: number;
   badSignatures: number;
+  /** Deliveries whose body was not their event's envelope (JSON with the event's id), whatever their signature. */
+  badBodies: number;
   duplicates: number;
   /** CPU of the delivering process (MySQL: the worker; SQLite: the app, which also emits) per delivery, in ms. */
   workerCpuMs: number | null;
@@ -91,10 +93,19 @@ interface Result {
   databaseCpuMs: number | null;
 }
 
-/** Records when each event id first arrives and checks every signature against the webhook's secret. */
+function envelopeId(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'))?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records when each event id first arrives, and checks every signature against the webhook's secret and every body against its event. */
 class Receiver {
   readonly receivedAt = new Map<string, number>();
   badSignatures = 0;
+  badBodies = 0;
   duplicates = 0;
   private missing: Set<string> | null = null;
   private onComplete: (() => void) | null = null;
@@ -109,10 +120,10 @@ class Receiver {
       req.on('end', () => {
         const at = Date.now();
         const id = String(req.headers['x-webhook-id']);
-        if (
-          !verifySignature(this.secret, Buffer.concat(chunks), req.headers['x-webhook-signature'] as string | undefined)
-        )
+        const body = Buffer.concat(chunks);
+        if (!verifySignature(this.secret, body, req.headers['x-webhook-signature'] as string | undefined))
           this.badSignatures += 1;
+        if (envelopeId(body) !== id) this.badBodies += 1;
         if (this.receivedAt.has(id)) this.duplicates += 1;
         else this.receivedAt.set(id, at);
         res.writeHead(200).end();
@@ -415,6 +426,7 @@ async function run(
         p99Ms: percentile(delays, 99),
         maxMs: delays.at(-1)!,
         badSignatures: receiver.badSignatures,
+        badBodies: receiver.badBodies,
         duplicates: receiver.duplicates,
         workerCpuMs: cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / ids.length,
         benchCpuMs: (benchCpu.user + benchCpu.system) / 1000 / ids.length,
@@ -470,6 +482,7 @@ function formatResults(results: Result[]): string {
     'p99 ms',
     'max ms',
     'bad sig',
+    'bad body',
     'dupes',
     'deliverer CPU ms/ev',
     'bench CPU ms/ev',
@@ -485,6 +498,7 @@ function formatResults(results: Result[]): string {
     String(r.p99Ms),
     String(r.maxMs),
     String(r.badSignatures),
+    String(r.badBodies),
     String(r.duplicates),
     r.workerCpuMs === null ? '?' : r.workerCpuMs.toFixed(3),
     r.benchCpuMs === null ? '?' : r.benchCpuMs.toFixed(3),
@@ -557,11 +571,11 @@ async function main() {
     mysql.deliveriesPerSecond >= TARGET_RATE &&
     !emitterBound(mysql) &&
     pacedOk &&
-    results.every((r) => r.badSignatures === 0);
+    results.every((r) => r.badSignatures === 0 && r.badBodies === 0);
   console.log(
     `MySQL target (unpaced: ≥ ${TARGET_RATE} deliveries/s with emitted/s ≥ ${EMITTER_HEADROOM} × deliveries/s, so the ` +
       `emitter is not the bound; paced at ≥ ${TARGET_RATE}/s: p99 ≤ ${TARGET_P99_MS} ms commit→receipt; all ` +
-      `signatures valid): ${ok ? 'met' : 'NOT met'}`,
+      `signatures valid, every body its event's): ${ok ? 'met' : 'NOT met'}`,
   );
   process.exitCode = ok ? 0 : 1;
 }
