@@ -108,7 +108,7 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
    * read, latest version) without its event (the subquery's earlier snapshot). The test makes that state last by
    * taking the event row away behind the foreign key's back, and gives it back with `restore`.
    */
-  async function hideEvent(eventId: string): Promise<{ row: Record<string, unknown>; restore(): Promise<void> }> {
+  async function hideEvent(eventId: string) {
     const { db } = server.services;
     const row = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
     const [off, on] =
