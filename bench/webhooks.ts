@@ -93,6 +93,7 @@ interface Result {
   databaseCpuMs: number | null;
 }
 
+/** The `id` of the event envelope a delivery carries (undefined when the body is not one). */
 function envelopeId(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'))?.id;
@@ -101,7 +102,10 @@ function envelopeId(body: Buffer): unknown {
   }
 }
 
-/** Records when each event id first arrives, and checks every signature against the webhook's secret and every body against its event. */
+/**
+ * Records when each event id first arrives, and checks every signature against the webhook's secret and every body
+ * against its event.
+ */
 class Receiver {
   readonly receivedAt = new Map<string, number>();
   badSignatures = 0;
