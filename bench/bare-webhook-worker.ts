@@ -19,20 +19,34 @@ const FLUSH_SIZE = 200;
 
 interface Due extends RowDataPacket {
   id: string;
+  key_id: number;
   event_id: string;
-  event: string | null;
-  payload: string | null;
+}
+interface EventRow extends RowDataPacket {
+  id: string;
+  event: string;
+  payload: string;
+}
+interface WebhookRow extends RowDataPacket {
+  key_id: number;
   url: string;
   secret: string;
 }
-type Readable = Due & { event: string; payload: string };
+interface Claimed {
+  id: string;
+  event_id: string;
+  event: string;
+  payload: string;
+  url: string;
+  secret: string;
+}
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl?.startsWith('mysql://')) throw new Error('DATABASE_URL must be a mysql:// url');
 const pool = createPool({ uri: databaseUrl, connectionLimit: 4 });
 const agent = new Agent({ connections: 256, keepAliveTimeout: 500 });
 
-const queue: Readable[] = [];
+const queue: Claimed[] = [];
 let inFlight = 0;
 let failures = 0;
 let running = true;
@@ -46,19 +60,34 @@ async function claim(limit: number): Promise<void> {
     await connection.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
     await connection.beginTransaction();
     const [rows] = await connection.query<Due[]>(
-      `select d.id, d.event_id,
-         (select e.event from webhook_events e where e.id = d.event_id) as event,
-         (select e.payload from webhook_events e where e.id = d.event_id) as payload,
-         (select w.url from webhooks w where w.key_id = d.key_id) as url,
-         (select w.secret from webhooks w where w.key_id = d.key_id) as secret
-       from webhook_deliveries d
-       where d.status = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= ?)
-       order by d.next_attempt_at limit ? for update skip locked`,
+      `select id, key_id, event_id from webhook_deliveries
+       where status = 'pending' and next_attempt_at <= ? and (locked_until is null or locked_until <= ?)
+       order by next_attempt_at limit ? for update skip locked`,
       [now, now, limit],
     );
-    // A delivery committed during this statement can come without its event (the subqueries read an earlier snapshot
-    // than the locking read): it stays due for the next claim, as in the real worker.
-    const readable = rows.filter((row): row is Readable => row.event !== null && row.payload !== null);
+    if (rows.length === 0) {
+      await connection.commit();
+      return;
+    }
+    // The events and the webhook by key, in the same transaction (each statement reads what has committed by then).
+    const [events] = await connection.query<EventRow[]>(
+      'select id, event, payload from webhook_events where id in (?)',
+      [rows.map((row) => row.event_id)],
+    );
+    const [webhooks] = await connection.query<WebhookRow[]>(
+      'select key_id, url, secret from webhooks where key_id in (?)',
+      [[...new Set(rows.map((row) => row.key_id))]],
+    );
+    const eventsById = new Map(events.map((event) => [event.id, event]));
+    const webhooksByKey = new Map(webhooks.map((webhook) => [webhook.key_id, webhook]));
+    // A row whose event or webhook cannot be read stays due for the next claim, as in the real worker.
+    const readable = rows.flatMap((row): Claimed[] => {
+      const event = eventsById.get(row.event_id);
+      const webhook = webhooksByKey.get(row.key_id);
+      return event && webhook
+        ? [{ ...row, event: event.event, payload: event.payload, url: webhook.url, secret: webhook.secret }]
+        : [];
+    });
     if (readable.length > 0)
       await connection.query('update webhook_deliveries set locked_until = ?, next_attempt_at = ? where id in (?)', [
         leaseUntil,
@@ -88,7 +117,7 @@ async function flush(): Promise<void> {
   );
 }
 
-async function attempt(row: Readable): Promise<void> {
+async function attempt(row: Claimed): Promise<void> {
   const timestamp = Math.floor(Date.now() / 1000);
   const deadline = AbortSignal.timeout(TIMEOUT_MS);
   const response = await request(row.url, {
