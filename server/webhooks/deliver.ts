@@ -1,4 +1,4 @@
-import { describeOutboundError, sendOutbound } from '../outbound/client.js';
+import { describeOutboundError, requestDeadline, sendOutbound } from '../outbound/client.js';
 import type { NetworkPolicy } from '../outbound/network-guard.js';
 import { signingSecrets, signPayload, standardSignature, type WebhookSecrets } from '../domain/webhooks/signing.js';
 
@@ -91,8 +91,7 @@ export async function deliverOnce(message: OutgoingWebhook, options: DeliverOpti
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return finish(null, 'The webhook url must be http or https.');
 
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const deadline = requestDeadline(timeoutMs);
   try {
     const response = await sendOutbound(url, options, {
       method: 'POST',
@@ -108,8 +107,8 @@ export async function deliverOnce(message: OutgoingWebhook, options: DeliverOpti
     response.body.dump().catch(() => {});
     return finish(status, null, retryAfterMs);
   } catch (error) {
-    return finish(null, deadline.signal.aborted ? `Timed out after ${timeoutMs} ms` : describeOutboundError(error));
+    return finish(null, deadline.expired ? `Timed out after ${timeoutMs} ms` : describeOutboundError(error));
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
