@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
+import { recordDeliveredBatch } from '../../server/webhooks/record.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from '../../server/webhooks/worker.js';
 import { signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
@@ -67,6 +68,44 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
       .where('event_id', '=', eventId)
       .executeTakeFirstOrThrow();
   const requestsFor = (eventId: string) => receiver.requests.filter((r) => r.headers['x-webhook-id'] === eventId);
+
+  it('records a batch of successes with each delivery its own status and time, one status or several', async () => {
+    const { userId, keyId } = await hooked();
+    const { db } = server.services;
+    for (const statuses of [
+      [204, 204, 204],
+      [200, 202, 200],
+    ]) {
+      const eventIds = await emitStagingEvents(db, { accountId: userId, keyId, count: statuses.length });
+      const ids = await Promise.all(eventIds.map(async (eventId) => (await statusOf(eventId)).id));
+      // Leased as a claim leaves them; no worker runs here.
+      const leaseUntil = Date.now() + 60_000;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ locked_until: leaseUntil, next_attempt_at: leaseUntil })
+        .where('id', 'in', ids)
+        .execute();
+      const deliveredAt = (i: number) => leaseUntil - 30_000 + i * 7;
+      await recordDeliveredBatch(
+        db,
+        ids.map((id, i) => ({
+          delivery: { id, keyId, attempts: 0, leaseUntil },
+          statusCode: statuses[i]!,
+          deliveredAt: deliveredAt(i),
+        })),
+      );
+      for (const [i, eventId] of eventIds.entries()) {
+        const row = await statusOf(eventId);
+        expect(row).toMatchObject({
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: statuses[i],
+          last_error: null,
+        });
+        expect([row.locked_until, row.next_attempt_at, Number(row.delivered_at)]).toEqual([null, null, deliveredAt(i)]);
+      }
+    }
+  });
 
   it('gives up on a receiver that does not answer within the timeout and retries it', async () => {
     const { userId, keyId } = await hooked();
