@@ -75,9 +75,9 @@ export interface RequestDeadline {
 }
 
 /**
- * For requests made by the thousand a second (webhook deliveries): an AbortController costs about a quarter of such a
- * request's CPU in this client (its EventTarget listeners, added and removed per request), an EventEmitter next to
- * nothing.
+ * For requests made by the thousand a second (webhook deliveries): an AbortController and the EventTarget listeners
+ * undici adds and removes on it cost a tenth or more of such a request's CPU in this client, an EventEmitter next to
+ * nothing (bench:webhook-costs).
  */
 export function requestDeadline(ms: number): RequestDeadline {
   const signal = new EventEmitter();
