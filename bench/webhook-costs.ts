@@ -6,9 +6,10 @@
  *    signatures, the deadline, the POST, the drain), beside the same POST through undici with an AbortSignal deadline
  *    (the shape the worker had before, and the bare deliverer's), and a bare unsigned POST with no deadline (the floor
  *    of this client). CPU µs per request in this process, 32 in flight.
- * 2. The claim, on MySQL: MariaDB's CPU per claimed row for the worker's locking read followed by its two reads by
- *    key, beside the single locking read with the event and webhook as scalar subqueries (the shape before), over
- *    10,000 due deliveries, 200 rows a round, each round rolled back so every round reads the same rows.
+ * 2. The claim, on MySQL: MariaDB's CPU per claimed row for the worker's own reads (`readClaimable`: the locking
+ *    read, then its two reads by key), beside the single locking read with the event and webhook as scalar subqueries
+ *    (the shape before), over 10,000 due deliveries, 200 rows a round, each round rolled back so every round reads
+ *    the same rows.
  *
  * Rounds alternate between the variants, and each prints its minimum and median over the rounds: other work on the
  * machine only ever adds to a round, so the minimum is the steadiest figure.
@@ -31,7 +32,8 @@ import { createApiKey } from '../server/domain/keys/api-keys.js';
 import { signPayload, standardSignature } from '../server/domain/webhooks/signing.js';
 import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
 import { deliverOnce } from '../server/webhooks/deliver.js';
-import { cpuSeconds, freshMysqlDatabase, pidOf } from './lib.js';
+import { readClaimable } from '../server/webhooks/worker.js';
+import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, pidOf } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const MYSQL_BASE = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -222,21 +224,9 @@ async function claims() {
       await inTransaction(db, (trx) =>
         emitEvents(
           trx,
-          Array.from({ length: 100 }, (_, i) => ({
-            accountId: account.id,
-            keyId: key.id,
-            event: 'staging.complete' as const,
-            data: {
-              image_url: `https://images.example.test/${emitted + i}.jpg`,
-              claim_code: 'RS-BENCH234',
-              style: 'modern',
-              room_type: 'living_room',
-              credits_used: 1,
-              credits_remaining: 100,
-              image_id: `img_${emitted + i}`,
-            },
-            now,
-          })),
+          Array.from({ length: 100 }, (_, i) =>
+            benchStagingEvent({ accountId: account.id, keyId: key.id }, emitted + i, now),
+          ),
         ),
       );
     }
@@ -253,6 +243,7 @@ async function claims() {
           if (error !== ROLLBACK) throw error;
         });
     const due = Date.now();
+    // The former claim's locking read, as it stood before readClaimable: the reference row.
     const dueDeliveries = (trx: typeof db) =>
       trx
         .selectFrom('webhook_deliveries as d')
@@ -265,26 +256,7 @@ async function claims() {
       {
         name: 'locking read, then events by id and webhooks by key (now)',
         run: async () => {
-          await rolledBack(async (trx) => {
-            const rows = await lockedForClaim(
-              trx,
-              dueDeliveries(trx).select(['d.id', 'd.key_id', 'd.attempts', 'd.event_id']),
-            ).execute();
-            await trx
-              .selectFrom('webhook_events')
-              .select(['id', 'event', 'payload'])
-              .where(
-                'id',
-                'in',
-                rows.map((row) => row.event_id),
-              )
-              .execute();
-            await trx
-              .selectFrom('webhooks')
-              .select(['key_id', 'url', 'secret', 'previous_secret', 'previous_secret_expires_at', 'enabled'])
-              .where('key_id', 'in', [...new Set(rows.map((row) => row.key_id))])
-              .execute();
-          });
+          await rolledBack((trx) => readClaimable(trx, { now: due, limit: CLAIM_BATCH, saturatedKeys: [] }));
         },
       },
       {

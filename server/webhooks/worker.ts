@@ -53,6 +53,42 @@ const DELIVERED_FLUSH_SIZE = 200;
 const DELIVERED_FLUSH_DELAY_MS = 5;
 const CLAIM_COALESCE_MS = 5;
 
+/**
+ * The reads of one claiming round, in the claim's transaction: the due deliveries (locked, skipping rows another worker
+ * is claiming), then their events by id and their webhooks by key with plain reads that lock nothing, so claims never
+ * wait on (or hold up) the events table or a webhook being saved. Reading those as seven scalar subqueries of the
+ * locking read cost MariaDB about 1.5 times the CPU per row (bench:webhook-costs, which runs this function). Under READ
+ * COMMITTED each statement reads what has committed by then, so a delivery's event (committed with it) is there to read.
+ */
+export async function readClaimable(trx: Db, due: { now: number; limit: number; saturatedKeys: readonly number[] }) {
+  let query = trx
+    .selectFrom('webhook_deliveries as d')
+    .select(['d.id', 'd.key_id', 'd.attempts', 'd.event_id'])
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', due.now)
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', due.now)]))
+    .orderBy('d.next_attempt_at')
+    .limit(due.limit);
+  if (due.saturatedKeys.length > 0) query = query.where('d.key_id', 'not in', [...due.saturatedKeys]);
+  const candidates = await lockedForClaim(trx, query).execute();
+  if (candidates.length === 0) return { candidates, events: [], webhooks: [] };
+  const events = await trx
+    .selectFrom('webhook_events')
+    .select(['id', 'event', 'payload'])
+    .where(
+      'id',
+      'in',
+      candidates.map((row) => row.event_id),
+    )
+    .execute();
+  const webhooks = await trx
+    .selectFrom('webhooks')
+    .select(['key_id', 'url', 'secret', 'previous_secret', 'previous_secret_expires_at', 'enabled'])
+    .where('key_id', 'in', [...new Set(candidates.map((row) => row.key_id))])
+    .execute();
+  return { candidates, events, webhooks };
+}
+
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const db = options.db;
   const clock = options.clock ?? systemClock;
@@ -176,36 +212,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const now = clock.now();
     const leaseUntil = now + leaseMs;
     const lockAndLease = async (trx: Db) => {
-      // The locking read takes the deliveries alone; their events and webhooks are read by key in the same transaction,
-      // with plain reads that lock nothing, so claims never wait on (or hold up) the events table or a webhook being
-      // saved. Reading them as seven scalar subqueries of the locking read cost MariaDB about 1.5 times the CPU per row
-      // (bench:webhook-costs). Under READ COMMITTED each statement reads what has committed by then, so a delivery's
-      // event (committed with it) is there to read.
-      let query = trx
-        .selectFrom('webhook_deliveries as d')
-        .select(['d.id', 'd.key_id', 'd.attempts', 'd.event_id'])
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
-        .orderBy('d.next_attempt_at')
-        .limit(limit);
-      if (saturatedKeys.length > 0) query = query.where('d.key_id', 'not in', saturatedKeys);
-      const candidates = await lockedForClaim(trx, query).execute();
-      if (candidates.length === 0) return { chosen: [], webhooks: [], more: false };
-      const events = await trx
-        .selectFrom('webhook_events')
-        .select(['id', 'event', 'payload'])
-        .where(
-          'id',
-          'in',
-          candidates.map((row) => row.event_id),
-        )
-        .execute();
-      const webhooks = await trx
-        .selectFrom('webhooks')
-        .select(['key_id', 'url', 'secret', 'previous_secret', 'previous_secret_expires_at', 'enabled'])
-        .where('key_id', 'in', [...new Set(candidates.map((row) => row.key_id))])
-        .execute();
+      const { candidates, events, webhooks } = await readClaimable(trx, { now, limit, saturatedKeys });
       const eventsById = new Map(events.map((event) => [event.id, event]));
       // The foreign key guarantees the event; should it still be missing, the row stays due rather than being sent
       // with an empty body.

@@ -143,9 +143,10 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
   });
 
   /**
-   * What a claim on MySQL can read when the delivery's transaction commits during its statement: the delivery (locking
-   * read, latest version) without its event (the subquery's earlier snapshot). The test makes that state last by
-   * taking the event row away behind the foreign key's back, and gives it back with `restore`.
+   * A delivery whose claim cannot read its event. The claim once read the event in a subquery of its locking read, whose
+   * earlier snapshot on MySQL could miss an event committed during the statement; it now reads events in a statement
+   * of their own, and the guard that leaves such a row due stays. The test makes that state by taking the event row
+   * away behind the foreign key's back, and gives it back with `restore`.
    */
   async function hideEvent(eventId: string) {
     const { db } = server.services;
