@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
+import type { EventInput } from '../server/domain/events/outbox.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -162,6 +163,29 @@ export async function postJson<T>(url: string, body: unknown, headers: Record<st
  * Drops and recreates `name` on the MySQL/MariaDB server at `baseUrl` (with or without a database of its own, as
  * TEST_MYSQL_URL has); returns the URL of the new database.
  */
+/** The n-th `staging.complete` event the webhook benches emit for one account and key. */
+export function benchStagingEvent(
+  owner: { accountId: string; keyId: number },
+  n: number,
+  now: number,
+): EventInput<'staging.complete'> {
+  return {
+    accountId: owner.accountId,
+    keyId: owner.keyId,
+    event: 'staging.complete',
+    data: {
+      image_url: `https://images.example.test/${n}.jpg`,
+      claim_code: 'RS-BENCH234',
+      style: 'modern',
+      room_type: 'living_room',
+      credits_used: 1,
+      credits_remaining: 100,
+      image_id: `img_${n}`,
+    },
+    now,
+  };
+}
+
 export async function freshMysqlDatabase(baseUrl: string, name: string): Promise<string> {
   const url = new URL(baseUrl);
   url.pathname = '/';

@@ -34,7 +34,7 @@ import { loadConfig } from '../server/env.js';
 import { verifySignature } from '../server/domain/webhooks/signing.js';
 import { systemOrigin } from '../server/domain/audit/audit.js';
 import { createWebhookWorker } from '../server/webhooks/worker.js';
-import { cpuSeconds, freshMysqlDatabase, pidOf, ROOT } from './lib.js';
+import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, pidOf, ROOT } from './lib.js';
 
 const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);
 const PER_TRANSACTION = intEnv('BENCH_WEBHOOK_BATCH', 100);
@@ -243,24 +243,7 @@ async function emitAll(
         const emitted = await inTransaction(db, (trx) =>
           emitEvents(
             trx,
-            Array.from({ length: size }, () => {
-              const n = sequence++;
-              return {
-                accountId: input.accountId,
-                keyId: input.keyId,
-                event: 'staging.complete' as const,
-                data: {
-                  image_url: `https://images.example.test/${n}.jpg`,
-                  claim_code: 'RS-BENCH234',
-                  style: 'modern',
-                  room_type: 'living_room',
-                  credits_used: 1,
-                  credits_remaining: 100,
-                  image_id: `img_${n}`,
-                },
-                now,
-              };
-            }),
+            Array.from({ length: size }, () => benchStagingEvent(input, sequence++, now)),
           ),
         );
         const at = Date.now();
