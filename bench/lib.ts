@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
+import { allocatorEnv } from '../server/cluster.js';
 import type { EventInput } from '../server/domain/events/outbox.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -218,6 +219,31 @@ export function readProcFile(pid: number, file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A process's allocator, from its memory maps: jemalloc where its library is mapped; undefined when it is gone. */
+export function allocatorOf(pid: number): string | undefined {
+  const maps = readProcFile(pid, 'maps');
+  if (maps === undefined) return undefined;
+  return maps.includes('libjemalloc') ? 'jemalloc' : 'glibc malloc';
+}
+
+/**
+ * Runs this bench again, in a child with the environment the cluster primary gives the app processes it forks
+ * (`allocatorEnv`: jemalloc where the machine has it, glibc's malloc held to two arenas), so that work the bench does in
+ * its own process and a server it starts both run on the allocator the product runs on. Resolves true in the parent
+ * once the child has finished (its exit code becomes this process's), false where the environment already holds it.
+ */
+export async function rerunOnAppAllocator(): Promise<boolean> {
+  const added = allocatorEnv(process.env);
+  if (Object.keys(added).length === 0) return false;
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env: { ...process.env, ...added },
+    stdio: 'inherit',
+  });
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  process.exitCode = code ?? (signal ? 1 : 0);
+  return true;
 }
 
 /** The `/proc/<pid>/stat` fields after the command name, or undefined when the process is gone. */

@@ -29,6 +29,7 @@ import { inTransaction } from '../db/transaction.js';
 import { changeCredits, getBalance, ledgerSum } from '../server/domain/credits/ledger.js';
 import { countOutstandingHolds } from '../server/domain/credits/holds.js';
 import {
+  allocatorOf,
   freshMysqlDatabase,
   postJson,
   processTree,
@@ -267,17 +268,14 @@ function treeRss(pid: number): RssSample {
   return sample;
 }
 
-/**
- * The allocator of the Node processes under the primary (not tsx's esbuild service), from their memory maps: jemalloc
- * where its library is mapped.
- */
+/** The allocator of the Node processes under the primary (not tsx's esbuild service), from their memory maps. */
 function allocators(rootPid: number): string {
   const names = new Set<string>();
   for (const member of processTree(rootPid).keys()) {
     if (member === rootPid || readProcFile(member, 'comm')?.trim() !== 'node') continue;
-    const maps = readProcFile(member, 'maps');
+    const name = allocatorOf(member);
     // Undefined: it ended while read.
-    if (maps !== undefined) names.add(maps.includes('libjemalloc') ? 'jemalloc' : 'glibc malloc');
+    if (name !== undefined) names.add(name);
   }
   return [...names].join(' and ') || 'unknown';
 }

@@ -9,7 +9,10 @@
  * Prints images/s, p50/p95/max latency, the server's peak RSS (VmHWM), CPU per image, and the API overhead
  * 1 − (bare time per image / API time per image). The rates are taken over each round's window, while every client
  * has an image in flight (see `loop`), and over whole rounds with the tail where the last images finish.
- * Env: BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARMUP_SECONDS (3), BENCH_DATABASE_URL (default: SQLite in a temp dir).
+ * Both halves run on the allocator the cluster primary gives the app processes (jemalloc where the machine has it): the
+ * bench runs itself again with that environment (`rerunOnAppAllocator`) and prints which allocator each half mapped.
+ * Env: BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARMUP_SECONDS (3), BENCH_DATABASE_URL (default: SQLite in a temp dir),
+ * and LD_PRELOAD / MALLOC_ARENA_MAX to choose the allocator as an operator would (`LD_PRELOAD=` keeps glibc's malloc).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,7 +28,15 @@ import { createImageEngine } from '../server/imaging/sharp-engine.js';
 import { newImageName, newOriginalName } from '../server/storage/storage.js';
 import { newId } from '../server/ids.js';
 import { sha256Hex } from '../server/domain/staging/originals.js';
-import { postJson, processCpuSeconds, startChildServer, statusMb, waitForHealthy } from './lib.js';
+import {
+  allocatorOf,
+  postJson,
+  processCpuSeconds,
+  rerunOnAppAllocator,
+  startChildServer,
+  statusMb,
+  waitForHealthy,
+} from './lib.js';
 
 // Issue 20: the API may add at most 5 % to the bare pipeline.
 const TARGET_OVERHEAD = 0.05;
@@ -195,6 +206,9 @@ const perSecondWithTails = (run: Run) => (run.images * 1000) / run.elapsedMs;
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 async function main() {
+  // Both halves on the allocator the product's processes get from the cluster primary: sharp's CPU per image differs
+  // between jemalloc and glibc's malloc, so a bench whose two halves ran on different ones would measure that too.
+  if (await rerunOnAppAllocator()) return;
   const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-stage-'));
   try {
     const image = await photo();
@@ -260,6 +274,10 @@ async function main() {
           request.on('error', () => resolve(false));
           request.end(body);
         });
+      console.log(
+        `Allocator: ${allocatorOf(pid!)} in the server, ${allocatorOf(process.pid)} in this process (the bare pipeline); ` +
+          `LD_PRELOAD=${process.env.LD_PRELOAD || '(none)'} MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '(unset)'}, as the cluster primary gives its processes.\n`,
+      );
       // All the server's threads, libvips' included.
       const serverCpu = () => processCpuSeconds(pid) * 1000;
       await loop(warmupSeconds * 1000, apiOnce, serverCpu);
