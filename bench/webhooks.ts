@@ -10,7 +10,8 @@
  * Two more MySQL rows tell what the figures mean on this machine: the same run delivered by the bare reference
  * (bench/bare-webhook-worker.ts: mysql2 and undici, nothing else), the ceiling any outbox worker meets beside this
  * emitter and receiver; and Roomstage again with the emitter paced at 0.8 × the rate it delivered (at least
- * 5,000/s), where the delay is the worker's own and not a backlog's: the p99 target is judged on that row. A first run
+ * 5,000/s), where the delay is the worker's own and not a backlog's: the p99 target is judged on that row. Where
+ * 0.8 × the rate is below 5,000/s, a further row is paced at it, so the worker's own delay is still shown. A first run
  * (5,000 events, Roomstage) is not reported: whichever row ran first came out 10-25 % slower.
  * Env: BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_BATCH (100 events per transaction), BENCH_WEBHOOK_EMITTERS (8 concurrent
  * transactions), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), BENCH_CPU_PROF=<dir> to profile the worker.
@@ -521,6 +522,13 @@ async function main() {
   const perSecond = Math.max(TARGET_RATE, Math.round(PACED_SHARE * results[0]!.deliveriesPerSecond));
   const pacedUrl = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks_paced');
   results.push(await run(`roomstage (mysql, ${perSecond}/s)`, pacedUrl, { perSecond }));
+  // Where the machine delivers less than the target rate, the paced row above outruns the worker and measures a
+  // backlog again; this one offers what the worker keeps up with, so its p99 is the worker's own delay.
+  const withinCapacity = Math.round(PACED_SHARE * results[0]!.deliveriesPerSecond);
+  if (withinCapacity < perSecond) {
+    const url = await freshMysqlDatabase(MYSQL_BASE, 'roomstage_bench_webhooks_within');
+    results.push(await run(`roomstage (mysql, ${withinCapacity}/s)`, url, { perSecond: withinCapacity }));
+  }
   const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-webhooks-'));
   try {
     results.push(await run('roomstage (sqlite)', `sqlite:${path.join(dir, 'bench.db')}`));
@@ -562,6 +570,14 @@ async function main() {
       `${paced.emitPerSecond.toFixed(0)}/s, p99 ${paced.p99Ms} ms commit→receipt (≤ ${TARGET_P99_MS}: ` +
       `${pacedOk ? 'met' : 'NOT met'}).`,
   );
+  const within = results.find((r) => r.pacedAt === withinCapacity && withinCapacity < perSecond);
+  if (within) {
+    console.log(
+      `Within this machine's capacity (paced at ${PACED_SHARE} × the unpaced rate, ${withinCapacity}/s): emitted ` +
+        `${within.emitPerSecond.toFixed(0)}/s, p99 ${within.p99Ms} ms commit→receipt, the worker's own delay ` +
+        `(for reading the row above; the target is judged at ${TARGET_RATE}/s).`,
+    );
+  }
   const ok =
     mysql.deliveriesPerSecond >= TARGET_RATE &&
     !emitterBound(mysql) &&
