@@ -206,8 +206,8 @@ const perSecondWithTails = (run: Run) => (run.images * 1000) / run.elapsedMs;
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 async function main() {
-  // Both halves on the allocator the product's processes get from the cluster primary: sharp's CPU per image differs
-  // between jemalloc and glibc's malloc, so a bench whose two halves ran on different ones would measure that too.
+  // Both halves on the allocator the product's processes get from the cluster primary, so the server runs as it does
+  // in production and the bare pipeline carries no allocator the server lacks (or the other way round).
   if (await rerunOnAppAllocator()) return;
   const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-stage-'));
   try {
