@@ -160,10 +160,6 @@ export async function postJson<T>(url: string, body: unknown, headers: Record<st
   return JSON.parse(text) as T;
 }
 
-/**
- * Drops and recreates `name` on the MySQL/MariaDB server at `baseUrl` (with or without a database of its own, as
- * TEST_MYSQL_URL has); returns the URL of the new database.
- */
 /** The n-th `staging.complete` event the webhook benches emit for one account and key. */
 export function benchStagingEvent(
   owner: { accountId: string; keyId: number },
@@ -187,6 +183,10 @@ export function benchStagingEvent(
   };
 }
 
+/**
+ * Drops and recreates `name` on the MySQL/MariaDB server at `baseUrl` (with or without a database of its own, as
+ * TEST_MYSQL_URL has); returns the URL of the new database.
+ */
 export async function freshMysqlDatabase(baseUrl: string, name: string): Promise<string> {
   const url = new URL(baseUrl);
   url.pathname = '/';
