@@ -241,8 +241,14 @@ describeOnMysql(
       const revoked = await Promise.all(revocations);
       expect(revoked).toEqual(companies.map(() => ({ onB: 401, onA: 401 })));
 
+      // The worker dies with deliveries in flight: from here the receiver holds them unanswered.
+      receiver.mode = { kind: 'hang' };
+      const hangingFrom = receiver.requests.length;
+      await receiver.waitFor((requests) => requests.length > hangingFrom, 10_000).catch(() => undefined);
       // Mid-load: wait until node A has served images and has image requests in flight, at least one of the held
-      // credits being one of theirs (more holds than node B's image requests could account for).
+      // credits being one of theirs (more holds than node B's image requests could account for). Nothing is awaited
+      // between seeing those holds and the kill, so node A dies holding them: waiting for a hanging delivery there let
+      // its requests finish first, and once left no hold to refund.
       const deadline = Date.now() + 60_000;
       for (;;) {
         if (Date.now() > deadline)
@@ -257,10 +263,6 @@ describeOnMysql(
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      // The worker dies with deliveries in flight: the receiver holds them unanswered until then.
-      receiver.mode = { kind: 'hang' };
-      const hangingFrom = receiver.requests.length;
-      await receiver.waitFor((requests) => requests.length > hangingFrom, 10_000).catch(() => undefined);
       nodeADead = true;
       await Promise.all([a.kill(), worker!.kill()]);
       const unansweredAtKill = receiver.requests.slice(hangingFrom).filter((r) => r.answeredWith === null).length;
