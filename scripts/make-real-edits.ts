@@ -39,6 +39,8 @@ interface Opening {
   type: 'window' | 'door' | 'archway';
   box: Box;
   covered?: boolean;
+  /** Part of a glass wall: there is no wall beside it to paint it over with. */
+  glazed?: boolean;
 }
 
 interface Photo {
@@ -157,7 +159,8 @@ async function resizeFloat(data: Float32Array, w: number, h: number, channels: 3
     .raw()
     .toBuffer({ resolveWithObject: true });
   const result = new Float32Array(out.data.length);
-  for (let i = 0; i < out.data.length; i++) result[i] = channels === 4 && i % 4 === 3 ? out.data[i]! / 255 : out.data[i]!;
+  for (let i = 0; i < out.data.length; i++)
+    result[i] = channels === 4 && i % 4 === 3 ? out.data[i]! / 255 : out.data[i]!;
   return { data: result, width: out.info.width, height: out.info.height };
 }
 
@@ -170,7 +173,8 @@ const clampBox = ([x, y, w, h]: Box, W: number, H: number): Box => {
 };
 
 const grow = ([x, y, w, h]: Box, by: number): Box => [x - by, y - by, w + 2 * by, h + 2 * by];
-const overlaps = (a: Box, b: Box) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+const overlaps = (a: Box, b: Box) =>
+  a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
 const union = (a: Box, b: Box): Box => {
   const x = Math.min(a[0], b[0]);
   const y = Math.min(a[1], b[1]);
@@ -193,10 +197,12 @@ const mirror = (i: number, n: number) => {
  * to the other; `vertical` does the same from the strips above and below. The box grows a little first to take in
  * the frame, and the patch fades into the picture over a few pixels.
  */
-function paintOver(img: Img, box: Box, rng: () => number, vertical = false): Box {
+function paintOver(img: Img, box: Box, rng: () => number, vertical = false, onFloor = false): Box | null {
   const { width: W, height: H } = img;
   const pad = Math.round(Math.min(box[2], box[3]) * between(rng, 0.06, 0.1)) + 2;
-  const [x, y, w, h] = clampBox(grow(box, pad), W, H);
+  const grown = grow(box, pad);
+  if (onFloor) grown[3] = box[1] + box[3] + 1 - grown[1];
+  const [x, y, w, h] = clampBox(grown, W, H);
   const fade = Math.max(2, Math.round(pad * 0.8));
   const src = clone(img);
   const along = vertical ? h : w;
@@ -206,7 +212,8 @@ function paintOver(img: Img, box: Box, rng: () => number, vertical = false): Box
   const afterRoom = vertical ? H - (y + h) : W - (x + w);
   const nBefore = Math.min(strip, beforeRoom);
   const nAfter = Math.min(strip, afterRoom);
-  if (nBefore < 2 && nAfter < 2) return [x, y, w, h];
+  // Both sides are needed: a fill mirrored from one side only repeats whatever stands there.
+  if (nBefore < strip * 0.5 || nAfter < strip * 0.5) return null;
   for (let r = -fade; r < h + fade; r++) {
     for (let c = -fade; c < w + fade; c++) {
       const px = x + c;
@@ -245,6 +252,130 @@ function paintOver(img: Img, box: Box, rng: () => number, vertical = false): Box
     }
   }
   return [x, y, w, h];
+}
+
+/**
+ * Paints `box` over the way a plasterer would: a smooth surface spanned between the colours just outside its four
+ * sides (a Coons patch, so the wall's light gradient carries across), with the grain of the wall beside it added back.
+ * The box grows a little first to take in the frame (not downwards when it stands on the floor), and the patch fades
+ * into the picture over a few pixels. Returns the painted box, or null when a side lies outside the picture.
+ */
+function patchOver(img: Img, box: Box, rng: () => number, onFloor = false): Box | null {
+  const { width: W, height: H } = img;
+  const pad = Math.round(Math.min(box[2], box[3]) * between(rng, 0.06, 0.1)) + 2;
+  const grown = grow(box, pad);
+  if (onFloor) grown[3] = box[1] + box[3] + 1 - grown[1];
+  const [x, y, w, h] = clampBox(grown, W, H);
+  const band = 3;
+  if (x < band || y < band || x + w > W - band || y + h > H - band) return null;
+  const src = clone(img);
+  const at = (px: number, py: number, ch: number) => src.data[(py * W + px) * 3 + ch]!;
+  // The four borders, each averaged over a thin band and smoothed along its length.
+  const border = (len: number, sample: (i: number, k: number, ch: number) => number) => {
+    const raw = new Float32Array(len * 3);
+    for (let i = 0; i < len; i++)
+      for (let ch = 0; ch < 3; ch++) {
+        let sum = 0;
+        for (let k = 1; k <= band; k++) sum += sample(i, k, ch);
+        raw[i * 3 + ch] = sum / band;
+      }
+    const out = new Float32Array(len * 3);
+    const r = Math.max(1, Math.round(len * 0.03));
+    for (let i = 0; i < len; i++)
+      for (let ch = 0; ch < 3; ch++) {
+        let sum = 0;
+        let n = 0;
+        for (let j = Math.max(0, i - r); j <= Math.min(len - 1, i + r); j++) {
+          sum += raw[j * 3 + ch]!;
+          n++;
+        }
+        out[i * 3 + ch] = sum / n;
+      }
+    return out;
+  };
+  const left = border(h, (i, k, ch) => at(x - k, y + i, ch));
+  const right = border(h, (i, k, ch) => at(x + w - 1 + k, y + i, ch));
+  const top = border(w, (i, k, ch) => at(x + i, y - k, ch));
+  const bottom = border(w, (i, k, ch) => at(x + i, y + h - 1 + k, ch));
+  // Grain: how much the wall beside the box departs from its own smooth shading, row by row.
+  let grainSum = 0;
+  let grainN = 0;
+  for (let i = 0; i < h; i++)
+    for (let k = 1; k <= Math.min(12, x); k++) {
+      const d = at(x - k, y + i, 1) - left[i * 3 + 1]!;
+      grainSum += d * d;
+      grainN++;
+    }
+  const grain = Math.min(6, Math.sqrt(grainSum / Math.max(1, grainN)));
+  const noise = new Float32Array(w * h);
+  for (let i = 0; i < noise.length; i++) noise[i] = (rng() - 0.5) * 2 * grain;
+  const softNoise = blurMask(noise, w, h, 1);
+  const fade = Math.max(2, Math.round(pad * 0.8));
+  for (let r = -fade; r < h + fade; r++) {
+    for (let c = -fade; c < w + fade; c++) {
+      const px = x + c;
+      const py = y + r;
+      if (px < 0 || py < 0 || px >= W || py >= H) continue;
+      const dx = c < 0 ? -c : c >= w ? c - w + 1 : 0;
+      const dy = r < 0 ? -r : r >= h ? r - h + 1 : 0;
+      const alpha = dx || dy ? 1 - smoothstep(Math.max(dx, dy) / fade) : 1;
+      if (alpha <= 0) continue;
+      const rr = Math.max(0, Math.min(h - 1, r));
+      const cc = Math.max(0, Math.min(w - 1, c));
+      const u = w > 1 ? cc / (w - 1) : 0.5;
+      const v = h > 1 ? rr / (h - 1) : 0.5;
+      const o = (py * W + px) * 3;
+      for (let ch = 0; ch < 3; ch++) {
+        const L = left[rr * 3 + ch]!;
+        const R = right[rr * 3 + ch]!;
+        const T = top[cc * 3 + ch]!;
+        const B = bottom[cc * 3 + ch]!;
+        const c00 = (top[ch]! + left[ch]!) / 2;
+        const c10 = (top[(w - 1) * 3 + ch]! + right[ch]!) / 2;
+        const c01 = (bottom[ch]! + left[(h - 1) * 3 + ch]!) / 2;
+        const c11 = (bottom[(w - 1) * 3 + ch]! + right[(h - 1) * 3 + ch]!) / 2;
+        const value =
+          (1 - u) * L +
+          u * R +
+          (1 - v) * T +
+          v * B -
+          ((1 - u) * (1 - v) * c00 + u * (1 - v) * c10 + (1 - u) * v * c01 + u * v * c11) +
+          softNoise[rr * w + cc]!;
+        img.data[o + ch] = (1 - alpha) * src.data[o + ch]! + alpha * value;
+      }
+    }
+  }
+  return [x, y, w, h];
+}
+
+/** Standard deviation of lightness inside `box`: low on a plain wall, high across furniture, frames or edges. */
+function busyness(img: Img, [x, y, w, h]: Box): number {
+  let sum = 0;
+  let sq = 0;
+  let n = 0;
+  for (let py = y; py < y + h; py += 2)
+    for (let px = x; px < x + w; px += 2) {
+      const o = (py * img.width + px) * 3;
+      const l = 0.299 * img.data[o]! + 0.587 * img.data[o + 1]! + 0.114 * img.data[o + 2]!;
+      sum += l;
+      sq += l * l;
+      n++;
+    }
+  return n ? Math.sqrt(Math.max(0, sq / n - (sum / n) ** 2)) : 0;
+}
+
+/**
+ * The first of `candidates` (top-left corners of a w×h box) that lies inside the picture, clear of `avoid`, and on a
+ * surface as plain as the photo's plain-wall samples (an opening pasted there covers wall, not furniture).
+ */
+function plainSpot(img: Img, w: number, h: number, candidates: Array<[number, number]>, avoid: Box[], limit: number) {
+  for (const [x, y] of candidates) {
+    const b: Box = [Math.round(x), Math.round(y), Math.round(w), Math.round(h)];
+    if (b[0] < 2 || b[1] < 2 || b[0] + b[2] > img.width - 2 || b[1] + b[3] > img.height - 2) continue;
+    if (avoid.some((a) => overlaps(grow(a, 3), b))) continue;
+    if (busyness(img, grow(b, 2)) <= limit) return b;
+  }
+  return null;
 }
 
 /** Alpha-composites a 4-channel cutout at (x, y), clipped to the picture. */
@@ -346,30 +477,50 @@ function labToRgb(L: number, a: number, b: number): [number, number, number] {
 }
 
 /**
- * The whole surface that the sample boxes belong to: pixels grown out from the samples while their colour stays
- * close to the samples' (lightness counts less than hue, so the surface's shading is taken in), kept out of the
- * given boxes (openings, built-ins), then smoothed into a soft mask.
+ * The whole surface that the sample boxes belong to: pixels grown out from the samples (on a slightly blurred copy,
+ * so grain and JPEG noise do not stop the growth) while their colour stays close to the samples' (lightness counts
+ * less than hue, so the surface's shading is taken in) and no edge is crossed (an edge is where the surface ends:
+ * a sofa, a frame, a corner). Kept out of `exclude` (openings, built-ins) and inside `band` (rows the surface can
+ * reach); enclosed holes (a picture, a switch) are filled, and the edge is softened.
  */
-function surfaceMask(img: Img, seeds: Box[], exclude: Box[], tolerance: number): Float32Array | null {
+function surfaceMask(
+  img: Img,
+  seeds: Box[],
+  exclude: Box[],
+  tolerance: number,
+  band: [number, number],
+): Float32Array | null {
   const { width: W, height: H } = img;
   const n = W * H;
-  const lab = new Float32Array(n * 3);
+  const planes = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
   for (let i = 0; i < n; i++) {
-    const [L, a, b] = rgbToLab(img.data[i * 3]!, img.data[i * 3 + 1]!, img.data[i * 3 + 2]!);
-    lab[i * 3] = L;
-    lab[i * 3 + 1] = a;
-    lab[i * 3 + 2] = b;
+    const lab = rgbToLab(img.data[i * 3]!, img.data[i * 3 + 1]!, img.data[i * 3 + 2]!);
+    for (let k = 0; k < 3; k++) planes[k]![i] = lab[k]!;
   }
+  const radius = Math.max(1, Math.round(Math.max(W, H) / 400));
+  const [L, A, B] = planes.map((p) => blurMask(p, W, H, radius)) as [Float32Array, Float32Array, Float32Array];
+  // Edge strength: the largest lightness or colour step to a neighbour two pixels away.
+  const edge = new Float32Array(n);
+  for (let y = 2; y < H - 2; y++)
+    for (let x = 2; x < W - 2; x++) {
+      const i = y * W + x;
+      let e = 0;
+      for (const j of [i - 2, i + 2, i - 2 * W, i + 2 * W]) {
+        const d = Math.abs(L[i]! - L[j]!) + 1.5 * (Math.abs(A[i]! - A[j]!) + Math.abs(B[i]! - B[j]!));
+        if (d > e) e = d;
+      }
+      edge[i] = e;
+    }
   let count = 0;
   const mean = [0, 0, 0];
   for (const s of seeds) {
     const [x, y, w, h] = clampBox(s, W, H);
     for (let py = y; py < y + h; py++)
       for (let px = x; px < x + w; px++) {
-        const i = (py * W + px) * 3;
-        mean[0]! += lab[i]!;
-        mean[1]! += lab[i + 1]!;
-        mean[2]! += lab[i + 2]!;
+        const i = py * W + px;
+        mean[0]! += L[i]!;
+        mean[1]! += A[i]!;
+        mean[2]! += B[i]!;
         count++;
       }
   }
@@ -380,11 +531,12 @@ function surfaceMask(img: Img, seeds: Box[], exclude: Box[], tolerance: number):
     const [x, y, w, h] = clampBox(e, W, H);
     for (let py = y; py < y + h; py++) blocked.fill(1, py * W + x, py * W + x + w);
   }
-  const distance = (i: number) => {
-    const dL = (lab[i * 3]! - mean[0]!) * 0.35;
-    const da = lab[i * 3 + 1]! - mean[1]!;
-    const db = lab[i * 3 + 2]! - mean[2]!;
-    return Math.sqrt(dL * dL + da * da + db * db);
+  for (let y = 0; y < H; y++) if (y < band[0] || y > band[1]) blocked.fill(1, y * W, (y + 1) * W);
+  const near = (i: number) => {
+    const dL = (L[i]! - mean[0]!) * 0.45;
+    const da = A[i]! - mean[1]!;
+    const db = B[i]! - mean[2]!;
+    return Math.sqrt(dL * dL + da * da + db * db) < tolerance;
   };
   const inMask = new Uint8Array(n);
   const queue = new Int32Array(n);
@@ -408,17 +560,40 @@ function surfaceMask(img: Img, seeds: Box[], exclude: Box[], tolerance: number):
     const neighbours = [px > 0 ? i - 1 : -1, px < W - 1 ? i + 1 : -1, py > 0 ? i - W : -1, py < H - 1 ? i + W : -1];
     for (const j of neighbours) {
       if (j < 0 || inMask[j] || blocked[j]) continue;
-      // Grow through the surface, not across its edges: the step from neighbour to neighbour must be small too.
-      const step = Math.abs(lab[i * 3]! - lab[j * 3]!) + Math.abs(lab[i * 3 + 1]! - lab[j * 3 + 1]!) * 2;
-      if (distance(j) < tolerance && step < 6) {
+      if (edge[j]! < 6 && near(j)) {
         inMask[j] = 1;
         queue[tail++] = j;
       }
     }
   }
-  // Close small holes (texture, specks) and soften the edge: box blur then threshold then a light blur.
-  const soft = blurMask(Float32Array.from(inMask), W, H, 3);
-  for (let i = 0; i < n; i++) soft[i] = soft[i]! > 0.5 ? 1 : 0;
+  // Fill enclosed holes: parts of the rest that do not reach the picture's border and are small.
+  const seen = new Uint8Array(n);
+  for (let start = 0; start < n; start++) {
+    if (inMask[start] || seen[start]) continue;
+    head = 0;
+    tail = 0;
+    queue[tail++] = start;
+    seen[start] = 1;
+    let touches = false;
+    while (head < tail) {
+      const i = queue[head++]!;
+      const px = i % W;
+      const py = (i - px) / W;
+      if (px === 0 || py === 0 || px === W - 1 || py === H - 1) touches = true;
+      for (const j of [px > 0 ? i - 1 : -1, px < W - 1 ? i + 1 : -1, py > 0 ? i - W : -1, py < H - 1 ? i + W : -1]) {
+        if (j < 0 || inMask[j] || seen[j]) continue;
+        seen[j] = 1;
+        queue[tail++] = j;
+      }
+    }
+    if (!touches && tail < 0.03 * n) for (let k = 0; k < tail; k++) if (!blocked[queue[k]!]) inMask[queue[k]!] = 1;
+  }
+  // Close the gaps that grain and glare leave (a dilation then an erosion, both as a blur and a threshold).
+  const close = Math.max(2, Math.round(Math.max(W, H) / 120));
+  let soft = blurMask(Float32Array.from(inMask), W, H, close);
+  for (let i = 0; i < n; i++) soft[i] = soft[i]! > 0.3 && !blocked[i] ? 1 : 0;
+  soft = blurMask(soft, W, H, close);
+  for (let i = 0; i < n; i++) soft[i] = soft[i]! > 0.7 || inMask[i] ? 1 : 0;
   for (const e of exclude) {
     const [x, y, w, h] = clampBox(e, W, H);
     for (let py = y; py < y + h; py++) soft.fill(0, py * W + x, py * W + x + w);
@@ -486,15 +661,13 @@ const STAINS = [
 /** Repaints the masked surface: its lightness (so shading and texture) kept, its colour replaced. */
 function repaint(img: Img, mask: Float32Array, paint: { a: number; b: number; l: number }) {
   const n = img.width * img.height;
-  let La = 0;
   let aa = 0;
   let ba = 0;
   let wsum = 0;
   for (let i = 0; i < n; i++) {
     const m = mask[i]!;
     if (m <= 0.5) continue;
-    const [L, a, b] = rgbToLab(img.data[i * 3]!, img.data[i * 3 + 1]!, img.data[i * 3 + 2]!);
-    La += L;
+    const [, a, b] = rgbToLab(img.data[i * 3]!, img.data[i * 3 + 1]!, img.data[i * 3 + 2]!);
     aa += a;
     ba += b;
     wsum++;
@@ -579,7 +752,14 @@ function shiftLine(img: Img, box: Box, shift: number) {
  * Cuts what an honest staging added: inside `box`, the pixels where the staged picture differs from its photo
  * (after matching the two pictures' overall tone), cleaned of specks and holes, taken from `from` with a soft edge.
  */
-function diffCut(before: Img, after: Img, box: Box, from: 'before' | 'after', kind: string, source: string): Cut | null {
+function diffCut(
+  before: Img,
+  after: Img,
+  box: Box,
+  from: 'before' | 'after',
+  kind: string,
+  source: string,
+): Cut | null {
   if (before.width !== after.width || before.height !== after.height) return null;
   const { width: W, height: H } = before;
   const [x, y, w, h] = clampBox(box, W, H);
@@ -707,7 +887,12 @@ async function toneEdit(file: string, out: string, rng: () => number, variant: n
     const cy = Math.round(H * between(rng, 0, 0.05));
     const cw = W - cx - Math.round(W * between(rng, 0, 0.05));
     const ch = H - cy - Math.round(H * between(rng, 0, 0.05));
-    pipeline = sharp(await pipeline.jpeg({ quality: 95 }).toBuffer()).extract({ left: cx, top: cy, width: cw, height: ch });
+    pipeline = sharp(await pipeline.jpeg({ quality: 95 }).toBuffer()).extract({
+      left: cx,
+      top: cy,
+      width: cw,
+      height: ch,
+    });
     const zoomBack = rng() < 0.5;
     if (zoomBack) pipeline = pipeline.resize(W, H, { fit: 'fill' });
     steps.push(zoomBack ? `cropped ${cw}×${ch} and zoomed back to ${W}×${H}` : `cropped to ${cw}×${ch}`);
@@ -750,10 +935,27 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     const img = await imageOf(p.file);
     for (const o of visibleWindows(p)) {
       const b = clampBox(o.box, img.width, img.height);
-      if (b[2] >= 24 && b[3] >= 24 && b[0] > 0 && b[0] + b[2] < img.width) windowCuts.push({ from: p.id, img: crop(img, b) });
+      if (b[2] >= 24 && b[3] >= 24 && b[0] > 0 && b[0] + b[2] < img.width)
+        windowCuts.push({ from: p.id, img: crop(img, b) });
     }
-    for (const d of p.decor ?? []) decorCuts.push(opaqueCut(crop(img, clampBox(d.box, img.width, img.height)), 'decor', p.id, d.round));
-    for (const c of p.curtains ?? []) curtainCuts.push(opaqueCut(crop(img, clampBox(c, img.width, img.height)), 'curtain', p.id, false, 2));
+    for (const d of p.decor ?? [])
+      decorCuts.push(opaqueCut(crop(img, clampBox(d.box, img.width, img.height)), 'decor', p.id, d.round));
+    for (const c of p.curtains ?? [])
+      curtainCuts.push(opaqueCut(crop(img, clampBox(c, img.width, img.height)), 'curtain', p.id, false, 2));
+  }
+  // Materials to re-texture with: the photos' wall and floor samples that have a texture of their own.
+  const materialSamples: Array<{ from: string; surface: 'wall' | 'floor'; img: Img }> = [];
+  for (const p of photos) {
+    const img = await imageOf(p.file);
+    for (const [surface, boxes] of [
+      ['wall', p.walls],
+      ['floor', p.floor],
+    ] as const)
+      for (const b0 of boxes) {
+        const b = clampBox(b0, img.width, img.height);
+        if (b[2] >= 16 && b[3] >= 16 && busyness(img, b) >= 9)
+          materialSamples.push({ from: p.id, surface, img: crop(img, b) });
+      }
   }
   const furnitureCuts: Cut[] = [];
   const lampPlantCuts: Cut[] = [];
@@ -776,59 +978,89 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     const rng = rngFor(seed, photo.id);
     const structure = [...photo.openings.map((o) => o.box), ...photo.builtins];
 
-    // Windows painted over with the wall beside them (and, as a second retouch, from above and below).
+    // Windows painted over: once as a plasterer's patch spanning the wall around it, once cloned from the wall
+    // either side (that keeps panelling or wallpaper running across). Glazed walls have no wall beside them.
+    const plainLimit = Math.max(8, ...photo.walls.map((w) => busyness(base, clampBox(w, W, H)) * 1.6 + 4));
     let n = 0;
     for (const o of visibleWindows(photo)) {
+      if (o.glazed) continue;
       const b = clampBox(o.box, W, H);
       if (b[2] * b[3] > 0.3 * W * H) continue;
-      for (const vertical of [false, true]) {
-        if (vertical && (b[1] < 8 || b[1] + b[3] > H - 8)) continue;
-        if (!vertical && b[0] < 8 && b[0] + b[2] > W - 8) continue;
+      for (const method of ['patch', 'clone'] as const) {
         const img = clone(base);
-        const painted = paintOver(img, b, rng, vertical);
-        await add(photo, 'window_removed', n++, img, { kind: 'opening_removed', box: painted });
+        const painted = method === 'patch' ? patchOver(img, b, rng) : paintOver(img, b, rng);
+        if (painted) await add(photo, 'window_removed', n++, img, { kind: 'opening_removed', box: painted });
       }
     }
 
-    // A real window from another photo pasted on a plain wall.
+    // A real window from another photo (of an ordinary shape) set into a plain stretch of wall.
     n = 0;
-    const walls = photo.walls.map((w) => clampBox(w, W, H)).filter((w) => w[2] >= 30 && w[3] >= 30);
+    const walls = photo.walls.map((w) => clampBox(w, W, H)).filter((w) => w[2] >= 12 && w[3] >= 12);
+    const taken = [...structure, ...(photo.decor ?? []).map((d) => d.box)];
+    const donors = windowCuts.filter(
+      (c) => c.from !== photo.id && c.img.width / c.img.height > 0.4 && c.img.width / c.img.height < 1.9,
+    );
     for (const wall of walls.slice(0, 3)) {
-      const donors = windowCuts.filter((c) => c.from !== photo.id);
       if (!donors.length) break;
       const donor = pick(rng, donors);
-      const scale = Math.min((wall[2] * 0.9) / donor.img.width, (wall[3] * 0.9) / donor.img.height);
-      const nw = Math.max(12, Math.round(donor.img.width * scale));
-      const nh = Math.max(12, Math.round(donor.img.height * scale));
-      const win = await resizeFloat(donor.img.data, donor.img.width, donor.img.height, 3, nw, nh);
-      const x = Math.round(wall[0] + (wall[2] - win.width) * between(rng, 0.3, 0.7));
-      const y = Math.round(wall[1] + (wall[3] - win.height) * between(rng, 0.3, 0.7));
+      const aspect = donor.img.width / donor.img.height;
+      const cx = wall[0] + wall[2] / 2;
+      const cy = wall[1] + wall[3] / 2;
+      let spot: Box | null = null;
+      for (const share of [0.3, 0.24, 0.18, 0.13]) {
+        const nh = H * share;
+        const nw = nh * aspect;
+        const offsets = [0, -0.3, 0.3, -0.6, 0.6];
+        spot = plainSpot(
+          base,
+          nw,
+          nh,
+          offsets.map((k) => [cx - nw / 2 + k * nw, cy - nh / 2] as [number, number]),
+          taken,
+          plainLimit,
+        );
+        if (spot) break;
+      }
+      // No plain stretch that large: the window is fitted inside the wall sample itself.
+      if (!spot) {
+        const scale = Math.min((wall[2] * 0.9) / donor.img.width, (wall[3] * 0.9) / donor.img.height);
+        const nw = Math.max(12, donor.img.width * scale);
+        const nh = Math.max(12, donor.img.height * scale);
+        spot = clampBox([cx - nw / 2, cy - nh / 2, nw, nh], W, H);
+      }
+      const win = await resizeFloat(donor.img.data, donor.img.width, donor.img.height, 3, spot[2], spot[3]);
       const img = clone(base);
-      shadow(img, x + win.width / 2 + 2, y + win.height / 2 + 2, win.width * 0.56, win.height * 0.56, 0.12);
-      composite(img, opaqueCut({ ...win, data: win.data }, 'window', donor.from, false, 1.2), x, y);
-      await add(photo, 'window_added', n++, img, { kind: 'opening_added', box: [x, y, win.width, win.height] });
+      shadow(img, spot[0] + win.width / 2 + 2, spot[1] + win.height / 2 + 2, win.width * 0.56, win.height * 0.56, 0.12);
+      composite(img, opaqueCut({ ...win }, 'window', donor.from, false, 1.2), spot[0], spot[1]);
+      taken.push(spot);
+      await add(photo, 'window_added', n++, img, {
+        kind: 'opening_added',
+        box: [spot[0], spot[1], win.width, win.height],
+      });
     }
 
-    // Doors and archways: removed (walled up), and moved along the wall.
+    // Doors and archways: walled up (both ways), and moved sideways along their wall to a plain stretch of it.
     n = 0;
-    for (const o of photo.openings.filter((o) => o.type !== 'window' && !o.covered)) {
+    for (const o of photo.openings.filter((o) => o.type !== 'window' && !o.covered && !o.glazed)) {
       const b = clampBox(o.box, W, H);
       if (b[2] * b[3] > 0.3 * W * H) continue;
-      const removed = clone(base);
-      const painted = paintOver(removed, b, rng, false);
-      await add(photo, 'door_removed', n++, removed, { kind: 'opening_removed', box: painted });
-      // Moved: the door cut out, its place walled up, the door set into the nearest wall sample at the same height.
-      const target = walls.find((w) => !overlaps(grow(w, 4), b) && w[2] >= b[2] * 0.5);
-      const shiftBy = target
-        ? Math.round(target[0] + target[2] / 2 - (b[0] + b[2] / 2))
-        : Math.round((b[0] + b[2] / 2 < W / 2 ? 1 : -1) * Math.max(b[2] * 1.3, W * 0.12));
-      const nx = Math.max(0, Math.min(W - b[2], b[0] + shiftBy));
-      if (Math.abs(nx - b[0]) < b[2] * 0.6) continue;
+      for (const method of ['patch', 'clone'] as const) {
+        const removed = clone(base);
+        const painted = method === 'patch' ? patchOver(removed, b, rng, true) : paintOver(removed, b, rng, false, true);
+        if (painted) await add(photo, 'door_removed', n++, removed, { kind: 'opening_removed', box: painted });
+      }
+      const others = taken.filter((t) => t !== o.box);
+      const shifts = [1, -1, 1.3, -1.3, 1.7, -1.7, 2.2, -2.2].map((k) => [b[0] + k * b[2], b[1]] as [number, number]);
+      const spot = plainSpot(base, b[2], b[3] * 0.85, shifts, [...others, grow(b, 2)], plainLimit);
+      if (!spot) continue;
       const moved = clone(base);
-      const doorImg = crop(base, b);
-      paintOver(moved, b, rng, false);
-      composite(moved, opaqueCut(doorImg, 'door', photo.id, false, 1.5), nx, b[1]);
-      await add(photo, 'door_moved', n++, moved, { kind: 'opening_moved', box: union(b, [nx, b[1], b[2], b[3]]) });
+      const filled = patchOver(moved, b, rng, true) ?? paintOver(moved, b, rng, false, true);
+      if (!filled) continue;
+      composite(moved, opaqueCut(crop(base, b), 'door', photo.id, false, 1.5), spot[0], b[1]);
+      await add(photo, 'door_moved', n++, moved, {
+        kind: 'opening_moved',
+        box: union(filled, [spot[0], b[1], b[2], b[3]]),
+      });
     }
 
     // A wall corner or column moved sideways, both ways.
@@ -848,22 +1080,32 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     for (const bi of photo.builtins) {
       const b = clampBox(bi, W, H);
       if (b[2] * b[3] > 0.3 * W * H || b[2] < 6 || b[3] < 6) continue;
-      const vertical = b[2] > b[3] * 1.6 && b[1] > 8 && b[1] + b[3] < H - 8;
       const img = clone(base);
-      const painted = paintOver(img, b, rng, vertical);
-      await add(photo, 'builtin_removed', n++, img, { kind: 'builtin_changed', box: painted });
+      const painted = patchOver(img, b, rng) ?? paintOver(img, b, rng) ?? paintOver(img, b, rng, true);
+      if (painted) await add(photo, 'builtin_removed', n++, img, { kind: 'builtin_changed', box: painted });
     }
 
     // Walls, floor and ceiling repainted (two paints each), and one re-textured with another photo's surface.
     n = 0;
-    const surfaces: Array<{ name: string; seeds: Box[]; colours: ReadonlyArray<{ a: number; b: number; l: number }> }> = [
-      { name: 'walls', seeds: photo.walls, colours: PAINTS },
-      { name: 'floor', seeds: photo.floor, colours: STAINS },
-      { name: 'ceiling', seeds: photo.ceiling, colours: PAINTS.filter((p) => p.l >= 0.8) },
-    ];
+    const surfaces: Array<{ name: string; seeds: Box[]; colours: ReadonlyArray<{ a: number; b: number; l: number }> }> =
+      [
+        { name: 'walls', seeds: photo.walls, colours: PAINTS },
+        { name: 'floor', seeds: photo.floor, colours: STAINS },
+        { name: 'ceiling', seeds: photo.ceiling, colours: PAINTS.filter((p) => p.l >= 0.8) },
+      ];
+    const keepOut = [...structure, ...(photo.decor ?? []).map((d) => d.box), ...(photo.curtains ?? [])];
     for (const s of surfaces) {
       if (!s.seeds.length) continue;
-      const mask = surfaceMask(base, s.seeds, structure, s.name === 'floor' ? 16 : 14);
+      // A floor does not climb far above its highest sample, nor a ceiling drop far below its lowest.
+      const top = Math.min(...s.seeds.map((b) => b[1]));
+      const bottom = Math.max(...s.seeds.map((b) => b[1] + b[3]));
+      const band: [number, number] =
+        s.name === 'floor'
+          ? [top - 0.08 * H, H]
+          : s.name === 'ceiling'
+            ? [0, bottom + 0.08 * H]
+            : [top - 0.35 * H, bottom + 0.1 * H];
+      const mask = surfaceMask(base, s.seeds, keepOut, s.name === 'floor' ? 15 : 13, band);
       if (!mask) continue;
       const where = maskBox(mask, W, H);
       if (!where) continue;
@@ -873,16 +1115,25 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
         repaint(img, mask, s.colours[(first + k * 2) % s.colours.length]!);
         await add(photo, `${s.name}_recoloured`, n++, img, { kind: 'surface_recoloured', box: where });
       }
-      const donors = photos.filter((p) => p.id !== photo.id && (s.name === 'floor' ? p.floor : p.walls).length);
-      if (donors.length) {
-        const donor = pick(rng, donors);
-        const dimg = await imageOf(donor.file);
-        const sample = clampBox(pick(rng, s.name === 'floor' ? donor.floor : donor.walls), dimg.width, dimg.height);
-        if (sample[2] >= 8 && sample[3] >= 8) {
-          const img = clone(base);
-          retexture(img, mask, crop(dimg, sample));
-          await add(photo, 'surface_retextured', n++, img, { kind: 'surface_recoloured', box: where });
-        }
+      // Re-textured: a real material (brick, panelling, wallpaper, tiles, parquet...) from another photo, scaled up
+      // to a believable size on this one.
+      const materials = materialSamples.filter(
+        (m) => m.from !== photo.id && m.surface === (s.name === 'floor' ? 'floor' : 'wall'),
+      );
+      if (materials.length) {
+        const m = pick(rng, materials);
+        const scale = Math.max(1, (W * 0.22) / m.img.width);
+        const tex = await resizeFloat(
+          m.img.data,
+          m.img.width,
+          m.img.height,
+          3,
+          m.img.width * scale,
+          m.img.height * scale,
+        );
+        const img = clone(base);
+        retexture(img, mask, tex);
+        await add(photo, 'surface_retextured', n++, img, { kind: 'surface_recoloured', box: where });
       }
     }
 
@@ -924,7 +1175,10 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       const pool = decorCuts.filter((c) => !c.source.startsWith(photo.id));
       if (!pool.length) break;
       const cut0 = pick(rng, pool);
-      const fit = Math.min((wall[2] * between(rng, 0.55, 0.85)) / cut0.width, (wall[3] * between(rng, 0.55, 0.85)) / cut0.height);
+      const fit = Math.min(
+        (wall[2] * between(rng, 0.55, 0.85)) / cut0.width,
+        (wall[3] * between(rng, 0.55, 0.85)) / cut0.height,
+      );
       const cut = await scaledCut(cut0, Math.max(10, cut0.height * fit));
       const x = Math.round(wall[0] + (wall[2] - cut.width) * between(rng, 0.2, 0.8));
       const y = Math.round(wall[1] + (wall[3] - cut.height) * between(rng, 0.2, 0.8));
@@ -946,7 +1200,14 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       );
       if (!donor) continue;
       const panelH = Math.round(b[3] * between(rng, 1.1, 1.3));
-      const panel = await resizeFloat(donor.data, donor.width, donor.height, 4, Math.max(6, b[2] * between(rng, 0.2, 0.3)), panelH);
+      const panel = await resizeFloat(
+        donor.data,
+        donor.width,
+        donor.height,
+        4,
+        Math.max(6, b[2] * between(rng, 0.2, 0.3)),
+        panelH,
+      );
       const img = clone(base);
       const top = Math.max(0, Math.round(b[1] - b[3] * 0.08));
       for (const side of [0, 1]) {
