@@ -489,6 +489,7 @@ function surfaceMask(
   exclude: Box[],
   tolerance: number,
   band: [number, number],
+  rivals: Box[][] = [],
 ): Float32Array | null {
   const { width: W, height: H } = img;
   const n = W * H;
@@ -511,32 +512,41 @@ function surfaceMask(
       }
       edge[i] = e;
     }
-  let count = 0;
-  const mean = [0, 0, 0];
-  for (const s of seeds) {
-    const [x, y, w, h] = clampBox(s, W, H);
-    for (let py = y; py < y + h; py++)
-      for (let px = x; px < x + w; px++) {
-        const i = py * W + px;
-        mean[0]! += L[i]!;
-        mean[1]! += A[i]!;
-        mean[2]! += B[i]!;
-        count++;
-      }
-  }
-  if (count === 0) return null;
-  for (let k = 0; k < 3; k++) mean[k]! /= count;
+  const meanOf = (boxes: Box[]) => {
+    let count = 0;
+    const m = [0, 0, 0];
+    for (const s of boxes) {
+      const [x, y, w, h] = clampBox(s, W, H);
+      for (let py = y; py < y + h; py++)
+        for (let px = x; px < x + w; px++) {
+          const i = py * W + px;
+          m[0]! += L[i]!;
+          m[1]! += A[i]!;
+          m[2]! += B[i]!;
+          count++;
+        }
+    }
+    return count ? m.map((v) => v / count) : null;
+  };
+  const mean = meanOf(seeds);
+  if (!mean) return null;
+  // Other surfaces of the room (the walls, when this is the floor): a pixel nearer to one of them in colour is theirs.
+  const rivalMeans = rivals.map(meanOf).filter((m): m is number[] => m !== null);
   const blocked = new Uint8Array(n);
   for (const e of exclude) {
     const [x, y, w, h] = clampBox(e, W, H);
     for (let py = y; py < y + h; py++) blocked.fill(1, py * W + x, py * W + x + w);
   }
   for (let y = 0; y < H; y++) if (y < band[0] || y > band[1]) blocked.fill(1, y * W, (y + 1) * W);
+  const distance = (i: number, m: number[]) => {
+    const dL = (L[i]! - m[0]!) * 0.45;
+    const da = A[i]! - m[1]!;
+    const db = B[i]! - m[2]!;
+    return Math.sqrt(dL * dL + da * da + db * db);
+  };
   const near = (i: number) => {
-    const dL = (L[i]! - mean[0]!) * 0.45;
-    const da = A[i]! - mean[1]!;
-    const db = B[i]! - mean[2]!;
-    return Math.sqrt(dL * dL + da * da + db * db) < tolerance;
+    const own = distance(i, mean);
+    return own < tolerance && rivalMeans.every((m) => distance(i, m) > own);
   };
   const inMask = new Uint8Array(n);
   const queue = new Int32Array(n);
@@ -744,6 +754,43 @@ function shiftLine(img: Img, box: Box, shift: number) {
         img.data[o + ch] = (1 - f) * src.data[(y * W + x0) * 3 + ch]! + f * src.data[(y * W + x1) * 3 + ch]!;
     }
   }
+}
+
+/**
+ * Slides the block `core` (a door with its frame) sideways by `shift` pixels along its wall: the block moves whole,
+ * the wall either side of it is squeezed on one side and stretched on the other within `margin` pixels, and the
+ * rows above it fade back to unmoved over a short ramp (the floor below does not move). Returns the region changed.
+ */
+function shiftBlock(img: Img, core: Box, shift: number, margin: number): Box {
+  const { width: W, height: H } = img;
+  const src = clone(img);
+  const [cx, cy, cw, ch] = core;
+  const lo = cx + Math.min(0, shift);
+  const hi = cx + cw + Math.max(0, shift);
+  const left = Math.max(0, Math.floor(lo - margin));
+  const right = Math.min(W, Math.ceil(hi + margin));
+  const ramp = Math.max(3, Math.round(ch * 0.06));
+  const top = Math.max(0, cy - ramp);
+  const bottom = Math.min(H, cy + ch);
+  for (let y = top; y < bottom; y++) {
+    const wy = y < cy ? smoothstep(1 - (cy - y) / ramp) : 1;
+    for (let x = left; x < right; x++) {
+      const wx =
+        x < lo
+          ? smoothstep((x - left) / Math.max(1, lo - left))
+          : x >= hi
+            ? smoothstep((right - 1 - x) / Math.max(1, right - 1 - hi))
+            : 1;
+      const sx = x - shift * wx * wy;
+      const x0 = Math.max(0, Math.min(W - 1, Math.floor(sx)));
+      const x1 = Math.min(W - 1, x0 + 1);
+      const f = Math.max(0, Math.min(1, sx - x0));
+      const o = (y * W + x) * 3;
+      for (let c = 0; c < 3; c++)
+        img.data[o + c] = (1 - f) * src.data[(y * W + x0) * 3 + c]! + f * src.data[(y * W + x1) * 3 + c]!;
+    }
+  }
+  return [left, top, right - left, bottom - top];
 }
 
 // --- cutouts from the honest real stagings --------------------------------------------------------------------------
@@ -1049,8 +1096,18 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
         const painted = method === 'patch' ? patchOver(removed, b, rng, true) : paintOver(removed, b, rng, false, true);
         if (painted) await add(photo, 'door_removed', n++, removed, { kind: 'opening_removed', box: painted });
       }
+      // Slid along its wall by half to three quarters of its width, each way there is room for it.
+      for (const dir of [-1, 1]) {
+        const shift = Math.round(dir * b[2] * between(rng, 0.5, 0.75));
+        const margin = Math.round(b[2] * 0.9);
+        if (b[0] + Math.min(0, shift) - margin < 0 || b[0] + b[2] + Math.max(0, shift) + margin > W) continue;
+        const img = clone(base);
+        const changed = shiftBlock(img, b, shift, margin);
+        await add(photo, 'door_moved', n++, img, { kind: 'opening_moved', box: changed });
+      }
+      // Cut out and set into a plain stretch of the same wall further along, its old place walled up.
       const others = taken.filter((t) => t !== o.box);
-      const shifts = [1, -1, 1.3, -1.3, 1.7, -1.7, 2.2, -2.2].map((k) => [b[0] + k * b[2], b[1]] as [number, number]);
+      const shifts = [1.3, -1.3, 1.7, -1.7, 2.2, -2.2].map((k) => [b[0] + k * b[2], b[1]] as [number, number]);
       const spot = plainSpot(base, b[2], b[3] * 0.85, shifts, [...others, grow(b, 2)], plainLimit);
       if (!spot) continue;
       const moved = clone(base);
@@ -1080,9 +1137,12 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     for (const bi of photo.builtins) {
       const b = clampBox(bi, W, H);
       if (b[2] * b[3] > 0.3 * W * H || b[2] < 6 || b[3] < 6) continue;
-      const img = clone(base);
-      const painted = patchOver(img, b, rng) ?? paintOver(img, b, rng) ?? paintOver(img, b, rng, true);
-      if (painted) await add(photo, 'builtin_removed', n++, img, { kind: 'builtin_changed', box: painted });
+      for (const method of ['patch', 'clone'] as const) {
+        const img = clone(base);
+        const painted =
+          method === 'patch' ? patchOver(img, b, rng) : (paintOver(img, b, rng) ?? paintOver(img, b, rng, true));
+        if (painted) await add(photo, 'builtin_removed', n++, img, { kind: 'builtin_changed', box: painted });
+      }
     }
 
     // Walls, floor and ceiling repainted (two paints each), and one re-textured with another photo's surface.
@@ -1104,8 +1164,10 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
           ? [top - 0.08 * H, H]
           : s.name === 'ceiling'
             ? [0, bottom + 0.08 * H]
-            : [top - 0.35 * H, bottom + 0.1 * H];
-      const mask = surfaceMask(base, s.seeds, keepOut, s.name === 'floor' ? 15 : 13, band);
+            : [top - 0.35 * H, bottom + 0.05 * H];
+      // Walls and floor compete for the pixels between them; walls and ceiling, often the same white, do not.
+      const rivals = s.name === 'walls' ? [photo.floor] : s.name === 'floor' ? [photo.walls] : [];
+      const mask = surfaceMask(base, s.seeds, keepOut, s.name === 'floor' ? 15 : 13, band, rivals);
       if (!mask) continue;
       const where = maskBox(mask, W, H);
       if (!where) continue;
