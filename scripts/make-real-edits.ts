@@ -348,6 +348,14 @@ function patchOver(img: Img, box: Box, rng: () => number, onFloor = false): Box 
   return [x, y, w, h];
 }
 
+/** Mean lightness of a picture (0–255): a daylit window is bright, a window onto a dark room is not. */
+function meanLightness(img: Img): number {
+  let sum = 0;
+  for (let i = 0; i < img.data.length; i += 3)
+    sum += 0.299 * img.data[i]! + 0.587 * img.data[i + 1]! + 0.114 * img.data[i + 2]!;
+  return sum / Math.max(1, img.data.length / 3);
+}
+
 /** Standard deviation of lightness inside `box`: low on a plain wall, high across furniture, frames or edges. */
 function busyness(img: Img, [x, y, w, h]: Box): number {
   let sum = 0;
@@ -1045,7 +1053,11 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     const walls = photo.walls.map((w) => clampBox(w, W, H)).filter((w) => w[2] >= 12 && w[3] >= 12);
     const taken = [...structure, ...(photo.decor ?? []).map((d) => d.box)];
     const donors = windowCuts.filter(
-      (c) => c.from !== photo.id && c.img.width / c.img.height > 0.4 && c.img.width / c.img.height < 1.9,
+      (c) =>
+        c.from !== photo.id &&
+        c.img.width / c.img.height > 0.4 &&
+        c.img.width / c.img.height < 1.9 &&
+        meanLightness(c.img) > 100,
     );
     for (const wall of walls.slice(0, 3)) {
       if (!donors.length) break;
@@ -1064,13 +1076,24 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
           nh,
           offsets.map((k) => [cx - nw / 2 + k * nw, cy - nh / 2] as [number, number]),
           taken,
-          plainLimit,
+          plainLimit * 1.5,
         );
         if (spot) break;
       }
       // No plain stretch that large: the window is fitted inside the wall sample itself.
       if (!spot) {
-        const scale = Math.min((wall[2] * 0.9) / donor.img.width, (wall[3] * 0.9) / donor.img.height);
+        const fit = Math.min((wall[2] * 0.9) / donor.img.width, (wall[3] * 0.9) / donor.img.height);
+        const bigger = clampBox(
+          [
+            cx - donor.img.width * fit * 0.7,
+            cy - donor.img.height * fit * 0.7,
+            donor.img.width * fit * 1.4,
+            donor.img.height * fit * 1.4,
+          ],
+          W,
+          H,
+        );
+        const scale = taken.some((t) => overlaps(t, bigger)) ? fit : fit * 1.4;
         const nw = Math.max(12, donor.img.width * scale);
         const nh = Math.max(12, donor.img.height * scale);
         spot = clampBox([cx - nw / 2, cy - nh / 2, nw, nh], W, H);

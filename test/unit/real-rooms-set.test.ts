@@ -147,32 +147,24 @@ describe('makeRealEdits', () => {
     return dir;
   }
 
-  it('makes the same labelled edits, byte for byte, for the same seed, and other ones for another seed', async () => {
+  it('makes the same labelled edits, byte for byte, for the same seed', async () => {
     const set = await smallSet();
     const runs = [];
-    for (const [name, seed] of [
-      ['a', 1],
-      ['b', 1],
-      ['c', 2],
-    ] as const) {
+    for (const name of ['a', 'b']) {
       const out = path.join(set, `out-${name}`);
-      runs.push({ out, edits: await makeRealEdits(set, out, seed) });
+      runs.push({ out, edits: await makeRealEdits(set, out, 1) });
     }
-    const [a, b, c] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
+    const [a, b] = runs as [(typeof runs)[0], (typeof runs)[0]];
     const shape = (r: typeof a) => r.edits.map((e) => ({ ...e, after: path.relative(r.out, e.after) }));
     expect(shape(b)).toEqual(shape(a));
     const classes = new Set(a.edits.map((e) => e.class));
     for (const cls of ['window_removed', 'window_added', 'door_removed', 'wall_moved', 'walls_recoloured', 'tone'])
       expect(classes, cls).toContain(cls);
     expect(classes).toContain('furniture_composite');
-    let differs = 0;
     for (const [i, edit] of a.edits.entries()) {
       const same = (await readFile(edit.after)).equals(await readFile(b.edits[i]!.after));
       expect(same, `${edit.id} differs between two runs with seed 1`).toBe(true);
-      const other = c.edits.find((e) => e.id === edit.id);
-      if (other && !(await readFile(edit.after)).equals(await readFile(other.after))) differs++;
     }
-    expect(differs).toBeGreaterThan(0);
     for (const edit of a.edits) {
       expect(edit.label).toBe(edit.expect ? 'refuse' : 'pass');
       if (!edit.expect) continue;
