@@ -676,6 +676,23 @@ const STAINS = [
   { name: 'green-tile', a: -20, b: 8, l: 0.85 },
 ] as const;
 
+/**
+ * How much a surface really changed: the mean colour difference (CIE76 ΔE, on a sparse grid) between the two pictures
+ * over the mask. A repaint or a new material that a person would not see as one is not an edit worth labelling.
+ */
+function surfaceChange(before: Img, after: Img, mask: Float32Array): number {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < mask.length; i += 7) {
+    if (mask[i]! < 0.9) continue;
+    const [L1, a1, b1] = rgbToLab(before.data[i * 3]!, before.data[i * 3 + 1]!, before.data[i * 3 + 2]!);
+    const [L2, a2, b2] = rgbToLab(after.data[i * 3]!, after.data[i * 3 + 1]!, after.data[i * 3 + 2]!);
+    sum += Math.sqrt((L1 - L2) ** 2 + (a1 - a2) ** 2 + (b1 - b2) ** 2);
+    n++;
+  }
+  return n ? sum / n : 0;
+}
+
 /** Repaints the masked surface: its lightness (so shading and texture) kept, its colour replaced. */
 function repaint(img: Img, mask: Float32Array, paint: { a: number; b: number; l: number }) {
   const n = img.width * img.height;
@@ -1008,7 +1025,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     ] as const)
       for (const b0 of boxes) {
         const b = clampBox(b0, img.width, img.height);
-        if (b[2] >= 16 && b[3] >= 16 && busyness(img, b) >= 9)
+        if (b[2] >= 16 && b[3] >= 16 && busyness(img, b) >= 12)
           materialSamples.push({ from: p.id, surface, img: crop(img, b) });
       }
   }
@@ -1198,6 +1215,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       for (let k = 0; k < 2; k++) {
         const img = clone(base);
         repaint(img, mask, s.colours[(first + k * 2) % s.colours.length]!);
+        if (surfaceChange(base, img, mask) < 12) continue;
         await add(photo, `${s.name}_recoloured`, n++, img, { kind: 'surface_recoloured', box: where });
       }
       // Re-textured: a real material (brick, panelling, wallpaper, tiles, parquet...) from another photo, scaled up
@@ -1218,6 +1236,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
         );
         const img = clone(base);
         retexture(img, mask, tex);
+        if (surfaceChange(base, img, mask) < 12) continue;
         await add(photo, 'surface_retextured', n++, img, { kind: 'surface_recoloured', box: where });
       }
     }
