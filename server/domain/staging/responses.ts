@@ -3,7 +3,7 @@ import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
-import { disclosureCaption, originalPageUrl } from './disclosure.js';
+import { disclosureCaption, originalPageUrl } from '../disclosure/disclosure.js';
 import type { DeclutterResult, EnhanceResult, PlaceResult, RerenderResult, StageResult } from './operations.js';
 import { creditsPerStagedImage, variationSeed } from './variations.js';
 
