@@ -16,6 +16,7 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { engineWith as overriding } from '../helpers/slow-engine.js';
 
 const HOLD_TIMEOUT_MS = 1_000;
 
@@ -71,18 +72,8 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
     });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  function engineWith(overrides: Partial<ImageEngine>): ImageEngine {
-    return {
-      capabilities: realEngine.capabilities,
-      inspect: (input) => realEngine.inspect(input),
-      declutter: (input, options) => realEngine.declutter(input, options),
-      stage: (input, options) => realEngine.stage(input, options),
-      enhance: (input) => realEngine.enhance(input),
-      preview: (input, maxEdge) => realEngine.preview(input, maxEdge),
-      placeProducts: (input, options) => realEngine.placeProducts(input, options),
-      ...overrides,
-    };
-  }
+  /** The real engine with some methods replaced for one test. */
+  const engineWith = (overrides: Partial<ImageEngine>) => overriding(realEngine, overrides);
 
   it('holds the credits while the engine works and refunds an engine failure through the hold', async () => {
     const { key, userId } = await signUpWithKey(server.api);
