@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueEmail } from '../helpers/api-client.js';
+import { uniqueEmail } from '../fixtures/api-client.js';
 import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -1,10 +1,10 @@
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
-import { outboxFor, tokenFromOutbox } from '../helpers/mail.js';
+import { outboxFor, tokenFromOutbox } from '../fixtures/mail.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startTestServer } from '../helpers/server.js';
 

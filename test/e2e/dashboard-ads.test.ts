@@ -1,10 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
-import { signUp, uniqueEmail } from '../helpers/api-client.js';
+import { placedListing, serveToViewers, sofaPng } from '../fixtures/ads.js';
+import { signUp, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { onServer } from '../helpers/images.js';
-import { confirmEmail } from '../helpers/mail.js';
+import { onServer } from '../fixtures/images.js';
+import { confirmEmail } from '../fixtures/mail.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startImagingServer } from '../helpers/staging.js';
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
+import { signUpWithKey, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { dataUrl, roomJpeg } from '../fixtures/images.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { confirmEmail } from '../helpers/mail.js';
+import { confirmEmail } from '../fixtures/mail.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { startTestServer } from '../helpers/server.js';
 

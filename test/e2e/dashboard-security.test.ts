@@ -1,7 +1,7 @@
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, signUp, TEST_PASSWORD } from '../helpers/api-client.js';
+import { createKey, signUp, TEST_PASSWORD } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';

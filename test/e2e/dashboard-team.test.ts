@@ -2,9 +2,9 @@ import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
-import { signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { confirmEmail, startSmtpServer } from '../helpers/mail.js';
+import { confirmEmail, startSmtpServer } from '../fixtures/mail.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { startOfNextMinute, startTestServer } from '../helpers/server.js';
 

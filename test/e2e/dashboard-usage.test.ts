@@ -2,9 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { uniqueEmail } from '../helpers/api-client.js';
+import { uniqueEmail } from '../fixtures/api-client.js';
 import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { expectPageFits } from '../helpers/page-checks.js';
 import { startImagingServer } from '../helpers/staging.js';
 

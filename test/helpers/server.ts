@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../server/clock.js';
 import { loadConfig } from '../../server/env.js';
 import { type RunningServer, startServer } from '../../server/main.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient } from '../fixtures/api-client.js';
 import { MANY_SIGN_INS } from './processes.js';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
 

@@ -1,5 +1,5 @@
-import type { ApiClient } from './api-client.js';
-import { signUpWithKey } from './api-client.js';
+import type { ApiClient } from '../fixtures/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { startTestServer, type TestServerOptions } from './server.js';
 import type { TestDialect } from './databases.js';
 

@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, onServer, roomJpeg } from '../helpers/images.js';
+import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js';
 import { startTestServer } from '../helpers/server.js';
 import { startImagingServer } from '../helpers/staging.js';
 

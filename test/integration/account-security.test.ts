@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticator } from 'otplib';
-import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../helpers/mail.js';
+import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../fixtures/mail.js';
 import { startOfNextMinute, startTestServer } from '../helpers/server.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;

@@ -3,10 +3,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeAdFunds } from '../../server/domain/ads/funds.js';
-import { type ApiClient, signUp, signUpWithKey } from '../helpers/api-client.js';
-import { confirmEmail } from '../helpers/mail.js';
+import { type ApiClient, signUp, signUpWithKey } from '../fixtures/api-client.js';
+import { confirmEmail } from '../fixtures/mail.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, onServer, roomJpeg, storedFiles } from '../helpers/images.js';
+import { imageForm, onServer, roomJpeg, storedFiles } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 /** A sofa cut-out: an opaque shape on transparent pixels, as advertisers upload them. */

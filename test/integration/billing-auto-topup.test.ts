@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
-import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
+import { confirmEmailOf, outboxFor } from '../fixtures/mail.js';
 
 const HOUR = 3_600_000;
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { FakeStripe } from '../helpers/fake-stripe.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 
 describeEachDatabase('Billing through the Stripe SDK (a local Stripe-protocol server)', (dialect) => {
   const stripe = new FakeStripe();

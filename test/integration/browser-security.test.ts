@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
-import { TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';
 

@@ -14,7 +14,7 @@ import type { ImageEngine } from '../../server/imaging/engine.js';
 import { beginIdempotentRequest, requestFingerprint } from '../../server/domain/idempotency/requests.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
+import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 import { engineWith as overriding } from '../helpers/slow-engine.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 /** The dashboard pages an agent uses, driven as a browser without JavaScript would: plain form posts. */

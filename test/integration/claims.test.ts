@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adRevenueForAgent } from '../../server/domain/ads/revenue.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, onServer, roomJpeg } from '../helpers/images.js';
+import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { startImagingServer } from '../helpers/staging.js';
 import { independentlyVerified } from '../helpers/webhooks.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { browserServerEnv } from '../helpers/browser.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, roomJpeg } from '../helpers/images.js';
+import { fetchImage, roomJpeg } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 const EXAMPLE = path.join(

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, expectTypeOf, it } from 'vitest';
 import { contractError, createRoomstageTrpcClient, stageWithApiKey } from '../../clients/trpc/example.js';
-import { TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { roomJpeg } from '../helpers/images.js';
+import { roomJpeg } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('The documented tRPC client example', (dialect) => {

@@ -8,9 +8,9 @@ import {
 } from '../../clients/typescript/client.js';
 import { GENERATED_TYPES_PATH, generateTypeScriptTypes } from '../../scripts/generate-clients.js';
 import { buildOpenApiDocument } from '../../server/http/openapi.js';
-import { uniqueEmail, TEST_PASSWORD } from '../helpers/api-client.js';
+import { uniqueEmail, TEST_PASSWORD } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { roomJpeg } from '../helpers/images.js';
+import { roomJpeg } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 describe('The generated TypeScript client', () => {

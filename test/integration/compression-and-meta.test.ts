@@ -1,9 +1,9 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { dataUrl, roomJpeg } from '../fixtures/images.js';
 import { useTestServer } from '../helpers/server.js';
 
 /** GET `path` as a browser that accepts gzip would; `encoding` is what the server says it sent. */

@@ -1,7 +1,7 @@
 import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { FakeReplicate } from '../helpers/fake-replicate.js';
+import { FakeReplicate } from '../fixtures/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';

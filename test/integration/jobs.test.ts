@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ImageEngine } from '../../server/imaging/engine.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, imageForm, roomJpeg, textFile } from '../helpers/images.js';
+import { fetchImage, imageForm, roomJpeg, textFile } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { engineWith } from '../helpers/slow-engine.js';

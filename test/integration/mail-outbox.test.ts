@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { freePort, outboxFor, startSmtpServer } from '../helpers/mail.js';
+import { freePort, outboxFor, startSmtpServer } from '../fixtures/mail.js';
 import { startTestServer } from '../helpers/server.js';
 
 async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { ApiClient, signUpWithKey } from '../fixtures/api-client.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { freePort, type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
 import { S3RVER_CREDENTIALS } from '../helpers/s3-server.js';
 import { startImagingServer } from '../helpers/staging.js';

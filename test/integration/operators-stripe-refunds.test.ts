@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { FakeStripe } from '../helpers/fake-stripe.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 import { creditBooks, operatorToken, purchasesOf } from '../helpers/operators.js';
 import { startTestServer } from '../helpers/server.js';
 

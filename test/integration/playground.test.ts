@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { createKey, signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg, textFile } from '../helpers/images.js';
+import { imageForm, roomJpeg, textFile } from '../fixtures/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
 
 /** The dashboard's playground, posted as its form would be: the same staging operation and charge as POST /stage. */

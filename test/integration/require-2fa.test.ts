@@ -1,9 +1,9 @@
 import { authenticator } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
-import { createKey, type SignedUp, signUp, TEST_PASSWORD } from '../helpers/api-client.js';
+import { createKey, type SignedUp, signUp, TEST_PASSWORD } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, tokenFromOutbox } from '../helpers/mail.js';
+import { confirmEmail, tokenFromOutbox } from '../fixtures/mail.js';
 import { startTestServer } from '../helpers/server.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;

@@ -5,9 +5,9 @@ import { startRetentionJob } from '../../server/retention/job.js';
 import { purgeExpired, type RetentionPolicy } from '../../server/retention/purge.js';
 import { newImageName } from '../../server/storage/storage.js';
 import { newId } from '../../server/ids.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
+import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
 import { inTransaction } from '../../db/transaction.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Settings: notifications and the low-balance event', (dialect) => {

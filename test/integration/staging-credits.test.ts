@@ -3,9 +3,9 @@ import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { AppError } from '../../server/errors.js';
 import type { ImageEngine } from '../../server/imaging/engine.js';
 import type { ImageStorage } from '../../server/storage/storage.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
+import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Credits for image operations: charged before processing, refunded on failure', (dialect) => {

@@ -3,10 +3,10 @@ import jsQRModule from 'jsqr';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, onServer, roomJpeg } from '../helpers/images.js';
+import { fetchImage, onServer, roomJpeg } from '../fixtures/images.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 

@@ -10,14 +10,14 @@ import {
   FAKE_COLOUR,
   type FakeProvider,
   patchColour,
-} from '../helpers/fake-provider.js';
-import { FakeReplicate } from '../helpers/fake-replicate.js';
+} from '../fixtures/fake-provider.js';
+import { FakeReplicate } from '../fixtures/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
+import { fetchImage, imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
 
 const closeTo = (colour: { r: number; g: number; b: number }) => [

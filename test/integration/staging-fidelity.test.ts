@@ -1,10 +1,10 @@
 import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { FakeReplicate } from '../helpers/fake-replicate.js';
+import { FakeReplicate } from '../fixtures/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { roomJpeg, storedFiles } from '../helpers/images.js';
+import { roomJpeg, storedFiles } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Idempotent retries and image operations in flight over HTTP', (dialect) => {

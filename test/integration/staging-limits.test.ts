@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import {
   dataUrl,
@@ -13,7 +13,7 @@ import {
   storedFiles,
   textFile,
   truncatedJpeg,
-} from '../helpers/images.js';
+} from '../fixtures/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
 
 const MB = 1024 * 1024;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, roomJpeg, storedFiles } from '../helpers/images.js';
+import { fetchImage, roomJpeg, storedFiles } from '../fixtures/images.js';
 import type { TestServer } from '../helpers/server.js';
 import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
 

@@ -2,9 +2,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scene } from '../../server/imaging/engine.js';
 import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm } from '../helpers/images.js';
+import { fetchImage, imageForm } from '../fixtures/images.js';
 import { startImagingServer } from '../helpers/staging.js';
 
 type Box = { x: number; y: number; width: number; height: number };

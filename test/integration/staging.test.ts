@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { dataUrl, fetchImage, imageForm, roomJpeg, roomPng } from '../helpers/images.js';
+import { dataUrl, fetchImage, imageForm, roomJpeg, roomPng } from '../fixtures/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Staging, enhancing and placing products over HTTP', (dialect) => {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openImageStorage } from '../../server/storage/open.js';
 import { newImageName, type ImageStorage } from '../../server/storage/storage.js';
 import { newId } from '../../server/ids.js';
-import { signUpWithKey } from '../helpers/api-client.js';
-import { fetchImage, imageForm, roomJpeg } from '../helpers/images.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
+import { fetchImage, imageForm, roomJpeg } from '../fixtures/images.js';
 import { type LocalS3, startLocalS3 } from '../helpers/s3-server.js';
 import { startImagingServer } from '../helpers/staging.js';
 

@@ -1,9 +1,9 @@
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { expect, it } from 'vitest';
 import type { AppRouter } from '../../server/root.js';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 import { useTestServer } from '../helpers/server.js';
 
 // JSON carries numbers as numbers: text, booleans and nested arrays that merely convert to one are refused.

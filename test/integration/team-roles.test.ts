@@ -3,9 +3,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { appRouter } from '../../server/root.js';
 import { PERMISSIONS, type Permission, ROLES } from '../../server/domain/teams/roles.js';
 import type { Meta } from '../../server/trpc.js';
-import { createKey, type SignedUp, signUp } from '../helpers/api-client.js';
+import { createKey, type SignedUp, signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, tokenFromOutbox } from '../helpers/mail.js';
+import { confirmEmail, tokenFromOutbox } from '../fixtures/mail.js';
 import { startTestServer } from '../helpers/server.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;

@@ -5,10 +5,10 @@ import { type Db, openDatabase } from '../../db/client.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import * as teamsMigration from '../../db/migrations/2026_11_27_1000_add_teams.js';
 import { hashPassword } from '../../server/auth/passwords.js';
-import { createKey, type SignedUp, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { createKey, type SignedUp, signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../helpers/mail.js';
+import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../fixtures/mail.js';
 import { startTestServer } from '../helpers/server.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../server/outbound/network-guard.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { startTestServer } from '../helpers/server.js';

@@ -2,8 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { recordDeliveredBatch } from '../../server/domain/webhooks/delivery/record.js';
-import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from '../../server/domain/webhooks/delivery/worker.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import {
+  createWebhookWorker,
+  type WebhookWorker,
+  type WorkerOptions,
+} from '../../server/domain/webhooks/delivery/worker.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { startTestServer } from '../helpers/server.js';

@@ -273,7 +273,11 @@ export async function changePassword(
     now: number;
   },
 ): Promise<void> {
-  await requireCurrentPassword(db, { userId: input.userId, password: input.currentPassword, field: 'current_password' });
+  await requireCurrentPassword(db, {
+    userId: input.userId,
+    password: input.currentPassword,
+    field: 'current_password',
+  });
   const passwordHash = await hashPassword(input.newPassword);
   await inTransaction(db, async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', input.userId).execute();
