@@ -4,7 +4,7 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer } from '../helpers/server.js';
 
 /** Every documented endpoint with the credential it takes (None, Key or Token). */
-const CONTRACT_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey' | 'identityToken'][] = [
+const DOCUMENTED_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey' | 'identityToken'][] = [
   ['get', '/api/health', 'none'],
   ['post', '/api/v1/auth/signup', 'none'],
   ['post', '/api/v1/auth/login', 'none'],
@@ -54,7 +54,7 @@ describeEachDatabase('The OpenAPI document', (dialect) => {
     await server?.dropDatabase();
   });
 
-  it.each(CONTRACT_ENDPOINTS)('documents %s %s with its credential (%s)', (method, path, auth) => {
+  it.each(DOCUMENTED_ENDPOINTS)('documents %s %s with its credential (%s)', (method, path, auth) => {
     const operation = doc.paths[path]?.[method];
     expect(operation, `${method.toUpperCase()} ${path} is missing`).toBeDefined();
     expect(operation!.summary).toEqual(expect.any(String));

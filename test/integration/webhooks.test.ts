@@ -215,7 +215,7 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
   });
 
   describe('delivery of emitted events', () => {
-    it('delivers a committed event within a second, signed, with the CONTRACT headers and envelope', async () => {
+    it('delivers a committed event within a second, signed, with the documented headers and envelope', async () => {
       const { token, keyId, userId, secret } = await configured();
       const committedAt = Date.now();
       const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
