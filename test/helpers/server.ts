@@ -48,7 +48,7 @@ export async function startTestServer(
   dialect: TestDialect,
   options: TestServerOptions = {},
 ): Promise<TestServer & { dropDatabase(): Promise<void> }> {
-  const database = options.database ?? (await createTestDatabase(dialect));
+  const database = options.database ?? (await createTestDatabase(dialect, { migrated: true }));
   const clock = new TestClock();
   const config = loadConfig({
     NODE_ENV: 'test',
