@@ -75,12 +75,17 @@ export async function startTestServer(
 
 /**
  * Starts one server for the surrounding `describe` (fresh database, dropped afterwards). The returned object stands
- * for the server once it has started, so tests read `server.api.get(…)`.
+ * for the server once it has started, so tests read `server.api.get(…)`. `options` may be a function, called when the
+ * server starts, for settings known only then (a fake provider's URL started by an earlier `beforeAll`). The server
+ * stops after the describe's other `afterAll` hooks (they run in reverse order), so those may still use it.
  */
-export function useTestServer(dialect: TestDialect, options: TestServerOptions = {}): TestServer {
+export function useTestServer(
+  dialect: TestDialect,
+  options: TestServerOptions | (() => TestServerOptions | Promise<TestServerOptions>) = {},
+): TestServer {
   let current: Awaited<ReturnType<typeof startTestServer>> | undefined;
   beforeAll(async () => {
-    current = await startTestServer(dialect, options);
+    current = await startTestServer(dialect, typeof options === 'function' ? await options() : options);
   });
   afterAll(async () => {
     await current?.close();
