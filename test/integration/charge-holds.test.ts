@@ -1,5 +1,5 @@
 import type { KyselyPlugin } from 'kysely';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
@@ -15,7 +15,7 @@ import { beginIdempotentRequest, requestFingerprint } from '../../server/domain/
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 import { engineWith as overriding } from '../helpers/slow-engine.js';
 
 const HOLD_TIMEOUT_MS = 1_000;
@@ -31,12 +31,11 @@ const failingHoldRemoval: KyselyPlugin = {
 };
 
 describeEachDatabase('Charges as holds: final with the stored result, refunded once otherwise', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect, { env: { CHARGE_HOLD_TIMEOUT: `${HOLD_TIMEOUT_MS}ms` } });
   let photo: Buffer;
   let realEngine: ImageEngine;
   let realDb: Db;
   beforeAll(async () => {
-    server = await startImagingServer(dialect, { env: { CHARGE_HOLD_TIMEOUT: `${HOLD_TIMEOUT_MS}ms` } });
     photo = await roomJpeg(400, 300);
     realEngine = server.services.engine;
     realDb = server.services.db;
@@ -44,10 +43,6 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
   afterEach(() => {
     server.services.engine = realEngine;
     server.services.db = realDb;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const db = () => realDb;

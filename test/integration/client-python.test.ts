@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { browserServerEnv } from '../helpers/browser.js';
 import { describeOnSqlite } from '../helpers/each-database.js';
 import { fetchImage, roomJpeg } from '../fixtures/images.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 const EXAMPLE = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -32,19 +32,16 @@ function pythonMissing(): string | null {
 const SQLITE_ONLY = 'the client; each call is tested on both databases by its endpoint';
 
 describeOnSqlite('The documented Python requests example', SQLITE_ONLY, (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
   let dir: string;
   beforeAll(async () => {
-    // The client follows the absolute status_url of its job, so the server's public URL must be where it listens.
-    server = await startImagingServer(dialect, { env: await browserServerEnv() });
     dir = mkdtempSync(path.join(tmpdir(), 'roomstage-python-'));
     writeFileSync(path.join(dir, 'kitchen.jpg'), await roomJpeg(900, 600));
     writeFileSync(path.join(dir, 'hall.jpg'), await roomJpeg(400, 700));
   });
+  // The client follows the absolute status_url of its job, so the server's public URL must be where it listens.
+  const server = useImagingServer(dialect, async () => ({ env: await browserServerEnv() }));
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   it('runs the spec’s typical flow: stages two files by multipart, enhances one, stages one as a job and waits for it, previews and redeems, reads credits', async (context) => {

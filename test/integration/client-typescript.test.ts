@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   createRoomstageClient,
   formData,
@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from '../../server/http/openapi.js';
 import { uniqueEmail, TEST_PASSWORD } from '../fixtures/api-client.js';
 import { describeOnSqlite } from '../helpers/each-database.js';
 import { roomJpeg } from '../fixtures/images.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 describe('The generated TypeScript client', () => {
   it('is what `npm run clients` generates from the current OpenAPI document (run it after changing a procedure)', async () => {
@@ -30,14 +30,7 @@ describe('The generated TypeScript client', () => {
 const SQLITE_ONLY = 'the client; each call is tested on both databases by its endpoint';
 
 describeOnSqlite('The spec’s typical flow through the generated TypeScript client', SQLITE_ONLY, (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer(dialect);
 
   it('serves the same document the client was generated from', async () => {
     const served = (await server.api.get('/api/v1/openapi.json')).body;

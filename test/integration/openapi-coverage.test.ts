@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { describeOnSqlite } from '../helpers/each-database.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 /** Every documented endpoint with the credential it takes (None, Key or Token). */
 const DOCUMENTED_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKey' | 'identityToken'][] = [
@@ -46,15 +46,10 @@ const DOCUMENTED_ENDPOINTS: [method: string, path: string, auth: 'none' | 'apiKe
 const SQLITE_ONLY = 'the OpenAPI document';
 
 describeOnSqlite('The OpenAPI document', SQLITE_ONLY, (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer(dialect);
   let doc: { paths: Record<string, Record<string, { security?: unknown; summary?: string; responses: object }>> };
   beforeAll(async () => {
-    server = await startTestServer(dialect);
     doc = (await server.api.get('/api/v1/openapi.json')).body;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   it.each(DOCUMENTED_ENDPOINTS)('documents %s %s with its credential (%s)', (method, path, auth) => {

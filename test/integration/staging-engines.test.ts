@@ -15,8 +15,7 @@ import { FakeReplicate } from '../fixtures/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { fetchImage, imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import type { TestServer } from '../helpers/server.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 import { signUp } from '../fixtures/api-client.js';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
 
@@ -58,24 +57,21 @@ const SQLITE_ONLY = 'the providers; holds, jobs and webhooks run on both in thei
 describeOnSqlite('Staging engines', SQLITE_ONLY, (dialect) => {
   for (const engine of ENGINES) {
     describe(`ENGINE=${engine.name}`, () => {
-      let server: TestServer & { dropDatabase(): Promise<void> };
       let fake: FakeProvider;
       let receiver: WebhookReceiver;
       let photo: Buffer;
       beforeAll(async () => {
         fake = await engine.fake().start();
         receiver = await WebhookReceiver.start();
-        server = await startImagingServer(dialect, {
-          env: { ...fake.env(), ENGINE_TIMEOUT: `${ENGINE_TIMEOUT_MS}ms` },
-        });
         // Landscape and not the provider's shape: the output must be resized and cropped back to it. A drawn room, the
         // same every run: a random-noise photo fails the fidelity check now and then, and with it the whole block.
         photo = await emptyRoomImage(640, 400);
       });
+      const server = useImagingServer(dialect, () => ({
+        env: { ...fake.env(), ENGINE_TIMEOUT: `${ENGINE_TIMEOUT_MS}ms` },
+      }));
       afterEach(() => fake.reset());
       afterAll(async () => {
-        await server?.close();
-        await server?.dropDatabase();
         await fake?.stop();
         await receiver?.close();
       });
@@ -382,15 +378,12 @@ describeOnSqlite('Staging engines', SQLITE_ONLY, (dialect) => {
 
   for (const engine of ENGINES.filter(({ name }) => name !== 'openai')) {
     describe(`ENGINE=${engine.name} without a declutter model or workflow`, () => {
-      let server: TestServer & { dropDatabase(): Promise<void> };
       let fake: FakeProvider;
       beforeAll(async () => {
         fake = await engine.fake().start();
-        server = await startImagingServer(dialect, { env: fake.env({ declutter: false }) });
       });
+      const server = useImagingServer(dialect, () => ({ env: fake.env({ declutter: false }) }));
       afterAll(async () => {
-        await server?.close();
-        await server?.dropDatabase();
         await fake?.stop();
       });
 

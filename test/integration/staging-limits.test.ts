@@ -14,7 +14,7 @@ import {
   textFile,
   truncatedJpeg,
 } from '../fixtures/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { creditsOf, startImagingServer, useImagingServer } from '../helpers/staging.js';
 
 const MB = 1024 * 1024;
 
@@ -54,18 +54,15 @@ async function startImageOrigin(photo: Buffer) {
 }
 
 describeEachDatabase('Image input limits: bad and hostile images never charge and never store', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   let origin: Awaited<ReturnType<typeof startImageOrigin>>;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(800, 600);
     origin = await startImageOrigin(photo);
   });
   afterAll(async () => {
     await origin?.close();
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   /** Sends `send` with a fresh account and checks: the status and code, balance still 10, no image row, no new file. */

@@ -2,19 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
 
 describeEachDatabase('Webhooks over HTTP', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer(dialect);
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    server = await startTestServer(dialect);
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await receiver?.close();
   });
   beforeEach(() => {
