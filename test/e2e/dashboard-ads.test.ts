@@ -6,7 +6,7 @@ import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials 
 import { onServer } from '../fixtures/images.js';
 import { confirmEmail } from '../fixtures/mail.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 const skipReason = browserSkipReason();
 const POLL = { timeout: 10_000, interval: 100 };
@@ -15,17 +15,14 @@ const ADVERTISE_PAGES = ['Products', 'Campaigns', 'Funds', 'Report'];
 describe.skipIf(skipReason !== null)(
   `Sponsored products in the dashboard${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startImagingServer>>;
+    const server = useImagingServer('sqlite', async () => ({ env: await browserServerEnv() }));
     let browser: Browser;
 
     beforeAll(async () => {
-      server = await startImagingServer('sqlite', { env: await browserServerEnv() });
       browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     async function newPage(): Promise<Page> {

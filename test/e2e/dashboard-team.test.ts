@@ -6,24 +6,21 @@ import { signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { confirmEmail, startSmtpServer } from '../fixtures/mail.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startOfNextMinute, startTestServer } from '../helpers/server.js';
+import { startOfNextMinute, useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 
 describe.skipIf(skipReason !== null)(`Teams in the dashboard${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let browser: Browser;
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), SMTP_URL: smtp.url } });
     browser = await launchChromium();
   });
+  const server = useTestServer('sqlite', async () => ({ env: { ...(await browserServerEnv()), SMTP_URL: smtp.url } }));
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await server?.dropDatabase();
     await smtp?.close();
   });
 
