@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits } from '../server/domain/credits/ledger.js';
-import { FakeReplicate } from '../test/helpers/fake-replicate.js';
+import { FakeReplicate } from '../test/fixtures/fake-replicate.js';
 import {
   type ChildServer,
   freePort,

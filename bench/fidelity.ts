@@ -1,6 +1,6 @@
 /**
  * `npm run bench:fidelity`: the fidelity check (server/imaging/fidelity.ts) against fake engines on generated rooms
- * (bench/fidelity-rooms.ts). Per engine: how many outputs score below FIDELITY_MIN (caught, for engines that change
+ * (test/fixtures/fidelity-rooms.ts). Per engine: how many outputs score below FIDELITY_MIN (caught, for engines that change
  * the building; wrongly rejected, for engines that only add furniture), then the time to score one 12-megapixel
  * JPEG pair. Targets: every structural engine caught ≥ 95 %, furniture rejected ≤ 5 %, ≤ 50 ms per 12 MP pair.
  * Env: FIDELITY_ROOMS (rooms per engine, 100), FIDELITY_TIMED (12 MP pairs timed, 20), FIDELITY_SEED (1),
@@ -10,7 +10,13 @@
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity.js';
-import { type ClassResult, evaluateEngine, FURNITURE_ONLY, makeCase, STRUCTURAL } from './fidelity-rooms.js';
+import {
+  type ClassResult,
+  evaluateEngine,
+  FURNITURE_ONLY,
+  makeCase,
+  STRUCTURAL,
+} from '../test/fixtures/fidelity-rooms.js';
 
 const TARGET_CAUGHT = 0.95;
 const TARGET_REJECTED = 0.05;

@@ -11,9 +11,9 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { type Db, openDatabase } from '../db/client.js';
-import { confirmEmail } from '../test/helpers/mail.js';
-import { moneyProblems, placedListing, sofaPng } from '../test/helpers/ads.js';
-import { ApiClient, signUp } from '../test/helpers/api-client.js';
+import { confirmEmail } from '../test/fixtures/mail.js';
+import { moneyProblems, placedListing, sofaPng } from '../test/fixtures/ads.js';
+import { ApiClient, signUp } from '../test/fixtures/api-client.js';
 import { type ChildServer, freshMysqlDatabase, type LoadOptions, loadOptionsFromEnv, withChildServer } from './lib.js';
 
 const MYSQL_DATABASE = 'roomstage_bench_impressions';

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:stage`: POST /api/v1/stage (multipart, one 4000×3000 JPEG) from BENCH_CLIENTS (4) concurrent clients
  * for BENCH_SECONDS (30) against Roomstage in a child process, and the same pipeline as bare engine calls
- * (inspect → stage → the fidelity check against the scene, which CONTRACT §15 makes part of every staged image →
+ * (inspect → stage → the fidelity check against the scene, which every staged image goes through before it is kept →
  * write the output and keep the original with the output's SHA-256, the work the product must do for every image
  * so a staged photo sent back is restaged from its original) with the same concurrency in this
  * process while the server idles. The two alternate in rounds of BENCH_ROUND_SECONDS (5), so load from anything else
@@ -230,7 +230,7 @@ async function main() {
       const input = Buffer.from(image);
       await engine.inspect(input);
       const staged = await engine.stage(input, { style: 'scandinavian', roomType: 'living_room' });
-      // The fidelity check (CONTRACT §15) is image work every staged picture now gets, as the product does it.
+      // The fidelity check is image work every staged picture gets before it is kept, as the product does it.
       await scoreFidelity(input, staged.data, { allowed: staged.scene?.pieces });
       const id = newId('image');
       await writeFile(path.join(bareDir, newImageName(id, staged.extension)), staged.data);

@@ -31,8 +31,8 @@ import { emitEvents } from '../server/domain/events/outbox.js';
 import { createApiKey } from '../server/domain/keys/api-keys.js';
 import { signPayload, standardSignature } from '../server/domain/webhooks/signing.js';
 import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
-import { deliverOnce } from '../server/webhooks/deliver.js';
-import { readClaimable } from '../server/webhooks/worker.js';
+import { deliverOnce } from '../server/domain/webhooks/delivery/deliver.js';
+import { readClaimable } from '../server/domain/webhooks/delivery/worker.js';
 import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, pidOf } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);

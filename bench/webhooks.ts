@@ -34,7 +34,7 @@ import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
 import { loadConfig } from '../server/env.js';
 import { verifySignature } from '../server/domain/webhooks/signing.js';
 import { systemOrigin } from '../server/domain/audit/audit.js';
-import { createWebhookWorker } from '../server/webhooks/worker.js';
+import { createWebhookWorker } from '../server/domain/webhooks/delivery/worker.js';
 import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, pidOf, ROOT } from './lib.js';
 
 const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);

@@ -262,7 +262,7 @@ export interface ImagesTable {
   free_rerenders_used: ColumnType<number, number | undefined, number>;
   /** The engine that drew it (ENGINE); null for images made before this was recorded. */
   engine: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The fidelity score it passed with (0–1, CONTRACT §15); null for enhanced and placed images, and older ones. */
+  /** The fidelity score it passed with (0–1: how much of the input's structure it kept); null for enhanced and placed images, and older ones. */
   fidelity: ColumnType<number | null, number | null | undefined, number | null>;
   /** How long the engine call that drew it took (ms), for the fleet report; null for images made before. */
   engine_ms: ColumnType<number | null, number | null | undefined, number | null>;

@@ -16,13 +16,23 @@ function newestMtime(path) {
 const stale = (output, sources) =>
   !existsSync(output) || Math.max(...sources.map(newestMtime)) > statSync(output).mtimeMs;
 
-if (stale('build/index.js', ['app', 'remix.config.js'])) {
+if (stale('build/index.js', ['app', 'shared', 'remix.config.js'])) {
   console.log('Building the dashboard (remix build)…');
   execSync('npx remix build', { stdio: 'inherit' });
 }
-// The dashboard bundles some server modules, so server sources count for it too; tsc's own build info keeps a
+// The server also compiles shared/ (rules the dashboard runs in the browser too); tsc's own build info keeps a
 // rebuild of unchanged files cheap.
-if (stale('dist/server/main.js', ['server', 'db', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'])) {
+if (
+  stale('dist/server/main.js', [
+    'server',
+    'shared',
+    'db',
+    'types',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'package.json',
+  ])
+) {
   console.log('Building the server (tsc → dist/)…');
   execSync('node scripts/build-server.mjs', { stdio: 'inherit' });
 }

@@ -230,7 +230,7 @@ export type Config = {
   chargeHoldTimeoutMs: number;
   /** Re-renders of one image that cost nothing within 24 h of its creation; later ones cost 1 credit. */
   freeRerenders: number;
-  /** Least fidelity score (0–1) a staged, decluttered or re-rendered image needs to be kept (CONTRACT §15). */
+  /** Least fidelity score (0–1) a staged, decluttered or re-rendered image needs to be kept. */
   fidelityMin: number;
   stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
   /** `file:<dir>` or `s3://bucket/prefix?…`; defaults to `file:<DATA_DIR>/images`. */

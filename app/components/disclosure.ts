@@ -1,5 +1,5 @@
 /**
- * The disclosure profiles (CONTRACT §15) as the dashboard offers them, the account's default first: one list for the
+ * The disclosure profiles (how a staged picture says it was staged: none, label, caption, ca_ab723) as the dashboard offers them, the account's default first: one list for the
  * overview's default and the playground's per-request choice.
  */
 export const DISCLOSURE_TEXT = {

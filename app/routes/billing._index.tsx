@@ -16,7 +16,7 @@ import { Field } from '../components/field.js';
 import { EmptyState } from '../components/empty-state.js';
 import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
-import { autoTopUpProblems } from '../../server/domain/billing/auto-topup-rules.js';
+import { autoTopUpProblems } from '../../shared/auto-topup-rules.js';
 import { describeFormFailure, fieldFailure, formText, readWholeNumbers, unknownIntent } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';

@@ -1,7 +1,7 @@
 /**
  * What each audit action means to a person, in the order the Audit log's filter lists them. The server's list of
  * actions (server/domain/audit) must all be here: test/unit/audit-action-labels.test.ts fails otherwise. Actions
- * from CONTRACT §13 that nothing records yet are listed too, so they read well the day they appear.
+ * the API documents that nothing records yet are listed too, so they read well the day they appear.
  */
 export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'user.signed_in': 'Signed in',

@@ -24,7 +24,7 @@ export function createRoomstageTrpcClient(baseUrl: string, credential?: string) 
   });
 }
 
-/** The CONTRACT §1 error body of a failed call (`code`, `message`, …), which tRPC carries under `data.contract`. */
+/** A failed call's JSON error body (`error`, `code`, `message`, …, as REST answers it), which tRPC carries under `data.contract`. */
 export function contractError(error: unknown): { error: string; code: string; message: string } | null {
   if (!(error instanceof TRPCClientError)) return null;
   return (

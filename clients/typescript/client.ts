@@ -13,7 +13,7 @@ import type { components, paths } from './schema.js';
 
 export type { components, paths };
 export type RoomstageClient = Client<paths>;
-/** Every error body (CONTRACT §1): branch on `code`. */
+/** Every error body is `{ error, code, message, … }`: branch on `code`. */
 export type RoomstageError = components['schemas']['Error'];
 /** The 202 answer of an image endpoint called with `Prefer: respond-async`: poll `status_url` (GET /api/v1/jobs/{id}). */
 export type AcceptedJob = components['schemas']['AcceptedJob'];

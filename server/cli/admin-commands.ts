@@ -340,7 +340,7 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-/** The names CONTRACT §14 gives some commands. */
+/** Other names some commands answer to (`grant` for `credits`, …): docs/operators/console.md lists them. */
 const ALIASES: Record<string, string> = {
   grant: 'credits',
   'payout-paid': 'payout paid',

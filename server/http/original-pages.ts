@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Image } from '../../db/schema.js';
-import { disclosureCaption, isOriginalToken, originalPageUrl } from '../domain/staging/disclosure.js';
+import { disclosureCaption, isOriginalToken, originalPageUrl } from '../domain/disclosure/disclosure.js';
 import { findImageByOriginalToken } from '../domain/staging/images.js';
 import type { Services } from '../services.js';
 

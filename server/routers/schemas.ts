@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../domain/audit/audit.js';
-import { DISCLOSURE_PROFILES } from '../domain/staging/disclosure.js';
+import { DISCLOSURE_PROFILES } from '../domain/disclosure/disclosure.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 
 /** Shapes shared by several routers' inputs and outputs. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Webhook } from '../../db/schema.js';
 import { iso } from '../clock.js';
-import { sendTestPing } from '../webhooks/test-ping.js';
+import { sendTestPing } from '../domain/webhooks/delivery/test-ping.js';
 import {
   type DeliveryView,
   getWebhook,

@@ -2,12 +2,12 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { busyAccount } from '../helpers/busy-account.js';
-import { onServer, roomJpeg } from '../helpers/images.js';
+import { onServer, roomJpeg } from '../fixtures/images.js';
 import { operatorToken } from '../helpers/operators.js';
 import { CHECK_WIDTHS, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const OPERATOR = 'a11y-operator@roomstage.example';
@@ -51,17 +51,16 @@ const ACCOUNT_PAGES = [
 ];
 
 describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer('sqlite', async () => ({
+    env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR },
+  }));
   let browser: Browser;
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR } });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   /** axe-core's serious and critical findings on the page as it is now, one line each, named by `where`. */

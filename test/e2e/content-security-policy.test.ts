@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueEmail } from '../helpers/api-client.js';
+import { uniqueEmail } from '../fixtures/api-client.js';
 import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const POLL = { timeout: 10_000, interval: 100 };
@@ -10,14 +10,13 @@ const POLL = { timeout: 10_000, interval: 100 };
 describe.skipIf(skipReason !== null)(
   `Content Security Policy in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startTestServer>>;
+    const server = useTestServer('sqlite');
     let browser: Browser;
     let page: Page;
     /** Every console message Chromium writes about a Content Security Policy violation, with the page it was on. */
     const violations: string[] = [];
 
     beforeAll(async () => {
-      server = await startTestServer('sqlite');
       browser = await launchChromium();
       page = await browser.newPage();
       page.setDefaultTimeout(10_000);
@@ -28,8 +27,6 @@ describe.skipIf(skipReason !== null)(
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     /** Remix only sets up its router once its inline scripts (which need the nonce) have run. */

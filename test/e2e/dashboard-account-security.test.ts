@@ -1,12 +1,12 @@
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
-import { outboxFor, tokenFromOutbox } from '../helpers/mail.js';
+import { outboxFor, tokenFromOutbox } from '../fixtures/mail.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -14,17 +14,14 @@ const NEW_PASSWORD = 'a brand new passphrase';
 describe.skipIf(skipReason !== null)(
   `Account security in the dashboard${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startTestServer>>;
+    const server = useTestServer('sqlite', async () => ({ env: await browserServerEnv() }));
     let browser: Browser;
 
     beforeAll(async () => {
-      server = await startTestServer('sqlite', { env: await browserServerEnv() });
       browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     async function newPage(): Promise<Page> {

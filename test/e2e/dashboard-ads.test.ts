@@ -1,12 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
-import { signUp, uniqueEmail } from '../helpers/api-client.js';
+import { placedListing, serveToViewers, sofaPng } from '../fixtures/ads.js';
+import { signUp, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { onServer } from '../helpers/images.js';
-import { confirmEmail } from '../helpers/mail.js';
+import { onServer } from '../fixtures/images.js';
+import { confirmEmail } from '../fixtures/mail.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 const skipReason = browserSkipReason();
 const POLL = { timeout: 10_000, interval: 100 };
@@ -15,17 +15,14 @@ const ADVERTISE_PAGES = ['Products', 'Campaigns', 'Funds', 'Report'];
 describe.skipIf(skipReason !== null)(
   `Sponsored products in the dashboard${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startImagingServer>>;
+    const server = useImagingServer('sqlite', async () => ({ env: await browserServerEnv() }));
     let browser: Browser;
 
     beforeAll(async () => {
-      server = await startImagingServer('sqlite', { env: await browserServerEnv() });
       browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     async function newPage(): Promise<Page> {

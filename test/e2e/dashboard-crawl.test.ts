@@ -1,11 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { busyAccount } from '../helpers/busy-account.js';
 import { operatorToken } from '../helpers/operators.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const OPERATOR = 'crawl-operator@roomstage.example';
@@ -91,17 +91,16 @@ function inspectPage(): PageProblems {
 describe.skipIf(skipReason !== null)(
   `Every dashboard page, clicked through${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startTestServer>>;
+    const server = useTestServer('sqlite', async () => ({
+      env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR },
+    }));
     let browser: Browser;
 
     beforeAll(async () => {
-      server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR } });
       browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     /** Signs in as `email`, follows every link from the overview, and lists what a person would trip over. */

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
+import { signUpWithKey, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { dataUrl, roomJpeg } from '../fixtures/images.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { confirmEmail } from '../helpers/mail.js';
+import { confirmEmail } from '../fixtures/mail.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const POLL = { timeout: 15_000, interval: 100 };
@@ -15,20 +15,17 @@ const POLL = { timeout: 15_000, interval: 100 };
 describe.skipIf(skipReason !== null)(
   `Dashboard flows in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startTestServer>>;
+    const server = useTestServer('sqlite', async () => ({ env: await browserServerEnv() }));
     let browser: Browser;
     let receiver: WebhookReceiver;
 
     beforeAll(async () => {
-      server = await startTestServer('sqlite', { env: await browserServerEnv() });
       browser = await launchChromium();
       receiver = await WebhookReceiver.start();
     });
     afterAll(async () => {
       await browser?.close();
       await receiver?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     async function newPage(): Promise<Page> {

@@ -1,25 +1,22 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueEmail } from '../helpers/api-client.js';
+import { uniqueEmail } from '../fixtures/api-client.js';
 import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const POLL = { timeout: 10_000, interval: 100 };
 
 describe.skipIf(skipReason !== null)(`Dashboard in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer('sqlite');
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite');
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   async function signUp(email: string) {

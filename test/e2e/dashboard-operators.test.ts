@@ -1,30 +1,29 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { operatorToken } from '../helpers/operators.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const OPERATOR = 'console-operator@roomstage.example';
 const CONSOLE_PAGES = ['/admin', '/admin/payouts', '/admin/fleet'];
 
 describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer('sqlite', async () => ({
+    env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR },
+  }));
   let browser: Browser;
   let operator: string;
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), OPERATOR_EMAILS: OPERATOR } });
     browser = await launchChromium();
     operator = await operatorToken(server, OPERATOR);
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   async function newPage(): Promise<Page> {

@@ -1,11 +1,11 @@
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, signUp, TEST_PASSWORD } from '../helpers/api-client.js';
+import { createKey, signUp, TEST_PASSWORD } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startOfNextMinute, startTestServer } from '../helpers/server.js';
+import { startOfNextMinute, useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const NEW_PASSWORD = 'a freshly chosen passphrase';
@@ -14,17 +14,14 @@ const PHONE_AGENT = 'RoomstagePhone/2.1 (test handset)';
 describe.skipIf(skipReason !== null)(
   `The Security and Audit log pages${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startTestServer>>;
+    const server = useTestServer('sqlite', async () => ({ env: await browserServerEnv() }));
     let browser: Browser;
 
     beforeAll(async () => {
-      server = await startTestServer('sqlite', { env: await browserServerEnv() });
       browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     const codeNow = (secret: string) => authenticator.clone({ epoch: server.clock.now() }).generate(secret);

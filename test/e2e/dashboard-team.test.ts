@@ -2,28 +2,25 @@ import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
-import { signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { confirmEmail, startSmtpServer } from '../helpers/mail.js';
+import { confirmEmail, startSmtpServer } from '../fixtures/mail.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
-import { startOfNextMinute, startTestServer } from '../helpers/server.js';
+import { startOfNextMinute, useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 
 describe.skipIf(skipReason !== null)(`Teams in the dashboard${skipReason ? ` [skipped: ${skipReason}]` : ''}`, () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let browser: Browser;
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startTestServer('sqlite', { env: { ...(await browserServerEnv()), SMTP_URL: smtp.url } });
     browser = await launchChromium();
   });
+  const server = useTestServer('sqlite', async () => ({ env: { ...(await browserServerEnv()), SMTP_URL: smtp.url } }));
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await server?.dropDatabase();
     await smtp?.close();
   });
 

@@ -2,11 +2,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { uniqueEmail } from '../helpers/api-client.js';
+import { uniqueEmail } from '../fixtures/api-client.js';
 import { browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { expectPageFits } from '../helpers/page-checks.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 const skipReason = browserSkipReason();
 const POLL = { timeout: 10_000, interval: 100 };
@@ -14,19 +14,16 @@ const POLL = { timeout: 10_000, interval: 100 };
 describe.skipIf(skipReason !== null)(
   `Usage and transactions in a browser${skipReason ? ` [skipped: ${skipReason}]` : ''}`,
   () => {
-    let server: Awaited<ReturnType<typeof startImagingServer>>;
+    const server = useImagingServer('sqlite');
     let browser: Browser;
     let page: Page;
     let accountId: string;
 
     beforeAll(async () => {
-      server = await startImagingServer('sqlite');
       browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     it('A staging company stages a photo and sees it in the usage totals, the daily chart and the per-key table', async () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { TEST_PASSWORD } from './api-client.js';
+import { TEST_PASSWORD } from '../fixtures/api-client.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { signUpWithKey } from './api-client.js';
-import { dataUrl, roomJpeg } from './images.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
+import { dataUrl, roomJpeg } from '../fixtures/images.js';
 import type { TestServer } from './server.js';
-import { confirmEmailOf } from './mail.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 
 /** An account that has done a bit of everything (staged, claimed, bought credits), so no page shows only its empty state. */
 export async function busyAccount(server: TestServer): Promise<Awaited<ReturnType<typeof signUpWithKey>>> {

@@ -17,3 +17,12 @@ export function describeEachDatabase(title: string, body: (dialect: TestDialect)
     describe(`${title} [${dialect}]`, () => body(dialect));
   }
 }
+
+/**
+ * Runs a suite on SQLite alone, for a file whose requests never reach SQL that differs between the dialects (HTTP
+ * framing, input validation before any query, documents, clients' wire format, engine protocols); `why` says which,
+ * and shows in the suite's title. The rule and the list of such files: docs/contributors/tests.md.
+ */
+export function describeOnSqlite(title: string, why: string, body: (dialect: TestDialect) => void) {
+  describe(`${title} [sqlite; MySQL adds nothing: ${why}]`, () => body('sqlite'));
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { type FakeAnswer, FakeProvider } from './fake-provider.js';
+import { type FakeAnswer, FakeProvider } from '../fixtures/fake-provider.js';
 
 interface QueuedPrompt {
   workflow: Record<string, { inputs: Record<string, unknown> }>;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import sharp from 'sharp';
-import { type FakeAnswer, FakeProvider } from './fake-provider.js';
+import { type FakeAnswer, FakeProvider } from '../fixtures/fake-provider.js';
 
 /**
  * OpenAI's `POST /v1/images/edits` as the official client sends it (multipart: image, prompt, model, n, size) and

@@ -1,6 +1,6 @@
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
-import { type SignedUp, signUp, TEST_PASSWORD } from './api-client.js';
-import { confirmEmailOf } from './mail.js';
+import { type SignedUp, signUp, TEST_PASSWORD } from '../fixtures/api-client.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 import type { TestServer } from './server.js';
 
 /** An identity token of `email`, signed up and confirmed on first use: an operator once OPERATOR_EMAILS names it. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../server/clock.js';
 import { loadConfig } from '../../server/env.js';
 import { type RunningServer, startServer } from '../../server/main.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient } from '../fixtures/api-client.js';
 import { MANY_SIGN_INS } from './processes.js';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
 
@@ -48,7 +48,7 @@ export async function startTestServer(
   dialect: TestDialect,
   options: TestServerOptions = {},
 ): Promise<TestServer & { dropDatabase(): Promise<void> }> {
-  const database = options.database ?? (await createTestDatabase(dialect));
+  const database = options.database ?? (await createTestDatabase(dialect, { migrated: true }));
   const clock = new TestClock();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -75,12 +75,17 @@ export async function startTestServer(
 
 /**
  * Starts one server for the surrounding `describe` (fresh database, dropped afterwards). The returned object stands
- * for the server once it has started, so tests read `server.api.get(…)`.
+ * for the server once it has started, so tests read `server.api.get(…)`. `options` may be a function, called when the
+ * server starts, for settings known only then (a fake provider's URL started by an earlier `beforeAll`). The server
+ * stops after the describe's other `afterAll` hooks (they run in reverse order), so those may still use it.
  */
-export function useTestServer(dialect: TestDialect, options: TestServerOptions = {}): TestServer {
+export function useTestServer(
+  dialect: TestDialect,
+  options: TestServerOptions | (() => TestServerOptions | Promise<TestServerOptions>) = {},
+): TestServer {
   let current: Awaited<ReturnType<typeof startTestServer>> | undefined;
   beforeAll(async () => {
-    current = await startTestServer(dialect, options);
+    current = await startTestServer(dialect, typeof options === 'function' ? await options() : options);
   });
   afterAll(async () => {
     await current?.close();

@@ -1,6 +1,6 @@
-import type { ApiClient } from './api-client.js';
-import { signUpWithKey } from './api-client.js';
-import { startTestServer, type TestServerOptions } from './server.js';
+import type { ApiClient } from '../fixtures/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
+import { startTestServer, type TestServer, type TestServerOptions, useTestServer } from './server.js';
 import type { TestDialect } from './databases.js';
 
 /** Image tests fire many requests per key; the per-key and per-process limits are tested elsewhere. */
@@ -12,6 +12,17 @@ export const GENEROUS_LIMITS = {
 
 export function startImagingServer(dialect: TestDialect, options: TestServerOptions = {}) {
   return startTestServer(dialect, { ...options, env: { ...GENEROUS_LIMITS, ...options.env } });
+}
+
+/** useTestServer with GENEROUS_LIMITS: one imaging server for the surrounding describe. */
+export function useImagingServer(
+  dialect: TestDialect,
+  options: TestServerOptions | (() => TestServerOptions | Promise<TestServerOptions>) = {},
+): TestServer {
+  return useTestServer(dialect, async () => {
+    const resolved = typeof options === 'function' ? await options() : options;
+    return { ...resolved, env: { ...GENEROUS_LIMITS, ...resolved.env } };
+  });
 }
 
 export async function creditsOf(api: ApiClient, key: string): Promise<number> {

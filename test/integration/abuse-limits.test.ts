@@ -1,10 +1,10 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { describe, expect, it } from 'vitest';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, onServer, roomJpeg } from '../helpers/images.js';
-import { startTestServer } from '../helpers/server.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js';
+import { useTestServer } from '../helpers/server.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 const MB = 1024 * 1024;
 
@@ -53,15 +53,8 @@ function hangingUpload(url: string, path: string, headers: Record<string, string
 }
 
 describeEachDatabase('Abuse limits', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer(dialect, {
-      env: { CLAIM_ATTEMPTS_PER_MINUTE: '5', IMAGE_WORK_PER_PROCESS: '1' },
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
+  const server = useImagingServer(dialect, {
+    env: { CLAIM_ATTEMPTS_PER_MINUTE: '5', IMAGE_WORK_PER_PROCESS: '1' },
   });
 
   it('refuses a /trpc body over 1 MB with a 413 JSON error', async () => {
@@ -162,14 +155,7 @@ describeEachDatabase('Abuse limits', (dialect) => {
 });
 
 describe('Dashboard form posts', () => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    server = await startTestServer('sqlite');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer('sqlite');
 
   it('refuses a form post over 1 MB with a 413 JSON error before reading it', async () => {
     const response = await partialUpload(

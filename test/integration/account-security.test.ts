@@ -1,27 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticator } from 'otplib';
-import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../helpers/mail.js';
-import { startOfNextMinute, startTestServer } from '../helpers/server.js';
+import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../fixtures/mail.js';
+import { startOfNextMinute, useTestServer } from '../helpers/server.js';
 
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
 
 const NEW_PASSWORD = 'a much newer passphrase';
 
 describeEachDatabase('Account security', (dialect) => {
-  let server: Server;
   let smtp: Smtp;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startTestServer(dialect, {
-      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Roomstage <mail@roomstage.test>' },
-    });
   });
+  const server = useTestServer(dialect, () => ({
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'Roomstage <mail@roomstage.test>' },
+  }));
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await smtp?.close();
   });
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { createKey, signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';
 import { sessionIdHash } from '../../server/auth/lucia-adapter.js';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../db/client.js';
-import { confirmEmail } from '../helpers/mail.js';
-import { moneyProblems, placedListing, serveToViewers, sofaPng } from '../helpers/ads.js';
-import { ApiClient, signUp } from '../helpers/api-client.js';
+import { confirmEmail } from '../fixtures/mail.js';
+import { moneyProblems, placedListing, serveToViewers, sofaPng } from '../fixtures/ads.js';
+import { ApiClient, signUp } from '../fixtures/api-client.js';
 import { createTestDatabase, mysqlSkipReason, type TestDatabase } from '../helpers/databases.js';
-import { onServer } from '../helpers/images.js';
+import { onServer } from '../fixtures/images.js';
 import { type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
 import { GENEROUS_LIMITS } from '../helpers/staging.js';
 

@@ -1,13 +1,13 @@
 import sharp from 'sharp';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeAdFunds } from '../../server/domain/ads/funds.js';
-import { type ApiClient, signUp, signUpWithKey } from '../helpers/api-client.js';
-import { confirmEmail } from '../helpers/mail.js';
+import { type ApiClient, signUp, signUpWithKey } from '../fixtures/api-client.js';
+import { confirmEmail } from '../fixtures/mail.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, onServer, roomJpeg, storedFiles } from '../helpers/images.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { imageForm, onServer, roomJpeg, storedFiles } from '../fixtures/images.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 /** A sofa cut-out: an opaque shape on transparent pixels, as advertisers upload them. */
 async function sofaPng(width = 600, height = 360, transparent = true): Promise<Buffer> {
@@ -23,17 +23,12 @@ async function sofaPng(width = 600, height = 360, transparent = true): Promise<B
 }
 
 describeEachDatabase('Sponsored products, campaigns and earnings', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let api: ApiClient;
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     api = server.api;
     photo = await roomJpeg(1000, 700);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   async function uploadSofa(token: string, fields: Record<string, string> = {}) {

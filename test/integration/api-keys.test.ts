@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { apiKeyHashOf, authenticateApiKey } from '../../server/domain/keys/api-keys.js';
-import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { createKey, signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { MAX_ACTIVE_KEYS } from '../../server/domain/keys/api-keys.js';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';
 

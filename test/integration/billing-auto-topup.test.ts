@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { beforeAll, expect, it } from 'vitest';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
-import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
+import { creditsOf, useImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf, outboxFor } from '../fixtures/mail.js';
 
 const HOUR = 3_600_000;
 
 describeEachDatabase('Auto top-up (simulated gateway)', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(400, 300);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const db = () => server.services.db;

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp } from '../helpers/api-client.js';
+import { expect, it } from 'vitest';
+import { signUp } from '../fixtures/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { startTestServer } from '../helpers/server.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { useTestServer } from '../helpers/server.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 
 /** The billing page driven as a browser without JavaScript would: plain form posts with the session cookie. */
 describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect);
 
   const page = (path: string, token: string, form?: Record<string, string>) =>
     dashboardPage(server.url, path, token, form);

@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
 import { useTestServer } from '../helpers/server.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 
 /** The checkout URL names PUBLIC_BASE_URL; tests open its path on the server they started. */
 const pathOf = (url: string) => {

@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { FakeStripe } from '../helpers/fake-stripe.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
-import { startImagingServer } from '../helpers/staging.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
+import { useImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 
 describeEachDatabase('Billing through the Stripe SDK (a local Stripe-protocol server)', (dialect) => {
   const stripe = new FakeStripe();
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
   beforeAll(async () => {
     await stripe.start();
-    server = await startImagingServer(dialect, { env: stripe.env() });
   });
+  const server = useImagingServer(dialect, () => ({ env: stripe.env() }));
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await stripe.stop();
   });
 

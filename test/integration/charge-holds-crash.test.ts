@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../db/client.js';
 import { countOutstandingHolds } from '../../server/domain/credits/holds.js';
-import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
+import { ApiClient, signUpWithKey } from '../fixtures/api-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { roomJpeg } from '../helpers/images.js';
+import { roomJpeg } from '../fixtures/images.js';
 import { freePort, type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
 
 const HOLD_TIMEOUT = '2s';

@@ -1,5 +1,5 @@
 import type { KyselyPlugin } from 'kysely';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
@@ -14,8 +14,9 @@ import type { ImageEngine } from '../../server/imaging/engine.js';
 import { beginIdempotentRequest, requestFingerprint } from '../../server/domain/idempotency/requests.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
+import { engineWith as overriding } from '../helpers/slow-engine.js';
 
 const HOLD_TIMEOUT_MS = 1_000;
 
@@ -30,12 +31,11 @@ const failingHoldRemoval: KyselyPlugin = {
 };
 
 describeEachDatabase('Charges as holds: final with the stored result, refunded once otherwise', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect, { env: { CHARGE_HOLD_TIMEOUT: `${HOLD_TIMEOUT_MS}ms` } });
   let photo: Buffer;
   let realEngine: ImageEngine;
   let realDb: Db;
   beforeAll(async () => {
-    server = await startImagingServer(dialect, { env: { CHARGE_HOLD_TIMEOUT: `${HOLD_TIMEOUT_MS}ms` } });
     photo = await roomJpeg(400, 300);
     realEngine = server.services.engine;
     realDb = server.services.db;
@@ -43,10 +43,6 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
   afterEach(() => {
     server.services.engine = realEngine;
     server.services.db = realDb;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const db = () => realDb;
@@ -71,18 +67,8 @@ describeEachDatabase('Charges as holds: final with the stored result, refunded o
     });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  function engineWith(overrides: Partial<ImageEngine>): ImageEngine {
-    return {
-      capabilities: realEngine.capabilities,
-      inspect: (input) => realEngine.inspect(input),
-      declutter: (input, options) => realEngine.declutter(input, options),
-      stage: (input, options) => realEngine.stage(input, options),
-      enhance: (input) => realEngine.enhance(input),
-      preview: (input, maxEdge) => realEngine.preview(input, maxEdge),
-      placeProducts: (input, options) => realEngine.placeProducts(input, options),
-      ...overrides,
-    };
-  }
+  /** The real engine with some methods replaced for one test. */
+  const engineWith = (overrides: Partial<ImageEngine>) => overriding(realEngine, overrides);
 
   it('holds the credits while the engine works and refunds an engine failure through the hold', async () => {
     const { key, userId } = await signUpWithKey(server.api);

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 /** The dashboard pages an agent uses, driven as a browser without JavaScript would: plain form posts. */
 describeEachDatabase('Agent dashboard: redeeming a claim and the gallery', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer(dialect);
 
   const page = (path: string, token: string, form?: Record<string, string>) =>
     dashboardPage(server.url, path, token, form);

@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adRevenueForAgent } from '../../server/domain/ads/revenue.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, onServer, roomJpeg } from '../helpers/images.js';
+import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 import { independentlyVerified } from '../helpers/webhooks.js';
 
 const DAY = 86_400_000;
 
 describeEachDatabase('Claims over HTTP', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(500, 400);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   async function stagedClaim(count = 1) {

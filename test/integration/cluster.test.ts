@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocatorEnv, JEMALLOC_LIBRARIES } from '../../server/cluster.js';
-import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
-import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { ApiClient, signUpWithKey } from '../fixtures/api-client.js';
+import { dataUrl, roomJpeg } from '../fixtures/images.js';
 import { type ServerProcess, spawnServerProcess, spawnWorkerProcess } from '../helpers/processes.js';
 
 /** Whether anything still accepts connections on the port. */

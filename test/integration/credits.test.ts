@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
-import { type RequestOptions, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { type RequestOptions, signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';
 

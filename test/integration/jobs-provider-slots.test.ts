@@ -1,10 +1,9 @@
 import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { FakeReplicate } from '../helpers/fake-replicate.js';
+import { FakeReplicate } from '../fixtures/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import type { TestServer } from '../helpers/server.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 
 /**
  * Jobs against a remote engine: a job whose image is at the provider does not take one of the JOBS_PER_PROCESS
@@ -13,17 +12,14 @@ import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging
 describeEachDatabase('Asynchronous jobs on a remote engine', (dialect) => {
   const PROVIDER_SLOTS = 3;
   const JOBS = 6;
-  let server: TestServer & { dropDatabase(): Promise<void> };
   let fake: FakeReplicate;
   beforeAll(async () => {
     fake = await new FakeReplicate().start();
-    server = await startImagingServer(dialect, {
-      env: { ...fake.env(), ENGINE_CONCURRENCY: String(PROVIDER_SLOTS), JOBS_PER_PROCESS: '1' },
-    });
   });
+  const server = useImagingServer(dialect, () => ({
+    env: { ...fake.env(), ENGINE_CONCURRENCY: String(PROVIDER_SLOTS), JOBS_PER_PROCESS: '1' },
+  }));
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await fake?.stop();
   });
 

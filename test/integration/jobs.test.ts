@@ -2,21 +2,19 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ImageEngine } from '../../server/imaging/engine.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, imageForm, roomJpeg, textFile } from '../helpers/images.js';
+import { fetchImage, imageForm, roomJpeg, textFile } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import type { TestServer } from '../helpers/server.js';
 import { engineWith } from '../helpers/slow-engine.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 
 /** Asynchronous requests: Prefer: respond-async, GET /api/v1/jobs/{id}, job.failed. */
 describeEachDatabase('Asynchronous image requests', (dialect) => {
-  let server: TestServer & { dropDatabase(): Promise<void> };
+  // Two operations in flight per key, so the limit is reached with two queued jobs.
+  const server = useImagingServer(dialect, { env: { RATE_LIMIT_CONCURRENT: '2' } });
   let receiver: WebhookReceiver;
   let photo: Buffer;
   let realEngine: ImageEngine;
   beforeAll(async () => {
-    // Two operations in flight per key, so the limit is reached with two queued jobs.
-    server = await startImagingServer(dialect, { env: { RATE_LIMIT_CONCURRENT: '2' } });
     receiver = await WebhookReceiver.start();
     photo = await roomJpeg(400, 300);
     realEngine = server.services.engine;
@@ -25,8 +23,6 @@ describeEachDatabase('Asynchronous image requests', (dialect) => {
     server.services.engine = realEngine;
   });
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await receiver?.close();
   });
 

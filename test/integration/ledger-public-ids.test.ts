@@ -4,7 +4,7 @@ import { type Db, openDatabase } from '../../db/client.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createAccount } from '../../server/domain/accounts/accounts.js';
 import * as publicIds from '../../db/migrations/2026_11_24_0900_add_ledger_public_ids.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';

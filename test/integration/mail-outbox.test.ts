@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp } from '../helpers/api-client.js';
+import { beforeAll, expect, it } from 'vitest';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { freePort, outboxFor, startSmtpServer } from '../helpers/mail.js';
-import { startTestServer } from '../helpers/server.js';
+import { freePort, outboxFor, startSmtpServer } from '../fixtures/mail.js';
+import { useTestServer } from '../helpers/server.js';
 
 async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -17,14 +17,7 @@ async function until<T>(check: () => Promise<T | undefined | null | false>, time
 }
 
 describeEachDatabase('Mail outbox without SMTP_URL', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect);
 
   it('writes each message to DATA_DIR/mail/<time>-<id>.eml with a plain-text and an HTML part', async () => {
     const user = await signUp(server.api);
@@ -75,16 +68,11 @@ describeEachDatabase('Mail outbox without SMTP_URL', (dialect) => {
 });
 
 describeEachDatabase('Mail outbox with an SMTP server that is down at first', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    server = await startTestServer(dialect, { env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
   });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect, () => ({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } }));
 
   it('keeps the message and retries it with backoff until the server answers', async () => {
     const user = await signUp(server.api);

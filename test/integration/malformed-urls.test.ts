@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeEachDatabase } from '../helpers/each-database.js';
+import { describeOnSqlite } from '../helpers/each-database.js';
 import { useTestServer } from '../helpers/server.js';
 
 // Paths whose percent-encoding does not decode, on the dashboard, the REST API, tRPC and image files.
@@ -14,7 +14,10 @@ const MALFORMED = [
   '/%',
 ];
 
-describeEachDatabase('A URL whose percent-encoding is broken', (dialect) => {
+/** Why MySQL adds nothing here (docs/contributors/tests.md, which files run on both databases). */
+const SQLITE_ONLY = 'broken URLs are refused before any query';
+
+describeOnSqlite('A URL whose percent-encoding is broken', SQLITE_ONLY, (dialect) => {
   const server = useTestServer(dialect);
 
   it.each(MALFORMED)('GET %s is a 400 JSON error with no stack', async (path) => {

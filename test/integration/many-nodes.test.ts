@@ -11,10 +11,10 @@ import {
   type RequestOptions,
   signUp,
   signUpWithKey,
-} from '../helpers/api-client.js';
+} from '../fixtures/api-client.js';
 import { createTestDatabase, mysqlSkipReason, type TestDatabase } from '../helpers/databases.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { roomJpeg } from '../helpers/images.js';
+import { roomJpeg } from '../fixtures/images.js';
 import {
   freePort,
   type ServerProcess,

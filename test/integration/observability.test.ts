@@ -1,10 +1,10 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
+import { ApiClient, signUpWithKey } from '../fixtures/api-client.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
 import { freePort, type ServerProcess, spawnServerProcess } from '../helpers/processes.js';
 import { S3RVER_CREDENTIALS } from '../helpers/s3-server.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 /** An S3 endpoint where nothing listens: every image store fails, a fault of ours, not of the client. */
 async function unreachableStorage(): Promise<Record<string, string>> {
@@ -98,14 +98,7 @@ describe('Quiet tests', () => {
 });
 
 describe('GET /metrics', () => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer('sqlite', { env: { METRICS_TOKEN: 'scrape-secret' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer('sqlite', { env: { METRICS_TOKEN: 'scrape-secret' } });
 
   it('wants the bearer METRICS_TOKEN when one is set', async () => {
     expect((await server.api.get('/metrics')).status).toBe(401);
@@ -146,14 +139,7 @@ const outsideAddress = Object.values(networkInterfaces())
   .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
 
 describe('GET /metrics without METRICS_TOKEN', () => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer('sqlite');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer('sqlite');
 
   it('answers a scraper on this machine', async () => {
     expect((await server.api.get('/metrics')).status).toBe(200);

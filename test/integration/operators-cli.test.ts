@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { outboxFor } from '../helpers/mail.js';
+import { outboxFor } from '../fixtures/mail.js';
 import { creditBooks } from '../helpers/operators.js';
 import { useTestServer } from '../helpers/server.js';
 

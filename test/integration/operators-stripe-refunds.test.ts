@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUp, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { FakeStripe } from '../helpers/fake-stripe.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 import { creditBooks, operatorToken, purchasesOf } from '../helpers/operators.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR = uniqueEmail('operator');
 
 describeEachDatabase('Operators refund purchases through Stripe (a local Stripe-protocol server)', (dialect) => {
   const stripe = new FakeStripe();
-  let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     await stripe.start();
-    server = await startTestServer(dialect, { env: { ...stripe.env(), OPERATOR_EMAILS: OPERATOR } });
   });
+  const server = useTestServer(dialect, () => ({ env: { ...stripe.env(), OPERATOR_EMAILS: OPERATOR } }));
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await stripe.stop();
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
+import { signUpWithKey, uniqueEmail } from '../fixtures/api-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { operatorToken } from '../helpers/operators.js';

@@ -4,11 +4,11 @@ import { countImageFailure } from '../../server/domain/staging/failures.js';
 import { AppError } from '../../server/errors.js';
 import { adminRouter } from '../../server/routers/admin.js';
 import type { Meta } from '../../server/trpc.js';
-import { signUp, signUpWithKey, uniqueEmail } from '../helpers/api-client.js';
+import { signUp, signUpWithKey, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmailOf, outboxFor } from '../helpers/mail.js';
+import { confirmEmailOf, outboxFor } from '../fixtures/mail.js';
 import { creditBooks, operatorToken as operatorTokenOf, purchasesOf } from '../helpers/operators.js';
-import { dataUrl, roomJpeg } from '../helpers/images.js';
+import { dataUrl, roomJpeg } from '../fixtures/images.js';
 import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR = uniqueEmail('operator');

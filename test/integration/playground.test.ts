@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { createKey, signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg, textFile } from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg, textFile } from '../fixtures/images.js';
+import { creditsOf, useImagingServer } from '../helpers/staging.js';
 
 /** The dashboard's playground, posted as its form would be: the same staging operation and charge as POST /stage. */
 describeEachDatabase('Dashboard playground', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer(dialect);
 
   const asSession = (token: string) => ({ cookie: `${SESSION_COOKIE_NAME}=${token}`, origin: server.url });
 

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
-import { roomJpeg } from '../helpers/images.js';
+import { ApiClient, signUpWithKey } from '../fixtures/api-client.js';
+import { roomJpeg } from '../fixtures/images.js';
 import { type ServerProcess, spawnServerProcess, spawnWorkerProcess } from '../helpers/processes.js';
 
 describe('The production build (npm run build, npm start, npm run worker)', () => {

@@ -1,5 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startOfNextMinute, startTestServer, useTestServer } from '../helpers/server.js';
 import { countActiveJobs } from '../../server/domain/jobs/jobs.js';

@@ -1,23 +1,15 @@
 import { authenticator } from 'otplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE_NAME } from '../../server/auth/lucia.js';
-import { createKey, type SignedUp, signUp, TEST_PASSWORD } from '../helpers/api-client.js';
+import { createKey, type SignedUp, signUp, TEST_PASSWORD } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, tokenFromOutbox } from '../helpers/mail.js';
-import { startTestServer } from '../helpers/server.js';
+import { confirmEmail, tokenFromOutbox } from '../fixtures/mail.js';
+import { useTestServer } from '../helpers/server.js';
 
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Role = 'admin' | 'developer' | 'billing' | 'agent' | 'viewer';
 
 describeEachDatabase('An account that requires two-factor sign-in', (dialect) => {
-  let server: Server;
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect);
 
   const inAccount = (accountId: string) => ({ 'roomstage-account': accountId });
   const codeAt = (secret: string) => authenticator.clone({ epoch: server.clock.now() }).generate(secret);

@@ -1,14 +1,14 @@
 import { utimesSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startRetentionJob } from '../../server/retention/job.js';
 import { purgeExpired, type RetentionPolicy } from '../../server/retention/purge.js';
 import { newImageName } from '../../server/storage/storage.js';
 import { newId } from '../../server/ids.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
+import { useImagingServer } from '../helpers/staging.js';
 import { sessionIdHash } from '../../server/auth/lucia-adapter.js';
 
 const DAY = 86_400_000;
@@ -20,14 +20,7 @@ const POLICY: RetentionPolicy = {
 };
 
 describeEachDatabase('Retention', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
 
   const purge = () => purgeExpired(server.services.db, server.services.storage, POLICY, server.clock.now());
 

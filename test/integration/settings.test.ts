@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
 import { inTransaction } from '../../db/transaction.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
+import { creditsOf, useImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Settings: notifications and the low-balance event', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(400, 300);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const stage = async (key: string) =>

@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { expect, it } from 'vitest';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
-import { startTestServer } from '../helpers/server.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
+import { useTestServer } from '../helpers/server.js';
 
 /** The statements of one synchronous stage request, from the server's query log (issue: one key check per request). */
 describeEachDatabase('Database round trips of one stage request', (dialect) => {
   const statements: string[] = [];
   let recording = false;
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    // No inline worker: its polls would land in the log between the request's statements.
-    server = await startTestServer(dialect, {
-      env: { BACKGROUND_WORK: 'off' },
-      onQuery: (sql) => recording && statements.push(sql),
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  // No inline worker: its polls would land in the log between the request's statements.
+  const server = useTestServer(dialect, () => ({
+    env: { BACKGROUND_WORK: 'off' },
+    onQuery: (sql) => recording && statements.push(sql),
+  }));
 
   it('looks the API key up once and stays within its statement budget', async () => {
     const { key } = await signUpWithKey(server.api);

@@ -1,20 +1,19 @@
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { AppError } from '../../server/errors.js';
 import type { ImageEngine } from '../../server/imaging/engine.js';
 import type { ImageStorage } from '../../server/storage/storage.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg, storedFiles } from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg, storedFiles } from '../fixtures/images.js';
+import { creditsOf, useImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Credits for image operations: charged before processing, refunded on failure', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   let realEngine: ImageEngine;
   let realStorage: ImageStorage;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(400, 300);
     realEngine = server.services.engine;
     realStorage = server.services.storage;
@@ -22,10 +21,6 @@ describeEachDatabase('Credits for image operations: charged before processing, r
   afterEach(() => {
     server.services.engine = realEngine;
     server.services.storage = realStorage;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const db = () => server.services.db;

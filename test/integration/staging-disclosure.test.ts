@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import jsQRModule from 'jsqr';
 import sharp from 'sharp';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, onServer, roomJpeg } from '../helpers/images.js';
-import type { TestServer } from '../helpers/server.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { fetchImage, onServer, roomJpeg } from '../fixtures/images.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 
 // jsqr is CommonJS typed with an ES default: depending on the loader the default import is the function or its module.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as typeof jsQRModule.default;
@@ -19,15 +18,10 @@ const HEIGHT = 400;
 
 /** Disclosure profiles, originals' pages, consistent listings and re-renders, on the built-in engine. */
 describeEachDatabase('Disclosure, originals and re-renders', (dialect) => {
-  let server: TestServer & { dropDatabase(): Promise<void> };
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(WIDTH, HEIGHT);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const stage = (key: string, fields: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>

@@ -1,18 +1,18 @@
 import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../helpers/api-client.js';
+import { signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { FakeReplicate } from '../helpers/fake-replicate.js';
+import { FakeReplicate } from '../fixtures/fake-replicate.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { roomJpeg, storedFiles } from '../helpers/images.js';
+import { roomJpeg, storedFiles } from '../fixtures/images.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 
 const ASYNC = { Prefer: 'respond-async' };
 const FIDELITY_MIN = 0.9;
 
-type Server = TestServer & { dropDatabase(): Promise<void> };
+type Server = TestServer;
 
 /** The images rows of an account: a failed check must leave none behind. */
 async function imageRows(server: Server, accountId: string) {
@@ -25,22 +25,19 @@ async function imageRows(server: Server, accountId: string) {
 
 describeEachDatabase('Fidelity check', (dialect) => {
   describe('a remote engine (Replicate)', () => {
-    let server: Server;
     let fake: FakeReplicate;
     let receiver: WebhookReceiver;
     let photo: Buffer;
     beforeAll(async () => {
       fake = await new FakeReplicate().start();
       receiver = await WebhookReceiver.start();
-      server = await startImagingServer(dialect, { env: fake.env() });
       // A drawn room, the same every run: a random-noise photo has lines the check may read as the building, so
       // once in a while a faithful drawing of it scored 0.2 and the whole block failed (stops 27 and 28).
       photo = await emptyRoomImage(640, 400);
     });
+    const server = useImagingServer(dialect, () => ({ env: fake.env() }));
     afterEach(() => fake.reset());
     afterAll(async () => {
-      await server?.close();
-      await server?.dropDatabase();
       await fake?.stop();
       await receiver?.close();
     });
@@ -243,14 +240,7 @@ describeEachDatabase('Fidelity check', (dialect) => {
   });
 
   describe('the builtin engine', () => {
-    let server: Server;
-    beforeAll(async () => {
-      server = await startImagingServer(dialect);
-    });
-    afterAll(async () => {
-      await server?.close();
-      await server?.dropDatabase();
-    });
+    const server = useImagingServer(dialect);
 
     it('checks its pictures outside the scene it drew, with the mark and QR code: every image passes', async () => {
       const { key } = await signUpWithKey(server.api);

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ledgerSum } from '../../server/domain/credits/ledger.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { imageForm, roomJpeg } from '../helpers/images.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { imageForm, roomJpeg } from '../fixtures/images.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Idempotent retries and image operations in flight over HTTP', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect, { env: { RATE_LIMIT_CONCURRENT: '2' } });
   let room: Buffer;
   let otherRoom: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect, { env: { RATE_LIMIT_CONCURRENT: '2' } });
     room = await roomJpeg(640, 480);
     otherRoom = await roomJpeg(480, 640);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const stage = (key: string, idempotencyKey: string | null, image = room, style = 'modern') =>

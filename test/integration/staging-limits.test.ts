@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import {
   dataUrl,
@@ -13,8 +13,8 @@ import {
   storedFiles,
   textFile,
   truncatedJpeg,
-} from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
+} from '../fixtures/images.js';
+import { creditsOf, startImagingServer, useImagingServer } from '../helpers/staging.js';
 
 const MB = 1024 * 1024;
 
@@ -54,18 +54,15 @@ async function startImageOrigin(photo: Buffer) {
 }
 
 describeEachDatabase('Image input limits: bad and hostile images never charge and never store', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   let origin: Awaited<ReturnType<typeof startImageOrigin>>;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(800, 600);
     origin = await startImageOrigin(photo);
   });
   afterAll(async () => {
     await origin?.close();
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   /** Sends `send` with a fresh account and checks: the status and code, balance still 10, no image row, no new file. */

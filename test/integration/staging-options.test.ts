@@ -1,23 +1,17 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { markBox } from '../../server/imaging/disclosure-mark.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { expectBooksAgree, readBooks } from '../helpers/holds.js';
-import { fetchImage, roomJpeg, storedFiles } from '../helpers/images.js';
-import type { TestServer } from '../helpers/server.js';
-import { creditsOf, signUpWithKey, startImagingServer } from '../helpers/staging.js';
+import { fetchImage, roomJpeg, storedFiles } from '../fixtures/images.js';
+import { creditsOf, signUpWithKey, useImagingServer } from '../helpers/staging.js';
 
 /** Variations, seeds, the disclosure label and the engine's capabilities, on the built-in engine. */
 describeEachDatabase('Staging options on the built-in engine', (dialect) => {
-  let server: TestServer & { dropDatabase(): Promise<void> };
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(640, 400);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const stage = (key: string, fields: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>

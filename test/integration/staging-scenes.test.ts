@@ -1,11 +1,11 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scene } from '../../server/imaging/engine.js';
 import { emptyRoomImage } from '../../server/imaging/synthetic-room.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm } from '../helpers/images.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { fetchImage, imageForm } from '../fixtures/images.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 const boxOf = ({ x, y, width, height }: Box): Box => ({ x, y, width, height });
@@ -44,15 +44,10 @@ async function differenceOutside(a: Buffer, b: Buffer, boxes: Box[]) {
 describeEachDatabase(
   'Staging that respects the room: products replace staged pieces, restaging starts from the original',
   (dialect) => {
-    let server: Awaited<ReturnType<typeof startImagingServer>>;
+    const server = useImagingServer(dialect);
     let room: Buffer;
     beforeAll(async () => {
-      server = await startImagingServer(dialect);
       room = await emptyRoomImage(1000, 700);
-    });
-    afterAll(async () => {
-      await server?.close();
-      await server?.dropDatabase();
     });
 
     const rowOf = (id: string) =>

@@ -1,20 +1,15 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { dataUrl, fetchImage, imageForm, roomJpeg, roomPng } from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
+import { dataUrl, fetchImage, imageForm, roomJpeg, roomPng } from '../fixtures/images.js';
+import { creditsOf, useImagingServer } from '../helpers/staging.js';
 
 describeEachDatabase('Staging, enhancing and placing products over HTTP', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(1000, 700);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   describe('stage', () => {

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openImageStorage } from '../../server/storage/open.js';
 import { newImageName, type ImageStorage } from '../../server/storage/storage.js';
 import { newId } from '../../server/ids.js';
-import { signUpWithKey } from '../helpers/api-client.js';
-import { fetchImage, imageForm, roomJpeg } from '../helpers/images.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
+import { fetchImage, imageForm, roomJpeg } from '../fixtures/images.js';
 import { type LocalS3, startLocalS3 } from '../helpers/s3-server.js';
-import { startImagingServer } from '../helpers/staging.js';
+import { useImagingServer } from '../helpers/staging.js';
 
 const BASE = 'https://stage.example.com';
 
@@ -126,14 +126,7 @@ describe('Image storage prefixes', () => {
 });
 
 describe('A server storing images in S3', () => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
-  beforeAll(async () => {
-    server = await startImagingServer('sqlite', { env: { STORAGE_URL: s3.storageUrl('server') } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useImagingServer('sqlite', () => ({ env: { STORAGE_URL: s3.storageUrl('server') } }));
 
   it('stages an image into the bucket and serves it at the same /images URL with the same headers', async () => {
     const { key } = await signUpWithKey(server.api);

@@ -1,14 +1,13 @@
 import { authenticator } from 'otplib';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { appRouter } from '../../server/root.js';
 import { PERMISSIONS, type Permission, ROLES } from '../../server/domain/teams/roles.js';
 import type { Meta } from '../../server/trpc.js';
-import { createKey, type SignedUp, signUp } from '../helpers/api-client.js';
+import { createKey, type SignedUp, signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, tokenFromOutbox } from '../helpers/mail.js';
-import { startTestServer } from '../helpers/server.js';
+import { confirmEmail, tokenFromOutbox } from '../fixtures/mail.js';
+import { useTestServer } from '../helpers/server.js';
 
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Role = (typeof ROLES)[number];
 
 interface TokenProcedure {
@@ -34,11 +33,10 @@ const TOKEN_PROCEDURES: TokenProcedure[] = Object.entries(
  * other gets 403 `forbidden` with `required_roles` before the input is even read, so nothing changes.
  */
 describeEachDatabase('Roles: every Token procedure × every role', (dialect) => {
-  let server: Server;
+  const server = useTestServer(dialect);
   let owner: SignedUp;
   const members = new Map<Role, SignedUp>();
   beforeAll(async () => {
-    server = await startTestServer(dialect);
     owner = await signUp(server.api);
     await confirmEmail(server, owner.email);
     await createKey(server.api, owner.token);
@@ -58,10 +56,6 @@ describeEachDatabase('Roles: every Token procedure × every role', (dialect) => 
       expect(accepted.status).toBe(200);
       members.set(role, member);
     }
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   it('finds the Token procedures, and each declares a permission', () => {

@@ -5,28 +5,24 @@ import { type Db, openDatabase } from '../../db/client.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import * as teamsMigration from '../../db/migrations/2026_11_27_1000_add_teams.js';
 import { hashPassword } from '../../server/auth/passwords.js';
-import { createKey, type SignedUp, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { createKey, type SignedUp, signUp, TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../helpers/mail.js';
-import { startTestServer } from '../helpers/server.js';
+import { confirmEmail, outboxFor, startSmtpServer, tokenFromOutbox, tokenOfLink } from '../fixtures/mail.js';
+import { useTestServer } from '../helpers/server.js';
 
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
 type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'agent' | 'viewer';
 
 const DAY_MS = 86_400_000;
 
 describeEachDatabase('Teams', (dialect) => {
-  let server: Server;
   let smtp: Smtp;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startTestServer(dialect, { env: { SMTP_URL: smtp.url } });
   });
+  const server = useTestServer(dialect, () => ({ env: { SMTP_URL: smtp.url } }));
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await smtp?.close();
   });
 

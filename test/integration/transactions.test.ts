@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { inTransaction } from '../../db/transaction.js';
 import { changeCredits } from '../../server/domain/credits/ledger.js';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 describeEachDatabase('Billing transactions: the credit ledger in pages', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
-  });
+  const server = useTestServer(dialect);
 
   const transactions = (token: string, query = '') => server.api.get(`/api/v1/billing/transactions${query}`, { token });
 

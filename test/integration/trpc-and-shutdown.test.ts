@@ -1,7 +1,7 @@
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { expect, it } from 'vitest';
 import type { AppRouter } from '../../server/root.js';
-import { TEST_PASSWORD, uniqueEmail } from '../helpers/api-client.js';
+import { TEST_PASSWORD, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { startTestServer, useTestServer } from '../helpers/server.js';
 

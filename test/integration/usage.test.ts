@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import * as usageRollupMigration from '../../db/migrations/2026_11_23_1020_create_usage_daily.js';
 import { DAY_MS } from '../../server/clock.js';
 import { AppError } from '../../server/errors.js';
-import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
+import { createKey, signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, roomJpeg } from '../helpers/images.js';
-import { creditsOf, startImagingServer } from '../helpers/staging.js';
-import { confirmEmailOf } from '../helpers/mail.js';
+import { fetchImage, imageForm, roomJpeg } from '../fixtures/images.js';
+import { creditsOf, useImagingServer } from '../helpers/staging.js';
+import { confirmEmailOf } from '../fixtures/mail.js';
 
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const NO_USAGE = { images_staged: 0, images_enhanced: 0, product_placements: 0, credits_used: 0 };
 
 describeEachDatabase('Usage: what an account did, by day and by key', (dialect) => {
-  let server: Awaited<ReturnType<typeof startImagingServer>>;
+  const server = useImagingServer(dialect);
   let photo: Buffer;
   beforeAll(async () => {
-    server = await startImagingServer(dialect);
     photo = await roomJpeg(400, 300);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
   });
 
   const usage = (token: string, query = '') => server.api.get(`/api/v1/usage${query}`, { token });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
-import { ApiClient, signUpWithKey } from '../helpers/api-client.js';
+import { ApiClient, signUpWithKey } from '../fixtures/api-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';

@@ -2,21 +2,18 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../server/outbound/network-guard.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 describeEachDatabase('Webhook urls and private networks (ALLOW_PRIVATE_NETWORK=false)', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer(dialect, { env: { ALLOW_PRIVATE_NETWORK: 'false' } });
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    server = await startTestServer(dialect, { env: { ALLOW_PRIVATE_NETWORK: 'false' } });
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await receiver?.close();
   });
 

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { type ReceivedRequest, WebhookReceiver } from '../helpers/receiver.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -27,15 +27,12 @@ function expectedStandardSignature(secret: string, request: ReceivedRequest): st
 }
 
 describeEachDatabase('Standard Webhooks signatures and receiver signals', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer(dialect);
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    server = await startTestServer(dialect);
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await receiver?.close();
   });
   beforeEach(() => {

@@ -1,23 +1,26 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
-import { recordDeliveredBatch } from '../../server/webhooks/record.js';
-import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from '../../server/webhooks/worker.js';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { recordDeliveredBatch } from '../../server/domain/webhooks/delivery/record.js';
+import {
+  createWebhookWorker,
+  type WebhookWorker,
+  type WorkerOptions,
+} from '../../server/domain/webhooks/delivery/worker.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
 
 /** The worker on its own, driven directly: the server runs with BACKGROUND_WORK=off. */
 describeEachDatabase('Webhook delivery worker', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
   let receiver: WebhookReceiver;
   const running: WebhookWorker[] = [];
   const handles: Array<{ close(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { env: { BACKGROUND_WORK: 'off' } });
     receiver = await WebhookReceiver.start();
   });
   afterEach(async () => {
@@ -27,8 +30,6 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
     receiver.mode = { kind: 'ok' };
   });
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await receiver?.close();
   });
 

@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signUp, signUpWithKey } from '../helpers/api-client.js';
+import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { WebhookReceiver } from '../helpers/receiver.js';
-import { startTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { emitStagingEvents, independentlyVerified } from '../helpers/webhooks.js';
 
 describeEachDatabase('Webhooks over HTTP', (dialect) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
+  const server = useTestServer(dialect);
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    server = await startTestServer(dialect);
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    await server?.close();
-    await server?.dropDatabase();
     await receiver?.close();
   });
   beforeEach(() => {
@@ -215,7 +212,7 @@ describeEachDatabase('Webhooks over HTTP', (dialect) => {
   });
 
   describe('delivery of emitted events', () => {
-    it('delivers a committed event within a second, signed, with the CONTRACT headers and envelope', async () => {
+    it('delivers a committed event within a second, signed, with the documented headers and envelope', async () => {
       const { token, keyId, userId, secret } = await configured();
       const committedAt = Date.now();
       const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signUpWithKey } from '../helpers/api-client.js';
+import { signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { freePort, spawnWorkerProcess, type WorkerProcess } from '../helpers/processes.js';
 import { WebhookReceiver } from '../helpers/receiver.js';

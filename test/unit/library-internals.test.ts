@@ -19,11 +19,11 @@ import { appRouter } from '../../server/root.js';
  * If an upgrade changes one of these behaviours, a test here fails before anything reaches production.
  */
 
-const CONTRACT_BODY = { error: 'not_found', code: 'not_found', message: 'No such thing.' };
+const ERROR_BODY = { error: 'not_found', code: 'not_found', message: 'No such thing.' };
 
 const t = initTRPC.meta<OpenApiMeta>().create({
   errorFormatter({ shape }) {
-    return { ...shape, data: { ...shape.data, contract: { status: 404, body: CONTRACT_BODY } } };
+    return { ...shape, data: { ...shape.data, contract: { status: 404, body: ERROR_BODY } } };
   },
 });
 
@@ -139,11 +139,11 @@ describe('trpc-to-openapi internals', () => {
     expect(raw.status).toBe(404);
     const rawBody = (await raw.json()) as { code: string; data: { contract: { body: unknown } } };
     expect(rawBody.code).toBe('NOT_FOUND');
-    expect(rawBody.data.contract.body).toEqual(CONTRACT_BODY);
+    expect(rawBody.data.contract.body).toEqual(ERROR_BODY);
 
     const rewritten = await fetch(`${await serve(rewriteBridgeErrors, bridge())}/missing`);
     expect(rewritten.status).toBe(404);
-    expect(await rewritten.json()).toEqual(CONTRACT_BODY);
+    expect(await rewritten.json()).toEqual(ERROR_BODY);
   });
 
   it('leaves successful responses alone', async () => {

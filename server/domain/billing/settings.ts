@@ -2,7 +2,7 @@ import type { Db } from '../../../db/client.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import { AppError } from '../../errors.js';
-import { autoTopUpProblems } from './auto-topup-rules.js';
+import { autoTopUpProblems } from '../../../shared/auto-topup-rules.js';
 import { presentAutoTopUp, readBillingRow, type AutoTopUpSettings } from './overview.js';
 
 export type AutoTopUpView = AutoTopUpSettings & { has_payment_method: boolean };

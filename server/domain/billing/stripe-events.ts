@@ -5,7 +5,8 @@ import { isUniqueViolation } from '../../../db/errors.js';
 import type { Database } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { completeCheckout } from './checkout.js';
-import type { PaymentGateway, SavedCard } from './gateway.js';
+import type { PaymentGateway } from './gateway.js';
+import { cardOf } from './stripe-gateway.js';
 import { forgetCard, refreshCard } from './payment-methods.js';
 
 export type StripeEventOutcome = 'applied' | 'duplicate' | 'ignored';
@@ -22,18 +23,6 @@ async function recordOnce(trx: Kysely<Database>, event: Stripe.Event, now: numbe
     if (isUniqueViolation(error)) return false;
     throw error;
   }
-}
-
-function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
-  if (!method.card) return null;
-  return {
-    paymentMethodId: method.id,
-    brand: method.card.brand,
-    last4: method.card.last4,
-    expMonth: method.card.exp_month,
-    expYear: method.card.exp_year,
-    simulated: false,
-  };
 }
 
 /**

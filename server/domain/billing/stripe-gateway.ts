@@ -33,7 +33,8 @@ export function createStripeClient(settings: StripeSettings): Stripe {
   return new Stripe(settings.secretKey, options);
 }
 
-function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
+/** The card a Stripe payment method carries, as the account's saved card; null for a method that is not a card. */
+export function cardOf(method: Stripe.PaymentMethod): SavedCard | null {
   if (!method.card) return null;
   return {
     paymentMethodId: method.id,

@@ -23,7 +23,7 @@ export interface EventData {
     /** The public page of the unaltered original, and the caption to paste (null: the profile discloses nothing). */
     original_url?: string | null;
     disclosure_caption?: string | null;
-    /** Its fidelity score (0–1, CONTRACT §15). */
+    /** Its fidelity score (0–1: how much of the input's structure it kept). */
     fidelity?: number | null;
     /** A re-render: the image it replaced. */
     rerender_of?: string;

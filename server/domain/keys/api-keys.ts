@@ -9,7 +9,7 @@ import { randomBase62 } from '../../ids.js';
 import { BALANCE_COLUMNS, type BalanceSummary, grantFirstKeyBonus, presentBalance } from '../credits/ledger.js';
 import { log } from '../../observability/logger.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
-import { DEFAULT_DISCLOSURE } from '../staging/disclosure.js';
+import { DEFAULT_DISCLOSURE } from '../disclosure/disclosure.js';
 
 /** What a key may be used for; a key made without a list may do everything. */
 export const KEY_SCOPES = ['stage', 'enhance', 'place_products', 'declutter', 'credits:read', 'jobs:read'] as const;

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js';
 import { insertAccount, normalizeEmail } from '../accounts/accounts.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import { enqueueMail } from '../mail/outbox.js';
+import { requireCurrentPassword } from './current-password.js';
 import { passwordResetMessage, verifyEmailMessage } from '../mail/messages.js';
 import { endSessions, openSession, type SessionOrigin } from './sessions.js';
 import {
@@ -272,15 +273,11 @@ export async function changePassword(
     now: number;
   },
 ): Promise<void> {
-  const account = await db
-    .selectFrom('users')
-    .select('password_hash')
-    .where('id', '=', input.userId)
-    .executeTakeFirstOrThrow();
-  if (!(await verifyPassword(account.password_hash, input.currentPassword)))
-    throw new AppError('invalid_request', 'The current password is not correct.', {
-      details: [{ path: 'current_password', message: 'The current password is not correct.' }],
-    });
+  await requireCurrentPassword(db, {
+    userId: input.userId,
+    password: input.currentPassword,
+    field: 'current_password',
+  });
   const passwordHash = await hashPassword(input.newPassword);
   await inTransaction(db, async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', input.userId).execute();

@@ -5,7 +5,7 @@ import QRCode from 'qrcode';
 import type { Db } from '../../../db/client.js';
 import type { Database } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
-import { verifyPassword } from '../../auth/passwords.js';
+import { requireCurrentPassword } from './current-password.js';
 import { iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { type AuditOrigin, recordAudit } from '../audit/audit.js';
@@ -195,15 +195,7 @@ export async function disableTwoFactor(
     now: number;
   },
 ): Promise<void> {
-  const account = await db
-    .selectFrom('users')
-    .select('password_hash')
-    .where('id', '=', input.userId)
-    .executeTakeFirstOrThrow();
-  if (!(await verifyPassword(account.password_hash, input.password)))
-    throw new AppError('invalid_request', 'The password is not correct.', {
-      details: [{ path: 'password', message: 'The password is not correct.' }],
-    });
+  await requireCurrentPassword(db, { userId: input.userId, password: input.password, field: 'password' });
   await inTransaction(db, async (trx) => {
     const row = await securityRow(trx, input.userId);
     if (row.totp_secret === null) {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isMysql } from '../../../db/client.js';
 import type { Database, DisclosureProfile } from '../../../db/schema.js';
 import type { Label } from '../../imaging/engine.js';
-import { DEFAULT_DISCLOSURE, labelOf, profileOfLabel } from '../staging/disclosure.js';
+import { DEFAULT_DISCLOSURE, labelOf, profileOfLabel } from '../disclosure/disclosure.js';
 
 type Executor = Kysely<Database>;
 

@@ -13,7 +13,7 @@ export interface CheckedOutput<O extends EngineImage> {
 }
 
 /**
- * The fidelity check every staged, decluttered and re-rendered image goes through (CONTRACT §15), after the engine
+ * The fidelity check every staged, decluttered and re-rendered image goes through, after the engine
  * answers and before anything is stored or charged final: `render(seed)` is scored against `input` where furniture
  * may not go (the scene's pieces say where it may, when the engine knows them; the disclosure it draws never
  * counts). Below FIDELITY_MIN a remote engine draws once more with a new seed; still below, 422 `structure_changed`

@@ -19,8 +19,8 @@ import { hasImageSource, type ImageSources, readImageSources } from './image-inp
 import { findOwnImage, insertImages, type StoredOutput } from './images.js';
 import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
 import { declutterResponse, enhanceResponse, placeResponse, rerenderResponse, stageResponse } from './responses.js';
-import { drawingOf, labelOf, newOriginalToken, originalPageUrl, profileOfLabel } from './disclosure.js';
-import { disclosureCaption } from './disclosure.js';
+import { drawingOf, labelOf, newOriginalToken, originalPageUrl, profileOfLabel } from '../disclosure/disclosure.js';
+import { disclosureCaption } from '../disclosure/disclosure.js';
 import { replaceInClaim, returnFreeRerender, takeFreeRerender } from './rerenders.js';
 import { creditsPerStagedImage, freshSeed, requestSeed, variationSeed } from './variations.js';
 import { countImageFailure } from './failures.js';

@@ -3,7 +3,7 @@ import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
-import { disclosureCaption, originalPageUrl } from './disclosure.js';
+import { disclosureCaption, originalPageUrl } from '../disclosure/disclosure.js';
 import type { DeclutterResult, EnhanceResult, PlaceResult, RerenderResult, StageResult } from './operations.js';
 import { creditsPerStagedImage, variationSeed } from './variations.js';
 
@@ -27,7 +27,7 @@ export interface ImageBody {
   original_url: string | null;
   /** The sentence an agent pastes under the picture; null when its disclosure profile is `none` (or it has none). */
   disclosure_caption: string | null;
-  /** How much of the input's structure it kept (0–1, CONTRACT §15); null for images that are not checked. */
+  /** How much of the input's structure it kept (0–1); null for images that are not checked. */
   fidelity: number | null;
 }
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ClassResult, evaluateEngine, makeCase, STRUCTURAL } from '../../../bench/fidelity-rooms.js';
+import { type ClassResult, evaluateEngine, makeCase, STRUCTURAL } from '../../fixtures/fidelity-rooms.js';
 import { FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity.js';
 
 // A small version of `npm run bench:fidelity` (100 rooms per engine, up to 12 MP): 8 rooms per fake engine at 1 MP.

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../../server/webhooks/deliver.js';
-import { honourRetryAfter, MAX_RETRY_AFTER_MS } from '../../../server/webhooks/schedule.js';
+import { parseRetryAfter } from '../../../server/domain/webhooks/delivery/deliver.js';
+import { honourRetryAfter, MAX_RETRY_AFTER_MS } from '../../../server/domain/webhooks/delivery/retry-schedule.js';
 import { generateWebhookSecret, signingSecrets, standardSignature } from '../../../server/domain/webhooks/signing.js';
 
 describe('Standard Webhooks signatures', () => {

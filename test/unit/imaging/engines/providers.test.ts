@@ -6,9 +6,9 @@ import { fitOutput, providerInput } from '../../../../server/imaging/engines/fit
 import { RemoteCalls } from '../../../../server/imaging/engines/remote-engine.js';
 import { FakeComfyUI } from '../../../helpers/fake-comfyui.js';
 import { FakeOpenAI } from '../../../helpers/fake-openai.js';
-import { type FakeProvider, fakePicture } from '../../../helpers/fake-provider.js';
-import { FakeReplicate } from '../../../helpers/fake-replicate.js';
-import { roomJpeg } from '../../../helpers/images.js';
+import { type FakeProvider, fakePicture } from '../../../fixtures/fake-provider.js';
+import { FakeReplicate } from '../../../fixtures/fake-replicate.js';
+import { roomJpeg } from '../../../fixtures/images.js';
 
 function engineFor(fake: FakeProvider, env: Record<string, string> = {}) {
   return createEngine(loadConfig({ ...fake.env(), ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'silent', ...env }));

@@ -1,13 +1,13 @@
-import type { Db } from '../../db/client.js';
-import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../db/leasing.js';
-import { type Clock, systemClock } from '../clock.js';
-import { OUTBOX_WAKE, outboxSignal } from '../domain/events/outbox.js';
+import type { Db } from '../../../../db/client.js';
+import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../../../db/leasing.js';
+import { type Clock, systemClock } from '../../../clock.js';
+import { OUTBOX_WAKE, outboxSignal } from '../../events/outbox.js';
 import { type AttemptResult, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from './deliver.js';
-import { retryingDeadlocks } from '../../db/transaction.js';
-import type { WebhookSecrets } from '../domain/webhooks/signing.js';
+import { retryingDeadlocks } from '../../../../db/transaction.js';
+import type { WebhookSecrets } from '../signing.js';
 import { type DeliveredItem, type LeasedDelivery, recordAttempt, recordDeliveredBatch } from './record.js';
-import { log as logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
+import { log as logger } from '../../../observability/logger.js';
+import type { Metrics } from '../../../observability/metrics.js';
 
 export interface WorkerOptions {
   db: Db;

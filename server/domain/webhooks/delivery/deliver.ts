@@ -1,6 +1,6 @@
-import { describeOutboundError, requestDeadline, sendOutbound } from '../outbound/client.js';
-import type { NetworkPolicy } from '../outbound/network-guard.js';
-import { signingSecrets, signPayload, standardSignature, type WebhookSecrets } from '../domain/webhooks/signing.js';
+import { describeOutboundError, requestDeadline, sendOutbound } from '../../../outbound/client.js';
+import type { NetworkPolicy } from '../../../outbound/network-guard.js';
+import { signingSecrets, signPayload, standardSignature, type WebhookSecrets } from '../signing.js';
 
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const USER_AGENT = 'Roomstage-Webhooks/1';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/env.js';
-import { maxAttempts, nextAfterFailure, withJitter } from '../../../server/webhooks/schedule.js';
+import { maxAttempts, nextAfterFailure, withJitter } from '../../../server/domain/webhooks/delivery/retry-schedule.js';
 
 describe('retry schedule', () => {
   const contract = loadConfig({} as NodeJS.ProcessEnv).webhookRetryDelaysMs;

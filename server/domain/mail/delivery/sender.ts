@@ -1,9 +1,9 @@
-import type { Db } from '../../db/client.js';
-import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../db/leasing.js';
-import { retryingDeadlocks } from '../../db/transaction.js';
-import type { Clock } from '../clock.js';
-import { MAIL_WAKE, mailSignal } from '../domain/mail/outbox.js';
-import { log } from '../observability/logger.js';
+import type { Db } from '../../../../db/client.js';
+import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../../../db/leasing.js';
+import { retryingDeadlocks } from '../../../../db/transaction.js';
+import type { Clock } from '../../../clock.js';
+import { MAIL_WAKE, mailSignal } from '../outbox.js';
+import { log } from '../../../observability/logger.js';
 import type { MailTransport } from './transport.js';
 
 /** Waits after the 1st, 2nd, … failed try; after the last one the message is marked failed (and kept). */

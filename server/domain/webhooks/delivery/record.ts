@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/client.js';
-import { inTransaction, retryingDeadlocks } from '../../db/transaction.js';
-import { iso } from '../clock.js';
+import type { Db } from '../../../../db/client.js';
+import { inTransaction, retryingDeadlocks } from '../../../../db/transaction.js';
+import { iso } from '../../../clock.js';
 import type { AttemptResult } from './deliver.js';
-import { honourRetryAfter, nextAfterFailure } from './schedule.js';
+import { honourRetryAfter, nextAfterFailure } from './retry-schedule.js';
 
 /** A receiver answering 410 Gone says the endpoint is gone for good: the webhook is switched off, not retried. */
 export const GONE_STATUS = 410;

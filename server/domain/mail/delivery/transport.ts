@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { log } from '../observability/logger.js';
+import { log } from '../../../observability/logger.js';
 
 export interface OutgoingMail {
   id: string;

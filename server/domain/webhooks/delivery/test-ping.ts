@@ -1,10 +1,10 @@
-import type { Db } from '../../db/client.js';
-import { inTransaction } from '../../db/transaction.js';
-import type { NetworkPolicy } from '../outbound/network-guard.js';
+import type { Db } from '../../../../db/client.js';
+import { inTransaction } from '../../../../db/transaction.js';
+import type { NetworkPolicy } from '../../../outbound/network-guard.js';
 import { deliverOnce } from './deliver.js';
 import { recordAttempt } from './record.js';
-import { writeEvent } from '../domain/events/outbox.js';
-import { getConfiguredWebhook } from '../domain/webhooks/webhooks.js';
+import { writeEvent } from '../../events/outbox.js';
+import { getConfiguredWebhook } from '../webhooks.js';
 
 export interface TestPingResult {
   delivered: boolean;
