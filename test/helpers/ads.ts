@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import sharp from 'sharp';
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { Database } from '../../db/schema.js';
 import { type ApiClient, signUp, signUpWithKey } from './api-client.js';
 import { onServer, roomJpeg } from './images.js';
@@ -42,12 +43,55 @@ export async function placedListing(api: ApiClient, options: { redeem?: boolean;
   };
 }
 
-/** Loads `path` once per viewer (each its own User-Agent, so each counts as a distinct viewer). */
+/** A browser's User-Agent, `version` varied: every one of them reads as a person's browser (not a bot) to isbot. */
+export function browserAgent(version: number): string {
+  return `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + (version % 900)}.0.${version}.0 Safari/537.36`;
+}
+
+/** The i-th address of the loopback range 127.0.0.0/8 other than 127.0.0.1: a distinct client on this machine. */
+export function loopbackAddress(i: number): string {
+  return `127.${1 + Math.floor(i / 62_500)}.${(Math.floor(i / 250) % 250) + 1}.${(i % 250) + 1}`;
+}
+
+// One connection per request (no keep-alive): nothing stays open after a test, whatever address it came from.
+const agents = new Map<string, Agent>();
+function agentAt(address: string): Agent {
+  let agent = agents.get(address);
+  if (!agent) {
+    agent = new Agent({ localAddress: address, pipelining: 0 });
+    agents.set(address, agent);
+  }
+  return agent;
+}
+
+/** One request from a client at `address` (its socket bound there, as a browser on another machine would be). */
+export async function fetchFrom(
+  address: string,
+  url: string | URL,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Buffer }> {
+  const response = await undiciFetch(url, { ...init, dispatcher: agentAt(address) });
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+const viewerAddresses = new Map<string, string>();
+/** Each distinct viewer name gets its own loopback address, the same one every time it is used. */
+export function viewerAddress(viewer: string): string {
+  let address = viewerAddresses.get(viewer);
+  if (!address) {
+    address = loopbackAddress(viewerAddresses.size);
+    viewerAddresses.set(viewer, address);
+  }
+  return address;
+}
+
+/** Loads `path` once per viewer: each its own client address (a viewer is an address) and a browser's User-Agent. */
 export async function serveToViewers(baseUrl: string, path: string, viewers: string[]): Promise<number[]> {
   return Promise.all(
-    viewers.map(async (viewer) => {
-      const response = await fetch(new URL(path, baseUrl), { headers: { 'user-agent': viewer } });
-      await response.arrayBuffer();
+    viewers.map(async (viewer, i) => {
+      const response = await fetchFrom(viewerAddress(viewer), new URL(path, baseUrl), {
+        headers: { 'user-agent': browserAgent(i) },
+      });
       return response.status;
     }),
   );
@@ -72,9 +116,10 @@ export async function moneyProblems(db: Kysely<Database>): Promise<string[]> {
     .select(sum('earned_millicents').as('earned'))
     .executeTakeFirstOrThrow();
   const spent = await db.selectFrom('campaigns').select(sum('spent_millicents').as('spent')).executeTakeFirstOrThrow();
+  // Spend less what invalid-traffic declarations refunded (adjustments that name the declaration, ivt_…).
   const ledger = await db
     .selectFrom('ad_funds_ledger')
-    .where('reason', '=', 'spend')
+    .where((eb) => eb.or([eb('reason', '=', 'spend'), eb('reference', 'like', 'ivt_%')]))
     .select(sum('delta_millicents').as('spend'))
     .executeTakeFirstOrThrow();
   const problems: string[] = [];
