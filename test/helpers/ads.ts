@@ -36,6 +36,9 @@ export async function placedListing(api: ApiClient, options: { redeem?: boolean;
     if (redeemed.status !== 200) throw new Error(`claim: ${redeemed.status} ${redeemed.text}`);
   }
   return {
+    /** The staging company (its owner's session and key) and the agent's session. */
+    company,
+    agentToken,
     placements: placed.body.placements as Array<{ campaign_id: string | null; sponsored: boolean }>,
     imagePath: onServer(placed.body.image_url),
     /** The staged image the products were placed in: the same room without placements. */

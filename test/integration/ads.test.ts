@@ -148,7 +148,12 @@ describeEachDatabase('Sponsored products, campaigns and earnings', (dialect) => 
       },
     ]);
     const today = report.body.daily.at(-1);
-    expect(today).toMatchObject({ impressions: 100, unbilled_impressions: 900, invalid_impressions: 0, spend_cents: 1_000 });
+    expect(today).toMatchObject({
+      impressions: 100,
+      unbilled_impressions: 900,
+      invalid_impressions: 0,
+      spend_cents: 1_000,
+    });
     await moneyIdentity();
 
     // Raising the budget revives the campaign; the same viewers (addresses) within 24 hours count nothing more.
@@ -167,7 +172,10 @@ describeEachDatabase('Sponsored products, campaigns and earnings', (dialect) => 
     );
     const after = await api.get('/api/v1/earnings', { token: listing.agent.token });
     expect(after.body).toMatchObject({ available_cents: 0, pending_cents: 1_500 });
-    const held = await api.post('/api/v1/earnings/payouts', { token: listing.agent.token, json: { amount_cents: 1_000 } });
+    const held = await api.post('/api/v1/earnings/payouts', {
+      token: listing.agent.token,
+      json: { amount_cents: 1_000 },
+    });
     expect(held.status).toBe(409);
     server.clock.advance(7 * 86_400_000 + 1);
     const matured = await api.get('/api/v1/earnings', { token: listing.agent.token });

@@ -4,7 +4,8 @@ import { DAY_MS } from '../../server/clock.js';
 import { AppError } from '../../server/errors.js';
 import { createKey, signUp, signUpWithKey } from '../helpers/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, roomJpeg } from '../helpers/images.js';
+import { serveToViewers } from '../helpers/ads.js';
+import { imageForm, onServer, roomJpeg } from '../helpers/images.js';
 import { creditsOf, startImagingServer } from '../helpers/staging.js';
 import { confirmEmailOf } from '../helpers/mail.js';
 
@@ -69,7 +70,8 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     expect(
       (await server.api.post('/api/v1/claim', { token: agent.token, json: { code: staged.body.claim_code } })).status,
     ).toBe(200);
-    expect((await fetchImage(server, placed.body.image_url)).response.status).toBe(200);
+    // One person's browser views the listing: one impression of each placement.
+    expect(await serveToViewers(server.url, onServer(placed.body.image_url), ['usage-viewer'])).toEqual([200]);
     return { user, second, agent, placements: placed.body.placements.length as number };
   }
 

@@ -78,7 +78,7 @@ export async function addressHash(db: Executor, address: string, now: number): P
   return createHmac('sha256', await key)
     .update(normalizeAddress(address))
     .digest('hex')
-    .slice(0, 40);
+    .slice(0, 32);
 }
 
 /**
