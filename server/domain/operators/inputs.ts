@@ -11,7 +11,8 @@ import { z } from 'zod';
 const reason = z
   .string()
   .trim()
-  .min(1, 'A reason is required (1–500 characters): it is kept in the audit log')
+  // An empty reason is told as such, once, not also as one without letters.
+  .min(1, { message: 'A reason is required (1–500 characters): it is kept in the audit log', abort: true })
   .max(500)
   .regex(/[\p{L}\p{N}]/u, 'A reason needs at least one visible letter or digit: it is kept in the audit log')
   .meta({ description: 'Why: kept in the audit log (1–500 characters, with at least one letter or digit)' });
