@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { isMysql } from '../../../db/client.js';
 import type { Database } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError } from '../../errors.js';
@@ -48,25 +49,36 @@ export async function declareInvalidTraffic(
   input: OperatorChange & { campaignId: string; day: number; address: string | null; holdMs: number },
 ): Promise<InvalidTrafficDeclaration> {
   const addressKey = input.address === null ? null : await addressHash(db, input.address, input.now);
+  // A campaign's advertiser never changes: read it before the transaction, whose first reads must be its locks.
+  const owner = await db
+    .selectFrom('campaigns')
+    .select('account_id')
+    .where('id', '=', input.campaignId)
+    .executeTakeFirst();
+  if (!owner) throw new AppError('not_found', `No campaign ${input.campaignId}.`);
   return inTransaction(db, async (trx) => {
+    const covered = (query = trx.selectFrom('impression_charges')) => {
+      let scoped = query.where('campaign_id', '=', input.campaignId).where('day', '=', input.day);
+      if (addressKey !== null) scoped = scoped.where('address', '=', addressKey);
+      return scoped;
+    };
+    // Locks come first, before any plain read: on MySQL the transaction's snapshot is taken at its first plain read,
+    // so everything read after them (payouts an agent asked for a moment ago included) is current. The advertiser
+    // first (billing's order: no charge of this campaign appears or changes from here on), then the charges
+    // themselves, then the agents whose share goes back, in id order.
+    await lockAccount(trx, owner.account_id);
+    const agentQuery = covered()
+      .select('agent_id')
+      .where('invalid_traffic_id', 'is', null)
+      .where('agent_id', 'is not', null);
+    const agentRows = await (isMysql(trx) ? agentQuery.forUpdate() : agentQuery).execute();
+    const agentIds = [...new Set(agentRows.map((row) => row.agent_id as string))].sort();
+    for (const agentId of agentIds) if (agentId !== owner.account_id) await lockAccount(trx, agentId);
     const campaign = await trx
       .selectFrom('campaigns')
       .select(['id', 'account_id', 'spend_day'])
       .where('id', '=', input.campaignId)
-      .executeTakeFirst();
-    if (!campaign) throw new AppError('not_found', `No campaign ${input.campaignId}.`);
-    const covered = (query = trx.selectFrom('impression_charges')) => {
-      let scoped = query.where('campaign_id', '=', campaign.id).where('day', '=', input.day);
-      if (addressKey !== null) scoped = scoped.where('address', '=', addressKey);
-      return scoped;
-    };
-    const valid = () => covered().where('invalid_traffic_id', 'is', null);
-    // The advertiser first (billing's order), then the agents whose share goes back, each in id order.
-    await lockAccount(trx, campaign.account_id);
-    const agentRows = await valid().select('agent_id').distinct().where('agent_id', 'is not', null).execute();
-    // Billing takes the advertiser's lock too, so no charge of this campaign appears or changes from here on.
-    const agentIds = [...new Set(agentRows.map((row) => row.agent_id as string))].sort();
-    for (const agentId of agentIds) if (agentId !== campaign.account_id) await lockAccount(trx, agentId);
+      .executeTakeFirstOrThrow();
     const balances = new Map(
       await Promise.all(
         agentIds.map(
