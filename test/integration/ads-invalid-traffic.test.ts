@@ -305,6 +305,35 @@ describeEachDatabase('Invalid ad traffic', (dialect) => {
     expect(await moneyProblems(server.services.db)).toEqual([]);
   });
 
+  it('never takes back what a payout asked for at the same moment: the agent’s balances stay whole either way', async () => {
+    const brand = await brandWithCampaign(10_000);
+    const listing = await placedListing(server.api);
+    const day = today();
+    await loadFromMany(listing.imagePath, 220);
+    server.clock.advance(HOLD_MS + 1);
+    const token = await operatorToken(server, OPERATOR);
+    const [payout, declared] = await Promise.all([
+      server.api.post('/api/v1/earnings/payouts', { token: listing.agentToken, json: { amount_cents: 1_000 } }),
+      server.api.post(`/api/v1/admin/campaigns/${brand.campaignId}/invalid-traffic`, {
+        token,
+        json: { date: day, reason: 'raced with a payout' },
+      }),
+    ]);
+    expect(declared.status).toBe(200);
+    const earnings = (await server.api.get('/api/v1/earnings', { token: listing.agentToken })).body;
+    if (payout.status === 201) {
+      // The payout came first: only the $1 not asked for goes back.
+      expect(declared.body.earnings_taken_back_millicents).toBe(100_000);
+      expect(earnings).toMatchObject({ available_cents: 0, requested_cents: 1_000 });
+    } else {
+      // The declaration came first: all $11 went back and there is nothing to pay.
+      expect(payout.status).toBe(409);
+      expect(declared.body.earnings_taken_back_millicents).toBe(1_100_000);
+      expect(earnings).toMatchObject({ available_cents: 0, requested_cents: 0 });
+    }
+    expect(await moneyProblems(server.services.db)).toEqual([]);
+  });
+
   it('refuses a declaration without a readable reason, a bad date or address, or an unknown campaign', async () => {
     const brand = await brandWithCampaign(1_000);
     const token = await operatorToken(server, OPERATOR);
