@@ -1,8 +1,10 @@
 /**
  * `npm run bench:impressions`: one Roomstage node on MySQL serves a placed image (one sponsored product, billed on
- * every counted impression) and, for comparison, an image without placements, each to a new viewer per request (a
- * distinct User-Agent: the server counts a viewer by address and User-Agent). Prints counted and billed impressions
- * per second, the p99 of both serves and their ratio, and checks the money rules exactly at the end.
+ * every counted impression) and, for comparison, an image without placements, each to a new viewer per request. A
+ * viewer is a client address: the node runs behind a (modelled) proxy, TRUST_PROXY=loopback, and each request names
+ * a new client in X-Forwarded-For, with one browser User-Agent for all. Prints counted and billed impressions per
+ * second, the p99 of both serves and their ratio, then a farm (one address, a new User-Agent per request: billed
+ * once), and checks the money rules exactly at the end.
  * Env: BENCH_SECONDS (15), BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (3), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,8 +31,24 @@ interface Serve {
 
 let viewerSerial = 0;
 
-/** GETs `imagePath` for `seconds`, each request as a viewer never seen before. */
-async function serveDistinctViewers(server: ChildServer, imagePath: string, connections: number, seconds: number) {
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/** The n-th client address of 10.0.0.0/8: 16 million viewers before one comes back. */
+function clientAddress(n: number): string {
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+/**
+ * GETs `imagePath` for `seconds`: each request as a viewer never seen before (a new address), or with `farm` all from
+ * one address that changes its User-Agent every time.
+ */
+async function serveDistinctViewers(
+  server: ChildServer,
+  imagePath: string,
+  connections: number,
+  seconds: number,
+  farm = false,
+) {
   const result = await autocannon({
     url: server.url + imagePath,
     connections,
@@ -38,10 +56,17 @@ async function serveDistinctViewers(server: ChildServer, imagePath: string, conn
     requests: [
       {
         method: 'GET',
-        setupRequest: (request) => ({
-          ...request,
-          headers: { ...request.headers, 'user-agent': `bench-viewer-${process.pid}-${viewerSerial++}` },
-        }),
+        setupRequest: (request) => {
+          const serial = viewerSerial++;
+          return {
+            ...request,
+            headers: {
+              ...request.headers,
+              'x-forwarded-for': farm ? '192.0.2.66' : clientAddress(serial),
+              'user-agent': farm ? BROWSER.replace('131.0.0.0', `131.0.${serial}.0`) : BROWSER,
+            },
+          };
+        },
       },
     ],
   });
@@ -94,6 +119,8 @@ async function bench(databaseUrl: string, dataDir: string, options: LoadOptions)
     RATE_LIMIT_CONCURRENT: '1000',
     IMAGE_WORK_PER_PROCESS: '64',
     SIGN_IN_LIMIT_PER_IP: UNLIMITED,
+    // The bench client is the proxy: the client address comes from X-Forwarded-For.
+    TRUST_PROXY: 'loopback',
   };
   return withChildServer('Roomstage (MySQL)', 'server/main.ts', env, '/api/health', async (server) => {
     const api = new ApiClient(server.url);
@@ -123,9 +150,14 @@ async function bench(databaseUrl: string, dataDir: string, options: LoadOptions)
       const placed = await serveDistinctViewers(server, listing.imagePath, options.connections, options.seconds);
       const after = await totals();
       const unplacedServe = await serveDistinctViewers(server, unplacedPath, options.connections, options.seconds);
+      const beforeFarm = await totals();
+      const farm = await serveDistinctViewers(server, listing.imagePath, options.connections, 2, true);
+      const afterFarm = await totals();
       return {
         placed,
         unplacedServe,
+        farm: { requests: farm.total, billed: afterFarm.billed - beforeFarm.billed },
+        countedTotal: after.counted - before.counted,
         counted: (after.counted - before.counted) / options.seconds,
         billed: (after.billed - before.billed) / options.seconds,
         problems: await moneyProblems(db),
@@ -145,7 +177,11 @@ async function main() {
   try {
     const databaseUrl = await freshMysqlDatabase(mysqlBase, MYSQL_DATABASE);
     console.log('Roomstage on MySQL: serving a placed image and an image without placements to distinct viewers…');
-    const { placed, unplacedServe, counted, billed, problems } = await bench(databaseUrl, dataDir, options);
+    const { placed, unplacedServe, counted, billed, countedTotal, farm, problems } = await bench(
+      databaseUrl,
+      dataDir,
+      options,
+    );
     const ratio = placed.p99Ms / Math.max(1, unplacedServe.p99Ms);
     console.log(
       `\nGET /images/…, ${options.connections} connections, ${options.seconds} s each (after ${options.warmupSeconds} s warm-up), a new viewer per request\n`,
@@ -162,6 +198,12 @@ async function main() {
       `p99 ratio (placed / without) = ${ratio.toFixed(2)}  target ≤ ${TARGET_P99_RATIO}  ${verdict(ratio <= TARGET_P99_RATIO)}`,
     );
     console.log(`billed = counted: ${verdict(billed === counted)}`);
+    console.log(
+      `counted = placed requests (a new address each): ${countedTotal} of ${placed.total}  ${verdict(countedTotal === placed.total)}`,
+    );
+    console.log(
+      `farm (one address, ${farm.requests} User-Agents): billed ${farm.billed}  target 1  ${verdict(farm.billed === 1)}`,
+    );
     console.log(
       `failed requests = ${placed.failures + unplacedServe.failures}  target 0  ${verdict(placed.failures + unplacedServe.failures === 0)}`,
     );

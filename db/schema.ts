@@ -316,6 +316,8 @@ export interface CampaignsTable {
   spent_millicents: ColumnType<number, number | undefined, number>;
   impressions: ColumnType<number, number | undefined, number>;
   unbilled_impressions: ColumnType<number, number | undefined, number>;
+  /** Impressions an operator declared invalid traffic: refunded, no longer in `impressions` or the spend. */
+  invalid_impressions: ColumnType<number, number | undefined, number>;
   /** The UTC day (days since 1970) `spent_today_millicents` counts: the daily budget is checked on this row. */
   spend_day: ColumnType<number, number | undefined, number>;
   spent_today_millicents: ColumnType<number, number | undefined, number>;
@@ -337,6 +339,8 @@ export interface CampaignDailyTable {
   account_id: string;
   impressions: ColumnType<number, number | undefined, number>;
   unbilled_impressions: ColumnType<number, number | undefined, number>;
+  /** Impressions an operator declared invalid traffic: refunded, no longer in `impressions` or the spend. */
+  invalid_impressions: ColumnType<number, number | undefined, number>;
   spend_millicents: ColumnType<number, number | undefined, number>;
   agent_millicents: ColumnType<number, number | undefined, number>;
   service_millicents: ColumnType<number, number | undefined, number>;
@@ -371,6 +375,8 @@ export interface EarningsDailyTable {
   day: number;
   impressions: ColumnType<number, number | undefined, number>;
   earned_millicents: ColumnType<number, number | undefined, number>;
+  /** Impressions an operator declared invalid traffic: refunded, no longer in `impressions` or the spend. */
+  invalid_impressions: ColumnType<number, number | undefined, number>;
 }
 
 export type PayoutStatus = 'requested' | 'paid' | 'rejected';
@@ -403,6 +409,8 @@ export interface PlacementsTable {
   cpm_cents: ColumnType<number, number | undefined, number>;
   billed_impressions: ColumnType<number, number | undefined, number>;
   unbilled_impressions: ColumnType<number, number | undefined, number>;
+  /** Impressions an operator declared invalid traffic: refunded, no longer in `impressions` or the spend. */
+  invalid_impressions: ColumnType<number, number | undefined, number>;
   spend_millicents: ColumnType<number, number | undefined, number>;
 }
 
@@ -412,11 +420,41 @@ export interface RateLimitWindowsTable {
   hits: number;
 }
 
-/** The last impression counted for one viewer (hash of IP + User-Agent) of one placed image. */
+/** The last impression counted for one viewer (keyed hash of the client address) of one placed image. */
 export interface ImpressionViewsTable {
   image_id: string;
   viewer: string;
   counted_at: EpochMs;
+}
+
+/**
+ * One billed impression of one paid placement: the evidence an invalid-traffic declaration finds (by campaign, day
+ * and address) and the agent's share the earnings hold counts as pending until `counted_at` + EARNINGS_HOLD.
+ */
+export interface ImpressionChargesTable {
+  id: Generated<number>;
+  campaign_id: string;
+  advertiser_id: string;
+  placement_id: number;
+  image_id: string;
+  /** The account that had redeemed the image's claim when it was billed; null: the service kept it all. */
+  agent_id: string | null;
+  day: number;
+  /** Keyed hash of the client address (see server/domain/ads/viewers.ts), never the address itself. */
+  address: string;
+  cost_millicents: number;
+  agent_millicents: number;
+  service_millicents: number;
+  counted_at: EpochMs;
+  /** Set once, by the declaration that found it invalid. */
+  invalid_traffic_id: string | null;
+}
+
+/** Keys this server makes once and keeps in the database so every node uses the same one. */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: EpochMs;
 }
 
 export type CheckoutStatus = 'open' | 'complete' | 'expired';
@@ -433,6 +471,8 @@ export interface CheckoutSessionsTable {
   purpose: ColumnType<CheckoutPurpose, CheckoutPurpose | undefined, CheckoutPurpose>;
   /** Ad funds bought, in cents (purpose `ad_funds`); 0 for credits. */
   amount_cents: ColumnType<number, number | undefined, number>;
+  /** The member who opened it (null before this was kept): the purchase's audit entry names them. */
+  buyer_id: ColumnType<string | null, string | null | undefined, string | null>;
   gateway: GatewayName;
   checkout_url: string;
   status: CheckoutStatus;
@@ -637,6 +677,8 @@ export interface Database {
   image_operation_leases: ImageOperationLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
   impression_views: ImpressionViewsTable;
+  impression_charges: ImpressionChargesTable;
+  server_secrets: ServerSecretsTable;
   usage_daily: UsageDailyTable;
   jobs: JobsTable;
   job_inputs: JobInputsTable;

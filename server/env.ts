@@ -106,6 +106,7 @@ const envSchema = z
     WEBHOOK_EVENT_RETENTION: duration('30d'),
     JOB_RETENTION: duration('30d'),
     AUDIT_RETENTION: duration('365d'),
+    EARNINGS_HOLD: duration('7d'),
     SMTP_URL: z
       .string()
       .refine((url) => /^smtps?:\/\/[^/]+/.test(url), { message: 'must be smtp://user:pass@host:587 or smtps://…' })
@@ -250,6 +251,8 @@ export type Config = {
     orphanFileGraceMs: number;
     auditMs: number;
   };
+  /** How long an agent's share of an impression waits before it can be paid out (time to find invalid traffic). */
+  earningsHoldMs: number;
   /** SMTP_URL unset: messages are written to DATA_DIR/mail/ as .eml files. */
   mail: { smtpUrl?: string; from: string };
   /** OPERATOR_EMAILS, lower case: users with one of these addresses, once verified, are operators. */
@@ -308,6 +311,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       orphanFileGraceMs: env.ORPHAN_FILE_GRACE,
       auditMs: env.AUDIT_RETENTION,
     },
+    earningsHoldMs: env.EARNINGS_HOLD,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     operatorEmails: env.OPERATOR_EMAILS,
     imageWorkPerProcess: env.IMAGE_WORK_PER_PROCESS,

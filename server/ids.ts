@@ -37,6 +37,7 @@ export const ID_PREFIXES = {
   mail: 'msg',
   audit: 'aud',
   invite: 'inv',
+  invalidTraffic: 'ivt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -111,9 +111,31 @@ export async function action({ context, request, params }: ActionFunctionArgs) {
         return `${product.name} is ${product.status} now.`;
       });
     }
+    case 'invalid-traffic': {
+      const campaignId = formText(form, 'campaign_id') ?? '';
+      const date = (formText(form, 'date') ?? '').trim();
+      const address = (formText(form, 'address') ?? '').trim();
+      return operatorChange(context, which, ['id', 'date', 'address'], async () => {
+        const declared = await context.trpc.admin.invalidTraffic({
+          id: campaignId,
+          date,
+          ...(address === '' ? {} : { address }),
+          reason,
+        });
+        const whose = declared.address ? `from ${declared.address} ` : '';
+        if (declared.invalid_impressions === 0)
+          return `No valid billed impressions ${whose}on ${declared.date} were left: nothing was refunded.`;
+        return `${declared.invalid_impressions.toLocaleString('en-GB')} impressions ${whose}on ${declared.date} are invalid now. Refunded ${formatMillicents(declared.refunded_millicents)} to the advertiser and took ${formatMillicents(declared.earnings_taken_back_millicents)} back from agents’ unpaid earnings.`;
+      });
+    }
     default:
       return unknownIntent();
   }
+}
+
+/** Dollars to the milli-cent (1/1000 cent), as invalid-traffic refunds are exact: $0.01001. */
+function formatMillicents(millicents: number): string {
+  return `$${(millicents / 100_000).toFixed(5).replace(/(\.\d{2}\d*?)0+$/, '$1')}`;
 }
 
 type Detail = Awaited<ReturnType<typeof loader>>['account'];
@@ -253,6 +275,54 @@ function Actions({ account, result }: { account: Detail; result: OperatorFormRes
             <EmptyState>This account advertises no products.</EmptyState>
           </div>
         )}
+        {account.campaigns.length > 0 ? (
+          <OperatorForm
+            form="invalid-traffic"
+            title="Declare ad traffic invalid"
+            result={result}
+            fields={(errors) => (
+              <>
+                <OperatorSelect
+                  id="invalid-traffic-campaign"
+                  name="campaign_id"
+                  label="Campaign"
+                  options={account.campaigns.map((campaign) => ({
+                    value: campaign.id,
+                    label: `${campaign.name} (${campaign.impressions.toLocaleString('en-GB')} billed, ${campaign.invalid_impressions.toLocaleString('en-GB')} invalid)`,
+                  }))}
+                  error={errors.id}
+                />
+                <Field
+                  label="Day (UTC)"
+                  name="date"
+                  type="date"
+                  inputId="invalid-traffic-date"
+                  required
+                  defaultValue={new Date().toISOString().slice(0, 10)}
+                  error={errors.date}
+                />
+                <Field
+                  label="Client address (optional)"
+                  name="address"
+                  inputId="invalid-traffic-address"
+                  autoComplete="off"
+                  hint="Only this IPv4 or IPv6 address’s impressions; blank: the whole day."
+                  error={errors.address}
+                />
+              </>
+            )}
+            buttons={(busy) => (
+              <button type="submit" className="button button--danger" disabled={busy}>
+                {busy ? 'Declaring…' : 'Refund as invalid traffic'}
+              </button>
+            )}
+          />
+        ) : (
+          <div className="stack">
+            <h3>Declare ad traffic invalid</h3>
+            <EmptyState>This account runs no campaigns.</EmptyState>
+          </div>
+        )}
       </div>
     </section>
   );
@@ -288,6 +358,10 @@ export default function OperatorAccount() {
           <div className="stat">
             <dt>Earnings available</dt>
             <dd>{formatCents(account.earnings.available_cents)}</dd>
+          </div>
+          <div className="stat">
+            <dt>Earnings held</dt>
+            <dd>{formatCents(account.earnings.pending_cents)}</dd>
           </div>
           <div className="stat">
             <dt>Payouts requested</dt>
@@ -401,7 +475,14 @@ export default function OperatorAccount() {
         <h3>Campaigns</h3>
         <DataTable
           rows={account.campaigns}
-          columns={['Campaign', 'Status', { name: 'Spent', className: 'data-table__number' }, 'Impressions']}
+          columns={[
+            'Campaign',
+            'Status',
+            { name: 'Spent', className: 'data-table__number' },
+            'Impressions',
+            'Unbilled',
+            'Invalid',
+          ]}
           empty="No campaigns."
         >
           {(campaign) => (
@@ -412,6 +493,8 @@ export default function OperatorAccount() {
                 {formatCents(campaign.spent_cents)} of {formatCents(campaign.total_budget_cents)}
               </td>
               <td data-label="Impressions">{campaign.impressions.toLocaleString('en-GB')}</td>
+              <td data-label="Unbilled">{campaign.unbilled_impressions.toLocaleString('en-GB')}</td>
+              <td data-label="Invalid">{campaign.invalid_impressions.toLocaleString('en-GB')}</td>
             </tr>
           )}
         </DataTable>

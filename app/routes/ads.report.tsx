@@ -43,6 +43,7 @@ export default function AdReport() {
   const last = report.daily.at(-1)?.date ?? '';
   const impressions = report.daily.reduce((sum, day) => sum + day.impressions, 0);
   const unbilled = report.daily.reduce((sum, day) => sum + day.unbilled_impressions, 0);
+  const invalid = report.daily.reduce((sum, day) => sum + day.invalid_impressions, 0);
   const spend = report.daily.reduce((sum, day) => sum + day.spend_cents, 0);
 
   return (
@@ -50,7 +51,10 @@ export default function AdReport() {
       <header className="page-header">
         <p className="eyebrow">Advertise</p>
         <h1>Ad report</h1>
-        <p className="lead">How often your products were seen in listing photos and what it cost, per UTC day.</p>
+        <p className="lead">
+          How often your products were seen in listing photos and what it cost, per UTC day. A viewer is billed at most
+          once per photo a day; bots, link previews and the listing’s own people are never billed.
+        </p>
       </header>
 
       <DateRangeForm
@@ -73,12 +77,16 @@ export default function AdReport() {
         <h2 id="totals-title">Totals</h2>
         <dl className="stat-grid">
           <div className="stat">
-            <dt>Impressions</dt>
+            <dt>Billed impressions</dt>
             <dd>{impressions.toLocaleString('en-GB')}</dd>
           </div>
           <div className="stat">
             <dt>Unbilled impressions</dt>
             <dd>{unbilled.toLocaleString('en-GB')}</dd>
+          </div>
+          <div className="stat">
+            <dt>Invalid impressions (refunded)</dt>
+            <dd>{invalid.toLocaleString('en-GB')}</dd>
           </div>
           <div className="stat">
             <dt>Spend</dt>
@@ -102,7 +110,9 @@ export default function AdReport() {
           rows={report.campaigns}
           columns={[
             'Campaign',
-            { name: 'Impressions', className: 'data-table__number' },
+            { name: 'Billed', className: 'data-table__number' },
+            { name: 'Unbilled', className: 'data-table__number' },
+            { name: 'Invalid', className: 'data-table__number' },
             { name: 'Spend', className: 'data-table__number' },
           ]}
           empty="No campaign was seen in this range."
@@ -110,8 +120,14 @@ export default function AdReport() {
           {(campaign) => (
             <tr key={campaign.id}>
               <td data-label="Campaign">{campaign.name}</td>
-              <td data-label="Impressions" className="data-table__number">
+              <td data-label="Billed" className="data-table__number">
                 {campaign.impressions.toLocaleString('en-GB')}
+              </td>
+              <td data-label="Unbilled" className="data-table__number">
+                {campaign.unbilled_impressions.toLocaleString('en-GB')}
+              </td>
+              <td data-label="Invalid" className="data-table__number">
+                {campaign.invalid_impressions.toLocaleString('en-GB')}
               </td>
               <td data-label="Spend" className="data-table__number">
                 {formatCents(campaign.spend_cents)}

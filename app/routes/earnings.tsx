@@ -50,7 +50,9 @@ export async function action({ context, request }: ActionFunctionArgs) {
   } catch (error) {
     const failure = describeFormFailure(context, error, []);
     const formError =
-      failure.status === 409 ? 'That is more than your available earnings. Ask for less.' : failure.formError;
+      failure.status === 409
+        ? 'That is more than your available earnings (held earnings are not available yet). Ask for less.'
+        : failure.formError;
     return json({ intent, ...failure, formError }, { status: failure.status });
   }
 }
@@ -72,7 +74,8 @@ export default function Earnings() {
         <h1>Earnings</h1>
         <p className="lead">
           Half of what advertisers pay when their products are seen in photos of the <Link to="/claims">claims</Link>{' '}
-          you redeemed is yours. Ask for a payout from $10.
+          you redeemed is yours. Each share is held for a few days (time to find invalid traffic such as bots or click
+          farms, which earns nothing), then it is available: ask for a payout from $10.
         </p>
       </header>
 
@@ -82,6 +85,10 @@ export default function Earnings() {
           <div className="stat">
             <dt>Available</dt>
             <dd>{formatCents(earnings.available_cents)}</dd>
+          </div>
+          <div className="stat">
+            <dt>Held</dt>
+            <dd>{formatCents(earnings.pending_cents)}</dd>
           </div>
           <div className="stat">
             <dt>Requested</dt>
@@ -107,7 +114,7 @@ export default function Earnings() {
             name="amount"
             inputMode="decimal"
             defaultValue={canPayOut ? (earnings.available_cents / 100).toFixed(2) : ''}
-            hint={`Up to ${formatCents(earnings.available_cents)} is available.`}
+            hint={`Up to ${formatCents(earnings.available_cents)} is available${earnings.pending_cents > 0 ? `; ${formatCents(earnings.pending_cents)} more is held until its hold period ends` : ''}.`}
             error={(failure?.fieldErrors as Record<string, string> | undefined)?.amount}
           />
           <button type="submit" className="button button--primary" disabled={busy}>
@@ -132,6 +139,7 @@ export default function Earnings() {
           columns={[
             'Image',
             { name: 'Impressions', className: 'data-table__number' },
+            { name: 'Invalid', className: 'data-table__number' },
             { name: 'Earned', className: 'data-table__number' },
           ]}
           empty="Nothing earned yet. Sponsored products in the images of claims you redeem earn as they are seen."
@@ -143,6 +151,9 @@ export default function Earnings() {
               </td>
               <td data-label="Impressions" className="data-table__number">
                 {image.impressions.toLocaleString('en-GB')}
+              </td>
+              <td data-label="Invalid" className="data-table__number">
+                {image.invalid_impressions.toLocaleString('en-GB')}
               </td>
               <td data-label="Earned" className="data-table__number">
                 {formatCents(image.earned_cents)}

@@ -18,10 +18,14 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'billing.purchase': 'Purchase',
   'billing.payment_method_removed': 'Payment method removed',
   'member.invited': 'Member invited',
+  'member.invite_revoked': 'Invite revoked',
   'member.joined': 'Member joined',
   'member.role_changed': 'Member role changed',
   'member.removed': 'Member removed',
   'payout.requested': 'Payout requested',
+  'ads.funds_purchased': 'Ad funds bought',
+  'ads.product_created': 'Ad product added',
+  'ads.campaign_created': 'Ad campaign created',
   'ads.campaign_updated': 'Ad campaign changed',
   'operator.credits_adjusted': 'Credits adjusted by Roomstage',
   'operator.ad_funds_adjusted': 'Ad funds adjusted by Roomstage',
@@ -32,6 +36,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'operator.product_restored': 'Ad product restored by Roomstage',
   'operator.payout_paid': 'Payout paid by Roomstage',
   'operator.payout_rejected': 'Payout rejected by Roomstage',
+  'operator.invalid_traffic_declared': 'Ad traffic declared invalid by Roomstage',
+  'operator.earnings_taken_back': 'Earnings of invalid ad traffic taken back by Roomstage',
 };
 
 /** An action's label; one the dashboard does not know yet shows as recorded. */

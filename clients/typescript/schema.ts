@@ -1261,7 +1261,7 @@ export interface paths {
         };
         /**
          * Impressions and spend per day and per campaign
-         * @description Every UTC day of the range (default the last 30 days), zeros included, and each campaign’s totals; `campaign_id` narrows both to one campaign (another account’s: 404).
+         * @description Every UTC day of the range (default the last 30 days), zeros included, and each campaign’s totals; `campaign_id` narrows both to one campaign (another account’s: 404). Impressions are kept apart: `impressions` were billed (the spend), `unbilled_impressions` came when a budget or the funds could not pay, `invalid_impressions` were billed and then declared invalid traffic by Roomstage and refunded. A viewer is a client address, billed at most once per image in 24 hours; bots, prefetches, HEAD requests and the listing’s own members are never counted.
          */
         get: operations["ads-report"];
         put?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
         };
         /**
          * An agent’s ad earnings: balances, per day and per image
-         * @description Half of what advertisers paid for the impressions of images in claims this account redeemed. `available_cents` can be paid out; `daily` has every UTC day of the range (default the last 30 days).
+         * @description Half of what advertisers paid for the impressions of images in claims this account redeemed. Each impression’s share is held for EARNINGS_HOLD (default 7 days, time to find invalid traffic) as `pending_cents`, then becomes `available_cents`, which can be paid out. Impressions an operator declared invalid traffic are counted apart (`invalid_impressions`) and their share is taken back. `daily` has every UTC day of the range (default the last 30 days).
          */
         get: operations["earnings-report"];
         put?: never;
@@ -1307,7 +1307,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a payout of available earnings (at least $10)
-         * @description Moves amount_cents (≥ 1 000, at most `available_cents`) from available to requested; over the available amount is 409.
+         * @description Moves amount_cents (≥ 1 000, at most `available_cents`: earnings still in their hold period are not payable) from available to requested; over the available amount is 409. Audited as `payout.requested` with who asked.
          */
         post: operations["earnings-requestPayout"];
         delete?: never;
@@ -1490,6 +1490,26 @@ export interface paths {
          * @description The product is active again. A product that is not rejected is 409.
          */
         post: operations["admin-restoreProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/campaigns/{id}/invalid-traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declare a campaign’s traffic of a day (or of one address) invalid
+         * @description Every billed impression of the campaign on that UTC `date` (from `address` only, when given) that is still valid becomes invalid: the advertiser’s funds get its cost back (an `adjustment`), the campaign’s spend and budgets drop by it, and each agent gives back their share as far as it is not already requested or paid out (the rest is the service’s loss). Exact to the milli-cent and audited (`operator.invalid_traffic_declared`, and `operator.earnings_taken_back` on each agent’s account). Declaring the same traffic again refunds nothing more.
+         */
+        post: operations["admin-invalidTraffic"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2849,7 +2869,7 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.joined, member.role_changed, member.removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.invite_revoked, member.joined, member.role_changed, member.removed, payout.requested, ads.funds_purchased, ads.product_created, ads.campaign_created, ads.campaign_updated, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected, operator.invalid_traffic_declared, operator.earnings_taken_back */
                             action: string;
                             actor: {
                                 /** @enum {string} */
@@ -5337,6 +5357,8 @@ export interface operations {
                             impressions: number;
                             /** @description Impressions the budget or the funds could not cover */
                             unbilled_impressions: number;
+                            /** @description Impressions declared invalid traffic by Roomstage and refunded */
+                            invalid_impressions: number;
                             /**
                              * @description ISO 8601 UTC time
                              * @example 2026-11-21T19:40:00.000Z
@@ -5411,6 +5433,8 @@ export interface operations {
                         impressions: number;
                         /** @description Impressions the budget or the funds could not cover */
                         unbilled_impressions: number;
+                        /** @description Impressions declared invalid traffic by Roomstage and refunded */
+                        invalid_impressions: number;
                         /**
                          * @description ISO 8601 UTC time
                          * @example 2026-11-21T19:40:00.000Z
@@ -5468,6 +5492,8 @@ export interface operations {
                         impressions: number;
                         /** @description Impressions the budget or the funds could not cover */
                         unbilled_impressions: number;
+                        /** @description Impressions declared invalid traffic by Roomstage and refunded */
+                        invalid_impressions: number;
                         /**
                          * @description ISO 8601 UTC time
                          * @example 2026-11-21T19:40:00.000Z
@@ -5533,6 +5559,8 @@ export interface operations {
                         impressions: number;
                         /** @description Impressions the budget or the funds could not cover */
                         unbilled_impressions: number;
+                        /** @description Impressions declared invalid traffic by Roomstage and refunded */
+                        invalid_impressions: number;
                         /**
                          * @description ISO 8601 UTC time
                          * @example 2026-11-21T19:40:00.000Z
@@ -5655,14 +5683,23 @@ export interface operations {
                         daily: {
                             /** @example 2026-11-23 */
                             date: string;
+                            /** @description Billed impressions (what `spend_cents` paid for) */
                             impressions: number;
+                            /** @description Counted when a budget or the funds could not pay */
                             unbilled_impressions: number;
+                            /** @description Declared invalid traffic by Roomstage: refunded */
+                            invalid_impressions: number;
                             spend_cents: number;
                         }[];
                         campaigns: {
                             id: string;
                             name: string;
+                            /** @description Billed impressions (what `spend_cents` paid for) */
                             impressions: number;
+                            /** @description Counted when a budget or the funds could not pay */
+                            unbilled_impressions: number;
+                            /** @description Declared invalid traffic by Roomstage: refunded */
+                            invalid_impressions: number;
                             spend_cents: number;
                         }[];
                     };
@@ -5696,17 +5733,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         available_cents: number;
+                        /** @description Earned within the hold period (EARNINGS_HOLD): not payable yet */
+                        pending_cents: number;
                         requested_cents: number;
                         paid_cents: number;
                         daily: {
                             /** @example 2026-11-23 */
                             date: string;
                             impressions: number;
+                            invalid_impressions: number;
                             earned_cents: number;
                         }[];
                         images: {
                             image_id: string;
                             impressions: number;
+                            invalid_impressions: number;
                             earned_cents: number;
                         }[];
                     };
@@ -5984,6 +6025,8 @@ export interface operations {
                             impressions: number;
                             /** @description Impressions the budget or the funds could not cover */
                             unbilled_impressions: number;
+                            /** @description Impressions declared invalid traffic by Roomstage and refunded */
+                            invalid_impressions: number;
                             /**
                              * @description ISO 8601 UTC time
                              * @example 2026-11-21T19:40:00.000Z
@@ -6004,6 +6047,7 @@ export interface operations {
                         }[];
                         earnings: {
                             available_cents: number;
+                            pending_cents: number;
                             requested_cents: number;
                             paid_cents: number;
                         };
@@ -6022,7 +6066,7 @@ export interface operations {
                         /** @description The latest 20 entries, newest first */
                         audit_log: {
                             id: string;
-                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.joined, member.role_changed, member.removed, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected */
+                            /** @description One of user.signed_in, user.sign_in_failed, user.password_changed, user.password_reset, user.2fa_enabled, user.2fa_disabled, key.created, key.revoked, webhook.updated, webhook.secret_rotated, settings.updated, billing.purchase, billing.payment_method_removed, member.invited, member.invite_revoked, member.joined, member.role_changed, member.removed, payout.requested, ads.funds_purchased, ads.product_created, ads.campaign_created, ads.campaign_updated, operator.credits_adjusted, operator.ad_funds_adjusted, operator.purchase_refunded, operator.account_suspended, operator.account_unsuspended, operator.product_rejected, operator.product_restored, operator.payout_paid, operator.payout_rejected, operator.invalid_traffic_declared, operator.earnings_taken_back */
                             action: string;
                             actor: {
                                 /** @enum {string} */
@@ -6065,7 +6109,7 @@ export interface operations {
             content: {
                 "application/json": {
                     delta: number;
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6121,7 +6165,7 @@ export interface operations {
             content: {
                 "application/json": {
                     delta_cents: number;
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6170,7 +6214,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6211,7 +6255,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6250,7 +6294,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6288,7 +6332,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6344,7 +6388,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6384,6 +6428,61 @@ export interface operations {
             403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
+            413: components["responses"]["Error.payload_too_large"];
+            415: components["responses"]["Error.unsupported_media_type"];
+            500: components["responses"]["Error.internal_error"];
+        };
+    };
+    "admin-invalidTraffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id (cmp_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description UTC day, YYYY-MM-DD
+                     * @example 2026-11-23
+                     */
+                    date: string;
+                    /** @description Only the impressions from this client address; none: the whole day */
+                    address?: string;
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ivt_…: the declaration, named in the audit entries and the funds ledger */
+                        id: string;
+                        campaign_id: string;
+                        date: string;
+                        address: string | null;
+                        /** @description Billed impressions this declaration made invalid */
+                        invalid_impressions: number;
+                        refunded_millicents: number;
+                        /** @description refunded_millicents in whole cents, rounded down */
+                        refunded_cents: number;
+                        earnings_taken_back_millicents: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error.invalid_request"];
+            403: components["responses"]["Error.forbidden"];
+            404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             500: components["responses"]["Error.internal_error"];
@@ -6443,7 +6542,7 @@ export interface operations {
             content: {
                 "application/json": {
                     reference?: string;
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };
@@ -6494,7 +6593,7 @@ export interface operations {
             content: {
                 "application/json": {
                     reference?: string;
-                    /** @description Why: kept in the audit log (1–500 characters) */
+                    /** @description Why: kept in the audit log (1–500 characters, with at least one letter or digit) */
                     reason: string;
                 };
             };

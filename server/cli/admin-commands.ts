@@ -9,7 +9,8 @@ import { millicentsToCents } from '../domain/ads/money.js';
 import type { PaymentGateway } from '../domain/billing/gateway.js';
 import { ledgerEntryView } from '../domain/credits/ledger.js';
 import { adjustAdFunds, adjustCredits, suspendAccount, unsuspendAccount } from '../domain/operators/accounts.js';
-import { listAllPayouts, type OperatorPayoutView, reviewProduct, settlePayout } from '../domain/operators/ads.js';
+import { reviewProduct } from '../domain/operators/products.js';
+import { listAllPayouts, type OperatorPayoutView, settlePayout } from '../domain/payouts/settle.js';
 import { accountDetail } from '../domain/operators/detail.js';
 import { fleetReport } from '../domain/operators/fleet.js';
 import { operatorInputs } from '../domain/operators/inputs.js';
@@ -25,6 +26,8 @@ export interface CliDeps {
   payments: PaymentGateway;
   storage: ImageStorage;
   clock: Clock;
+  /** EARNINGS_HOLD: what the account's earnings show as held. */
+  earningsHoldMs: number;
 }
 
 /** A command's answer: the data `--json` prints, and the text a person reads otherwise. */
@@ -209,7 +212,7 @@ const COMMANDS: Record<string, Command> = {
     async run(deps, args) {
       const [id] = words(args, ['<account>']);
       const input = validate(operatorInputs.account, { id });
-      const detail = await accountDetail(deps.db, input.id, deps.clock.now());
+      const detail = await accountDetail(deps.db, input.id, deps.clock.now(), { earningsHoldMs: deps.earningsHoldMs });
       const text = [
         fields([
           ['Account', detail.id],

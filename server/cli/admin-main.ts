@@ -17,6 +17,7 @@ const outcome = await runAdminCommand(process.argv.slice(2), async () => {
     payments: openPaymentGateway(config),
     storage: openImageStorage(config.storageUrl, config.publicBaseUrl),
     clock: systemClock,
+    earningsHoldMs: config.earningsHoldMs,
   };
 });
 await close();

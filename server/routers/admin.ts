@@ -5,9 +5,11 @@ import { adFundsEntryView } from '../domain/ads/funds.js';
 import { millicentsToCents } from '../domain/ads/money.js';
 import { ledgerEntryView } from '../domain/credits/ledger.js';
 import { adjustAdFunds, adjustCredits, suspendAccount, unsuspendAccount } from '../domain/operators/accounts.js';
-import { listAllPayouts, reviewProduct, settlePayout } from '../domain/operators/ads.js';
+import { reviewProduct } from '../domain/operators/products.js';
+import { listAllPayouts, settlePayout } from '../domain/payouts/settle.js';
 import { accountDetail } from '../domain/operators/detail.js';
 import { fleetReport } from '../domain/operators/fleet.js';
+import { declareInvalidTraffic } from '../domain/operators/invalid-traffic.js';
 import { operatorInputs } from '../domain/operators/inputs.js';
 import { refundPurchase } from '../domain/operators/purchases.js';
 import { searchAccounts } from '../domain/operators/search.js';
@@ -127,7 +129,7 @@ export const adminRouter = router({
             created_at: isoTimestamp,
           }),
         ),
-        earnings: z.object({ available_cents: int, requested_cents: int, paid_cents: int }),
+        earnings: z.object({ available_cents: int, pending_cents: int, requested_cents: int, paid_cents: int }),
         payouts: z.array(
           z.object({
             id: z.string(),
@@ -140,7 +142,11 @@ export const adminRouter = router({
         audit_log: z.array(auditEntrySchema).meta({ description: 'The latest 20 entries, newest first' }),
       }),
     )
-    .query(({ ctx, input }) => accountDetail(ctx.services.db, input.id, ctx.services.clock.now())),
+    .query(({ ctx, input }) =>
+      accountDetail(ctx.services.db, input.id, ctx.services.clock.now(), {
+        earningsHoldMs: ctx.services.config.earningsHoldMs,
+      }),
+    ),
 
   adjustCredits: operatorProcedure
     .meta({
@@ -295,6 +301,41 @@ export const adminRouter = router({
       });
       return productView(ctx.services.storage, product) as z.infer<typeof productSchema>;
     }),
+
+  invalidTraffic: operatorProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/campaigns/{id}/invalid-traffic',
+        tags: TAGS,
+        summary: 'Declare a campaign’s traffic of a day (or of one address) invalid',
+        description:
+          'Every billed impression of the campaign on that UTC `date` (from `address` only, when given) that is still valid becomes invalid: the advertiser’s funds get its cost back (an `adjustment`), the campaign’s spend and budgets drop by it, and each agent gives back their share as far as it is not already requested or paid out (the rest is the service’s loss). Exact to the milli-cent and audited (`operator.invalid_traffic_declared`, and `operator.earnings_taken_back` on each agent’s account). Declaring the same traffic again refunds nothing more.',
+      },
+      errors: ['not_found'],
+    })
+    .input(operatorInputs.invalidTraffic)
+    .output(
+      z.object({
+        id: z.string().meta({ description: 'ivt_…: the declaration, named in the audit entries and the funds ledger' }),
+        campaign_id: z.string(),
+        date: z.string(),
+        address: z.string().nullable(),
+        invalid_impressions: int.meta({ description: 'Billed impressions this declaration made invalid' }),
+        refunded_millicents: int,
+        refunded_cents: int.meta({ description: 'refunded_millicents in whole cents, rounded down' }),
+        earnings_taken_back_millicents: int,
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      declareInvalidTraffic(ctx.services.db, {
+        ...change(ctx, input.reason),
+        campaignId: input.id,
+        day: Date.parse(`${input.date}T00:00:00Z`) / 86_400_000,
+        address: input.address ?? null,
+        holdMs: ctx.services.config.earningsHoldMs,
+      }),
+    ),
 
   payouts: operatorProcedure
     .meta({

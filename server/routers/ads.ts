@@ -12,6 +12,12 @@ import { router, sessionProcedure } from '../trpc.js';
 import { adFundsTransactionSchema, campaignSchema, noInput, pageQuery, productSchema } from './schemas.js';
 
 const cents = z.number().int();
+const reportFigures = {
+  impressions: cents.meta({ description: 'Billed impressions (what `spend_cents` paid for)' }),
+  unbilled_impressions: cents.meta({ description: 'Counted when a budget or the funds could not pay' }),
+  invalid_impressions: cents.meta({ description: 'Declared invalid traffic by Roomstage: refunded' }),
+  spend_cents: cents,
+};
 const dateText = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date written YYYY-MM-DD')
@@ -59,7 +65,7 @@ export const adsRouter = router({
     .output(productSchema)
     .mutation(async ({ ctx, input }) => {
       const { db, storage, clock } = ctx.services;
-      const product = await createProduct({ db, storage, now: clock.now() }, ctx.account.id, {
+      const product = await createProduct({ db, storage, now: clock.now(), origin: ctx.audit }, ctx.account.id, {
         image: decodeInlineImage(input.image, 'image', ctx.uploads),
         name: input.name,
         brand: input.brand,
@@ -186,6 +192,7 @@ export const adsRouter = router({
           endsAt: input.ends_at,
         },
         ctx.services.clock.now(),
+        ctx.audit,
       );
       ctx.response.setStatus(201);
       return campaign;
@@ -259,6 +266,7 @@ export const adsRouter = router({
           endsAt: input.ends_at,
         },
         ctx.services.clock.now(),
+        ctx.audit,
       ),
     ),
 
@@ -334,7 +342,7 @@ export const adsRouter = router({
         tags: ['Ads'],
         summary: 'Impressions and spend per day and per campaign',
         description:
-          'Every UTC day of the range (default the last 30 days), zeros included, and each campaign’s totals; `campaign_id` narrows both to one campaign (another account’s: 404).',
+          'Every UTC day of the range (default the last 30 days), zeros included, and each campaign’s totals; `campaign_id` narrows both to one campaign (another account’s: 404). Impressions are kept apart: `impressions` were billed (the spend), `unbilled_impressions` came when a budget or the funds could not pay, `invalid_impressions` were billed and then declared invalid traffic by Roomstage and refunded. A viewer is a client address, billed at most once per image in 24 hours; bots, prefetches, HEAD requests and the listing’s own members are never counted.',
       },
       errors: ['not_found'],
     })
@@ -343,10 +351,8 @@ export const adsRouter = router({
     )
     .output(
       z.object({
-        daily: z.array(
-          z.object({ date: dateText, impressions: cents, unbilled_impressions: cents, spend_cents: cents }),
-        ),
-        campaigns: z.array(z.object({ id: z.string(), name: z.string(), impressions: cents, spend_cents: cents })),
+        daily: z.array(z.object({ date: dateText, ...reportFigures })),
+        campaigns: z.array(z.object({ id: z.string(), name: z.string(), ...reportFigures })),
       }),
     )
     .query(({ ctx, input }) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { earningsReport, listPayouts, MIN_PAYOUT_CENTS, requestPayout } from '../domain/ads/earnings.js';
+import { earningsReport } from '../domain/ads/earnings.js';
+import { listPayouts, MIN_PAYOUT_CENTS, requestPayout } from '../domain/payouts/request.js';
 import { resolveRange } from '../domain/usage/report.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, noInput } from './schemas.js';
@@ -28,22 +29,29 @@ export const earningsRouter = router({
         tags: ['Earnings'],
         summary: 'An agent’s ad earnings: balances, per day and per image',
         description:
-          'Half of what advertisers paid for the impressions of images in claims this account redeemed. `available_cents` can be paid out; `daily` has every UTC day of the range (default the last 30 days).',
+          'Half of what advertisers paid for the impressions of images in claims this account redeemed. Each impression’s share is held for EARNINGS_HOLD (default 7 days, time to find invalid traffic) as `pending_cents`, then becomes `available_cents`, which can be paid out. Impressions an operator declared invalid traffic are counted apart (`invalid_impressions`) and their share is taken back. `daily` has every UTC day of the range (default the last 30 days).',
       },
     })
     .input(z.object({ from: dateText.optional(), to: dateText.optional() }).default({}))
     .output(
       z.object({
         available_cents: cents,
+        pending_cents: cents.meta({ description: 'Earned within the hold period (EARNINGS_HOLD): not payable yet' }),
         requested_cents: cents,
         paid_cents: cents,
-        daily: z.array(z.object({ date: dateText, impressions: cents, earned_cents: cents })),
-        images: z.array(z.object({ image_id: z.string(), impressions: cents, earned_cents: cents })),
+        daily: z.array(
+          z.object({ date: dateText, impressions: cents, invalid_impressions: cents, earned_cents: cents }),
+        ),
+        images: z.array(
+          z.object({ image_id: z.string(), impressions: cents, invalid_impressions: cents, earned_cents: cents }),
+        ),
       }),
     )
     .query(({ ctx, input }) => {
       const range = resolveRange({ from: input.from, to: input.to, now: ctx.services.clock.now() });
-      return earningsReport(ctx.services.db, { accountId: ctx.account.id, ...range });
+      const { clock, config } = ctx.services;
+      const hold = { now: clock.now(), holdMs: config.earningsHoldMs };
+      return earningsReport(ctx.services.db, { accountId: ctx.account.id, ...range, ...hold });
     }),
 
   requestPayout: sessionProcedure
@@ -55,7 +63,7 @@ export const earningsRouter = router({
         tags: ['Earnings'],
         summary: 'Ask for a payout of available earnings (at least $10)',
         description:
-          'Moves amount_cents (≥ 1 000, at most `available_cents`) from available to requested; over the available amount is 409.',
+          'Moves amount_cents (≥ 1 000, at most `available_cents`: earnings still in their hold period are not payable) from available to requested; over the available amount is 409. Audited as `payout.requested` with who asked.',
       },
       successStatus: 201,
       errors: ['conflict'],
@@ -67,6 +75,8 @@ export const earningsRouter = router({
         accountId: ctx.account.id,
         amountCents: input.amount_cents,
         now: ctx.services.clock.now(),
+        holdMs: ctx.services.config.earningsHoldMs,
+        origin: ctx.audit,
       });
       ctx.response.setStatus(201);
       return payout;

@@ -210,6 +210,10 @@ export const campaignSchema = z.object({
   spent_today_cents: z.number().int().meta({ description: 'Spent this UTC day, in whole US cents (rounded down)' }),
   impressions: z.number().int().meta({ description: 'Billed impressions' }),
   unbilled_impressions: z.number().int().meta({ description: 'Impressions the budget or the funds could not cover' }),
+  invalid_impressions: z
+    .number()
+    .int()
+    .meta({ description: 'Impressions declared invalid traffic by Roomstage and refunded' }),
   created_at: isoTimestamp,
 });
 

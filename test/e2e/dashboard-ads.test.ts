@@ -101,10 +101,12 @@ describe.skipIf(skipReason !== null)(
         await openFromNav(page, 'Report', '/ads/report');
         const stat = (label: string) =>
           page.locator('.stat', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
-        expect(await stat('Impressions').textContent()).toBe('3');
+        expect(await stat('Billed impressions').textContent()).toBe('3');
+        expect(await stat('Unbilled impressions').textContent()).toBe('0');
+        expect(await stat('Invalid impressions \\(refunded\\)').textContent()).toBe('0');
         expect(await stat('Spend').textContent()).toBe('$0.30');
         expect(await page.getByRole('img', { name: /^Impressions: 3 impressions from / }).count()).toBe(1);
-        expect(await page.getByRole('row', { name: /Autumn sofas\s+3\s+\$0\.30/ }).count()).toBe(1);
+        expect(await page.getByRole('row', { name: /Autumn sofas\s+3\s+0\s+0\s+\$0\.30/ }).count()).toBe(1);
         await expectPageFits(page, 'ads-report');
 
         await openFromNav(page, 'Campaigns', '/ads/campaigns');
@@ -159,8 +161,14 @@ describe.skipIf(skipReason !== null)(
         await openFromNav(page, 'Earnings', '/earnings');
         const stat = (label: string) =>
           page.locator('.stat', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+        // Earnings are held for EARNINGS_HOLD (7 days) before they can be paid out.
+        expect(await stat('Available').textContent()).toBe('$0.00');
+        expect(await stat('Held').textContent()).toBe('$15.00');
+        server.clock.advance(7 * 86_400_000 + 1);
+        await page.reload();
         expect(await stat('Available').textContent()).toBe('$15.00');
-        expect(await page.getByRole('row', { name: /img_\S+\s+300\s+\$15\.00/ }).count()).toBe(1);
+        expect(await stat('Held').textContent()).toBe('$0.00');
+        expect(await page.getByRole('row', { name: /img_\S+\s+300\s+0\s+\$15\.00/ }).count()).toBe(1);
         expect(await page.getByText('No payouts yet.').count()).toBe(1);
 
         const amount = page.getByLabel('Amount in dollars (at least $10)');
@@ -169,7 +177,9 @@ describe.skipIf(skipReason !== null)(
         await page.getByText('A payout must be at least $10.00.').waitFor();
         await amount.fill('20');
         await page.getByRole('button', { name: 'Request payout' }).click();
-        await page.getByText('That is more than your available earnings. Ask for less.').waitFor();
+        await page
+          .getByText('That is more than your available earnings (held earnings are not available yet). Ask for less.')
+          .waitFor();
         await amount.fill('12.50');
         await page.getByRole('button', { name: 'Request payout' }).click();
         await page.getByText('Payout of $12.50 requested.').waitFor();

@@ -1,11 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpWithKey } from '../fixtures/api-client.js';
+import { signUpWithKey, signUp } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
 import { operatorToken } from '../helpers/operators.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
+import { placedListing, serveToViewers, sofaPng } from '../fixtures/ads.js';
+import { onServer } from '../fixtures/images.js';
+import { confirmEmail } from '../fixtures/mail.js';
 
 const skipReason = browserSkipReason();
 const OPERATOR = 'console-operator@roomstage.example';
@@ -105,6 +108,63 @@ describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skip
     });
     const log = await server.api.get('/api/v1/audit-log?action=operator.account_suspended', { token: abuser.token });
     expect(log.body.entries[0]).toMatchObject({ actor: { type: 'operator', label: OPERATOR } });
+  });
+
+  it('An operator refunds a campaign’s invalid traffic of a day from the account page', {
+    timeout: 120_000,
+  }, async () => {
+    const brand = await signUp(server.api);
+    await confirmEmail(server, brand.email);
+    const product = await server.api.post('/api/v1/ads/products', {
+      token: brand.token,
+      json: {
+        image: (await sofaPng()).toString('base64'),
+        name: 'Farm Sofa',
+        brand: 'Brandco',
+        category: 'sofa',
+        room_types: ['living_room'],
+      },
+    });
+    const checkout = await server.api.post('/api/v1/ads/funds/checkout', {
+      token: brand.token,
+      json: { amount_cents: 10_000 },
+    });
+    expect((await fetch(new URL(onServer(checkout.body.checkout_url), server.url))).status).toBe(200);
+    const campaign = await server.api.post('/api/v1/ads/campaigns', {
+      token: brand.token,
+      json: { name: 'Farmed', product_ids: [product.body.id], cpm_cents: 10_000, total_budget_cents: 5_000 },
+    });
+    expect(campaign.status).toBe(201);
+    const listing = await placedListing(server.api);
+    expect(await serveToViewers(server.url, listing.imagePath, ['farm-1', 'farm-2', 'farm-3'])).toEqual([
+      200, 200, 200,
+    ]);
+
+    const page = await newPage();
+    await withFailureScreenshot(page, 'operator-invalid-traffic', async () => {
+      await page.goto(`${server.url}/login`);
+      await submitCredentials(page, OPERATOR);
+      await page.goto(`${server.url}/admin/accounts/${brand.userId}`);
+      const form = page.locator('form[aria-labelledby="invalid-traffic-title"]');
+      await form.getByLabel('Reason').fill('\u200b');
+      await form.getByRole('button', { name: 'Refund as invalid traffic' }).click();
+      await form.getByText('A reason needs at least one visible letter or digit').waitFor();
+      await form.getByLabel('Reason').fill('click farm on one network');
+      await form.getByRole('button', { name: 'Refund as invalid traffic' }).click();
+      await form.getByText(/^3 impressions on \d{4}-\d{2}-\d{2} are invalid now\. Refunded \$0\.30 /).waitFor();
+      const row = page.getByRole('row', { name: /^Farmed / });
+      await expect.poll(() => row.textContent()).toMatch(/\$0\.00 of \$50\.00\s*0\s*0\s*3$/);
+      await expectPageFits(page, 'admin-account-invalid-traffic');
+      await expectAccessible(page, 'admin-account-invalid-traffic');
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await form.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `/tmp/trust-ads-invalid-traffic-${width}.png` });
+      }
+    });
+    await page.close();
+    const funds = await server.api.get('/api/v1/ads/funds', { token: brand.token });
+    expect(funds.body.balance_cents).toBe(10_000);
   });
 
   it('To anyone but an operator, the account owner included, every console page is the plain not-found page', {

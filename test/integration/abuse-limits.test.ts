@@ -5,6 +5,7 @@ import { describeEachDatabase } from '../helpers/each-database.js';
 import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js';
 import { useTestServer } from '../helpers/server.js';
 import { useImagingServer } from '../helpers/staging.js';
+import { browserAgent, fetchFrom, loopbackAddress } from '../fixtures/ads.js';
 
 const MB = 1024 * 1024;
 
@@ -121,7 +122,7 @@ describeEachDatabase('Abuse limits', (dialect) => {
     expect((await attempt(first.token, '/api/v1/claim/preview', 'RS-20000002')).status).toBe(404);
   });
 
-  it('counts a placed image once per viewer per hour', async () => {
+  it('counts a placed image once per client address per 24 hours, whatever its User-Agent', async () => {
     const { key } = await signUpWithKey(server.api);
     const placed = await server.api.post('/api/v1/place-products', {
       token: key,
@@ -139,16 +140,18 @@ describeEachDatabase('Abuse limits', (dialect) => {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     };
-    const view = (agent: string) => fetch(url, { headers: { 'User-Agent': agent } }).then((r) => r.arrayBuffer());
-    await Promise.all([view('browser-a'), view('browser-a'), view('browser-a')]);
+    const [a, b] = [loopbackAddress(500), loopbackAddress(501)];
+    const view = (address: string, version: number) =>
+      fetchFrom(address, url, { headers: { 'user-agent': browserAgent(version) } });
+    await Promise.all([view(a, 1), view(a, 2), view(a, 3)]);
     expect(await impressions()).toBe(1);
-    await view('browser-b');
+    await view(b, 1);
     expect(await impressions()).toBe(2);
-    server.clock.advance(59 * 60_000);
-    await view('browser-a');
+    server.clock.advance(24 * 3_600_000 - 60_000);
+    await view(a, 4);
     expect(await impressions()).toBe(2);
     server.clock.advance(60_000);
-    await view('browser-a');
+    await view(a, 5);
     expect(await impressions()).toBe(3);
     expect((await fetchImage(server, placed.body.image_url)).response.status).toBe(200);
   });

@@ -111,7 +111,8 @@ describeOnMysql(
       });
       expect((await api.get('/api/v1/ads/funds', { token: brand.token })).body.balance_cents).toBe(9_000);
       const earnings = await new ApiClient(b.url).get('/api/v1/earnings', { token: agent.token });
-      expect(earnings.body.available_cents).toBe(500);
+      // The agent's half waits out the earnings hold (7 days) before it can be paid.
+      expect(earnings.body).toMatchObject({ available_cents: 0, pending_cents: 500 });
       const row = await handle.db
         .selectFrom('campaign_daily')
         .select(['impressions', 'spend_millicents', 'agent_millicents', 'service_millicents'])

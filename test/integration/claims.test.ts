@@ -6,6 +6,7 @@ import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js
 import { WebhookReceiver } from '../helpers/receiver.js';
 import { useImagingServer } from '../helpers/staging.js';
 import { independentlyVerified } from '../helpers/webhooks.js';
+import { serveToViewers } from '../fixtures/ads.js';
 
 const DAY = 86_400_000;
 
@@ -338,12 +339,13 @@ describeEachDatabase('Claims over HTTP', (dialect) => {
       }
       expect((await server.api.get('/api/v1/images', { token: issuer.token })).body.images).toEqual([]);
 
-      // Serving the placed image counted impressions, once an hour per viewer (IP + User-Agent); half the revenue is
-      // the agent's. The dashboard fetch above was the first viewer; four more viewers come, and one comes twice.
+      // Serving the placed image counts impressions, once a day per viewer (a client address, whatever its
+      // User-Agent); half the revenue is the agent's. The test's own fetches above say they are Node, a bot to the
+      // user-agent list, and counted nothing. Five viewers come, one of them twice.
       const placedUrl = dashboard.body.images.find((i: { kind: string }) => i.kind === 'placed').image_url;
-      for (let i = 0; i < 4; i++)
-        await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': `viewer-${i}` } });
-      await fetch(new URL(onServer(placedUrl), server.url), { headers: { 'User-Agent': 'viewer-0' } });
+      const viewers = ['viewer-0', 'viewer-1', 'viewer-2', 'viewer-3', 'viewer-4'];
+      await serveToViewers(server.url, onServer(placedUrl), viewers);
+      await serveToViewers(server.url, onServer(placedUrl), ['viewer-0']);
       const revenue = await adRevenueForAgent(server.services.db, agent.userId);
       const placements = placed.body.placements.length;
       expect(revenue.impressions).toBe(5 * placements);

@@ -221,12 +221,16 @@ describeEachDatabase('Retention', (dialect) => {
     expect(storedFiles(server)).toEqual(expect.arrayContaining(inputs));
   });
 
-  it('purges hour-old impression views and finished rate-limit windows', async () => {
+  it('purges impression views older than their 24-hour window and finished rate-limit windows', async () => {
     const { db } = server.services;
     const now = server.clock.now();
     await db
       .insertInto('impression_views')
-      .values({ image_id: 'img_gone', viewer: 'v'.repeat(32), counted_at: now - 3_600_001 })
+      .values([
+        { image_id: 'img_gone', viewer: 'v'.repeat(32), counted_at: now - 86_400_001 },
+        // Still inside its window: the same address would be billed again if it went.
+        { image_id: 'img_kept', viewer: 'v'.repeat(32), counted_at: now - 3_600_001 },
+      ])
       .execute();
     await db
       .insertInto('rate_limit_windows')
@@ -238,6 +242,9 @@ describeEachDatabase('Retention', (dialect) => {
     expect(
       await db.selectFrom('impression_views').select('image_id').where('image_id', '=', 'img_gone').executeTakeFirst(),
     ).toBeUndefined();
+    expect(
+      await db.selectFrom('impression_views').select('image_id').where('image_id', '=', 'img_kept').executeTakeFirst(),
+    ).toBeDefined();
   });
 
   it('runs by itself every RETENTION_INTERVAL, and two processes purging at once do not trip over each other', async () => {

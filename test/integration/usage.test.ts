@@ -1,12 +1,13 @@
-import { beforeAll, expect, it } from 'vitest';
 import * as usageRollupMigration from '../../db/migrations/2026_11_23_1020_create_usage_daily.js';
+import { beforeAll, expect, it } from 'vitest';
 import { DAY_MS } from '../../server/clock.js';
 import { AppError } from '../../server/errors.js';
 import { createKey, signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
-import { fetchImage, imageForm, roomJpeg } from '../fixtures/images.js';
+import { imageForm, roomJpeg, onServer } from '../fixtures/images.js';
 import { creditsOf, useImagingServer } from '../helpers/staging.js';
 import { confirmEmailOf } from '../fixtures/mail.js';
+import { serveToViewers } from '../fixtures/ads.js';
 
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const NO_USAGE = { images_staged: 0, images_enhanced: 0, product_placements: 0, credits_used: 0 };
@@ -64,7 +65,8 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     expect(
       (await server.api.post('/api/v1/claim', { token: agent.token, json: { code: staged.body.claim_code } })).status,
     ).toBe(200);
-    expect((await fetchImage(server, placed.body.image_url)).response.status).toBe(200);
+    // One person's browser views the listing: one impression of each placement.
+    expect(await serveToViewers(server.url, onServer(placed.body.image_url), ['usage-viewer'])).toEqual([200]);
     return { user, second, agent, placements: placed.body.placements.length as number };
   }
 

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database, Product, ProductStatus } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { prepareProductImage } from '../../imaging/product-image.js';
 import { newImageName, type ImageStorage } from '../../storage/storage.js';
 import { productRoomTypes, productStyles } from './products.js';
+import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 
@@ -59,7 +61,7 @@ export interface NewProduct {
 
 /** Checks and re-encodes the picture, stores it, then records the product (the file goes again if that fails). */
 export async function createProduct(
-  deps: { db: Executor; storage: ImageStorage; now: number },
+  deps: { db: Executor; storage: ImageStorage; now: number; origin: AuditOrigin },
   accountId: string,
   input: NewProduct,
 ): Promise<ProductView> {
@@ -82,7 +84,17 @@ export async function createProduct(
     created_at: deps.now,
   };
   try {
-    await deps.db.insertInto('products').values(row).execute();
+    await inTransaction(deps.db, async (trx) => {
+      await trx.insertInto('products').values(row).execute();
+      await recordAudit(trx, {
+        accountId,
+        action: 'ads.product_created',
+        origin: deps.origin,
+        target: row.id,
+        details: { name: row.name, brand: row.brand, category: row.category },
+        now: deps.now,
+      });
+    });
   } catch (error) {
     await deps.storage.delete(storageName).catch(() => undefined);
     throw error;

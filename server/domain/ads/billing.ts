@@ -95,7 +95,7 @@ async function recordUnbilled(trx: Executor, placement: PaidPlacement, now: numb
 async function recordBilled(
   trx: Executor,
   placement: PaidPlacement,
-  input: { imageId: string; agentId: string | null; cost: number; now: number },
+  input: { imageId: string; agentId: string | null; address: string; cost: number; now: number },
 ) {
   const day = utcDay(input.now);
   const { cost } = input;
@@ -108,6 +108,24 @@ async function recordBilled(
       spend_millicents: sql`spend_millicents + ${cost}`,
     })
     .where('id', '=', placement.id)
+    .execute();
+  // The evidence of this one impression: what an invalid-traffic declaration finds, and what the earnings hold counts.
+  await trx
+    .insertInto('impression_charges')
+    .values({
+      campaign_id: placement.campaign_id,
+      advertiser_id: placement.advertiser_id,
+      placement_id: placement.id,
+      image_id: input.imageId,
+      agent_id: input.agentId,
+      day,
+      address: input.address,
+      cost_millicents: cost,
+      agent_millicents: split.agent,
+      service_millicents: split.service,
+      counted_at: input.now,
+      invalid_traffic_id: null,
+    })
     .execute();
   const daily = {
     impressions: 1,
@@ -155,7 +173,7 @@ async function recordBilled(
  */
 export async function billImpression(
   trx: Executor,
-  input: { imageId: string; now: number },
+  input: { imageId: string; address: string; now: number },
 ): Promise<BillingOutcome[]> {
   const paid = (await trx
     .selectFrom('placements')
@@ -185,7 +203,13 @@ export async function billImpression(
     const cost = impressionCost(placement.cpm_cents);
     const taken = await takeBudget(trx, placement, cost, input.now);
     if (taken === 'billed') {
-      await recordBilled(trx, placement, { imageId: input.imageId, agentId, cost, now: input.now });
+      await recordBilled(trx, placement, {
+        imageId: input.imageId,
+        agentId,
+        address: input.address,
+        cost,
+        now: input.now,
+      });
       outcomes.push('billed');
       continue;
     }

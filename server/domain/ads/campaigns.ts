@@ -1,8 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Campaign, Database } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
+import { iso } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 import { centsToMillicents, millicentsToCents, utcDay } from './money.js';
 
 type Executor = Kysely<Database>;
@@ -23,6 +25,7 @@ export interface CampaignView {
   spent_today_cents: number;
   impressions: number;
   unbilled_impressions: number;
+  invalid_impressions: number;
   created_at: string;
 }
 
@@ -59,6 +62,7 @@ function view(campaign: Campaign, productIds: string[], now: number): CampaignVi
     spent_today_cents: millicentsToCents(spentToday),
     impressions: Number(campaign.impressions),
     unbilled_impressions: Number(campaign.unbilled_impressions),
+    invalid_impressions: Number(campaign.invalid_impressions),
     created_at: new Date(campaign.created_at).toISOString(),
   };
 }
@@ -126,6 +130,7 @@ export async function createCampaign(
   accountId: string,
   input: NewCampaign,
   now: number,
+  origin: AuditOrigin,
 ): Promise<CampaignView> {
   if (input.startsAt !== undefined && input.endsAt !== undefined && input.endsAt <= input.startsAt)
     throw invalid('ends_at', 'ends_at must be after starts_at.');
@@ -163,6 +168,20 @@ export async function createCampaign(
       .insertInto('campaign_products')
       .values(productIds.map((productId) => ({ campaign_id: id, product_id: productId })))
       .execute();
+    await recordAudit(trx, {
+      accountId,
+      action: 'ads.campaign_created',
+      origin,
+      target: id,
+      details: {
+        name: input.name,
+        product_ids: productIds,
+        cpm_cents: input.cpmCents,
+        total_budget_cents: input.totalBudgetCents,
+        daily_budget_cents: input.dailyBudgetCents ?? null,
+      },
+      now,
+    });
   });
   return getCampaign(db, accountId, id, now);
 }
@@ -181,6 +200,7 @@ export async function updateCampaign(
   id: string,
   changes: CampaignChanges,
   now: number,
+  origin: AuditOrigin,
 ): Promise<CampaignView> {
   const campaign = await findOwnCampaign(db, accountId, id);
   if (
@@ -192,24 +212,50 @@ export async function updateCampaign(
     throw invalid('ends_at', 'ends_at must be after starts_at.');
   const total = changes.totalBudgetCents === undefined ? undefined : centsToMillicents(changes.totalBudgetCents);
   const raised = total !== undefined && total > Number(campaign.total_budget_millicents);
-  await db
-    .updateTable('campaigns')
-    .set({
-      ...(total !== undefined && { total_budget_millicents: total }),
-      ...(changes.dailyBudgetCents !== undefined && {
-        daily_budget_millicents: changes.dailyBudgetCents === null ? null : centsToMillicents(changes.dailyBudgetCents),
-      }),
-      ...(changes.endsAt !== undefined && { ends_at: changes.endsAt }),
-      // Resuming or raising the budget makes it active again; the next impression checks whether it can pay.
-      ...((changes.status !== undefined || raised) && {
-        status: changes.status ?? sql<'active'>`case when status = 'exhausted' then 'active' else status end`,
-        exhausted_reason: null,
-      }),
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .execute();
+  await inTransaction(db, async (trx) => {
+    await trx
+      .updateTable('campaigns')
+      .set({
+        ...(total !== undefined && { total_budget_millicents: total }),
+        ...(changes.dailyBudgetCents !== undefined && {
+          daily_budget_millicents:
+            changes.dailyBudgetCents === null ? null : centsToMillicents(changes.dailyBudgetCents),
+        }),
+        ...(changes.endsAt !== undefined && { ends_at: changes.endsAt }),
+        // Resuming or raising the budget makes it active again; the next impression checks whether it can pay.
+        ...((changes.status !== undefined || raised) && {
+          status: changes.status ?? sql<'active'>`case when status = 'exhausted' then 'active' else status end`,
+          exhausted_reason: null,
+        }),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .execute();
+    // What was asked for, and what it was before: budgets in cents, dates as ISO text.
+    await recordAudit(trx, {
+      accountId,
+      action: 'ads.campaign_updated',
+      origin,
+      target: id,
+      details: {
+        ...(changes.status !== undefined && { status: changes.status, previous_status: campaign.status }),
+        ...(changes.totalBudgetCents !== undefined && {
+          total_budget_cents: changes.totalBudgetCents,
+          previous_total_budget_cents: millicentsToCents(Number(campaign.total_budget_millicents)),
+        }),
+        ...(changes.dailyBudgetCents !== undefined && {
+          daily_budget_cents: changes.dailyBudgetCents,
+          previous_daily_budget_cents:
+            campaign.daily_budget_millicents === null
+              ? null
+              : millicentsToCents(Number(campaign.daily_budget_millicents)),
+        }),
+        ...(changes.endsAt !== undefined && { ends_at: iso(changes.endsAt), previous_ends_at: iso(campaign.ends_at) }),
+      },
+      now,
+    });
+  });
   return getCampaign(db, accountId, id, now);
 }
 

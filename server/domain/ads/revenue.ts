@@ -44,12 +44,12 @@ export async function recordPlacements(
   return shown.map(({ cpm: _cpm, ...placement }) => placement);
 }
 
-/** A viewer's impressions of one image count at most once in this window. */
-export const IMPRESSION_WINDOW_MS = 3_600_000;
+/** A viewer's (a client address's) impressions of one image count at most once in this window. */
+export const IMPRESSION_WINDOW_MS = 86_400_000;
 
 /**
- * Takes the viewer's impression of the image for this hour: true when none was counted in the last hour. The
- * primary key makes two simultaneous first views count once; a later view moves the row only if it is an hour old.
+ * Takes the viewer's impression of the image for this window: true when none was counted in the last 24 hours. The
+ * primary key makes two simultaneous first views count once; a later view moves the row only once it has expired.
  */
 async function claimView(db: Executor, view: { imageId: string; viewer: string; now: number }): Promise<boolean> {
   try {
@@ -72,9 +72,9 @@ async function claimView(db: Executor, view: { imageId: string; viewer: string; 
 }
 
 /**
- * One serve of a placed image: one impression for each of its placements, unless this viewer's impression of it
- * was already counted within the hour, and the paid ones billed, all in one transaction (a failure counts and bills
- * nothing). Returns whether it counted.
+ * One serve of a placed image: one impression for each of its placements, unless this viewer's (address's)
+ * impression of it was already counted within 24 hours, and the paid ones billed, all in one transaction (a failure
+ * counts and bills nothing). `viewer` is the address's keyed hash (viewers.ts). Returns whether it counted.
  */
 export async function countImpression(
   db: Executor,
@@ -87,7 +87,7 @@ export async function countImpression(
       .set((eb) => ({ impressions: eb('impressions', '+', 1) }))
       .where('image_id', '=', view.imageId)
       .execute();
-    await billImpression(trx, { imageId: view.imageId, now: view.now });
+    await billImpression(trx, { imageId: view.imageId, address: view.viewer, now: view.now });
     return true;
   });
 }

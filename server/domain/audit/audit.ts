@@ -19,9 +19,15 @@ export const AUDIT_ACTIONS = [
   'billing.purchase',
   'billing.payment_method_removed',
   'member.invited',
+  'member.invite_revoked',
   'member.joined',
   'member.role_changed',
   'member.removed',
+  'payout.requested',
+  'ads.funds_purchased',
+  'ads.product_created',
+  'ads.campaign_created',
+  'ads.campaign_updated',
   'operator.credits_adjusted',
   'operator.ad_funds_adjusted',
   'operator.purchase_refunded',
@@ -31,6 +37,8 @@ export const AUDIT_ACTIONS = [
   'operator.product_restored',
   'operator.payout_paid',
   'operator.payout_rejected',
+  'operator.invalid_traffic_declared',
+  'operator.earnings_taken_back',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import { changeAdFunds } from '../ads/funds.js';
 import { centsToMillicents } from '../ads/money.js';
 import { changeCredits } from '../credits/ledger.js';
-import { recordAudit, systemOrigin } from '../audit/audit.js';
+import { type AuditOrigin, recordAudit, systemOrigin } from '../audit/audit.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { purchaseReceiptMessage } from '../mail/messages.js';
 import { requireVerifiedEmail } from '../security/identity.js';
@@ -86,6 +86,7 @@ export async function startCheckout(
       credits: input.credits,
       purpose: input.adFundsCents === undefined ? 'credits' : 'ad_funds',
       amount_cents: input.adFundsCents ?? 0,
+      buyer_id: input.buyerId,
       gateway: gateway.name,
       checkout_url: created.url,
       status: 'open',
@@ -114,11 +115,11 @@ export async function completeCheckout(
   if (Number(claimed.numUpdatedRows) !== 1) return false;
   const session = await trx
     .selectFrom('checkout_sessions')
-    .select(['account_id', 'credits', 'purpose', 'amount_cents'])
+    .select(['account_id', 'credits', 'purpose', 'amount_cents', 'buyer_id'])
     .where('id', '=', input.sessionId)
     .executeTakeFirstOrThrow();
   if (session.purpose === 'ad_funds') {
-    await changeAdFunds(trx, {
+    const entry = await changeAdFunds(trx, {
       accountId: session.account_id,
       deltaMillicents: centsToMillicents(Number(session.amount_cents)),
       reason: 'purchase',
@@ -126,6 +127,14 @@ export async function completeCheckout(
       now: input.now,
     });
     if (input.card) await saveCard(trx, session.account_id, input.card);
+    await recordAudit(trx, {
+      accountId: session.account_id,
+      action: 'ads.funds_purchased',
+      origin: await buyerOrigin(trx, session),
+      target: entry.public_id,
+      details: { amount_cents: Number(session.amount_cents), checkout_session: input.sessionId },
+      now: input.now,
+    });
     return true;
   }
   await changeCredits(trx, {
@@ -156,6 +165,27 @@ export async function completeCheckout(
     now: input.now,
   });
   return true;
+}
+
+/**
+ * Who bought: the member who opened the checkout (the payment may complete later, by a Stripe event with no
+ * request of theirs), else the account's own user as for any change made without a request.
+ */
+async function buyerOrigin(
+  trx: Kysely<Database>,
+  session: { account_id: string; buyer_id: string | null },
+): Promise<AuditOrigin> {
+  const buyer =
+    session.buyer_id === null
+      ? undefined
+      : await trx.selectFrom('users').select(['id', 'email']).where('id', '=', session.buyer_id).executeTakeFirst();
+  if (buyer) return { actor: { type: 'user', id: buyer.id, label: buyer.email }, ip: null, userAgent: null };
+  const account = await trx
+    .selectFrom('accounts')
+    .select(['id', 'email'])
+    .where('id', '=', session.account_id)
+    .executeTakeFirstOrThrow();
+  return systemOrigin(account);
 }
 
 async function findSession(db: Db, accountId: string, sessionId: string) {

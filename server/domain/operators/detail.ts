@@ -6,7 +6,8 @@ import { listAudit } from '../audit/audit.js';
 import { listCampaigns } from '../ads/campaigns.js';
 import { adFundsEntryView, listAdFunds } from '../ads/funds.js';
 import { millicentsToCents } from '../ads/money.js';
-import { listPayouts } from '../ads/earnings.js';
+import { earningsBalances } from '../payouts/balances.js';
+import { listPayouts } from '../payouts/request.js';
 import { ledgerEntryView } from '../credits/ledger.js';
 import { accountSummary } from './search.js';
 
@@ -18,7 +19,7 @@ const RECENT = 20;
  * What an operator looks at before acting: balance and ledger (its purchases, to refund), members, keys, recent jobs
  * and failures, webhooks, ad funds, campaigns and products, earnings and payouts, and the account's audit log.
  */
-export async function accountDetail(db: Executor, accountId: string, now: number) {
+export async function accountDetail(db: Executor, accountId: string, now: number, options: { earningsHoldMs: number }) {
   const account = await db
     .selectFrom('accounts')
     .leftJoin('user_security', 'user_security.user_id', 'accounts.id')
@@ -116,19 +117,7 @@ export async function accountDetail(db: Executor, accountId: string, now: number
       .execute(),
     listAudit(db, { accountId, limit: RECENT }),
   ]);
-  const earnedCents = millicentsToCents(
-    Number(
-      (
-        await db
-          .selectFrom('earnings_daily')
-          .select(sql<number>`coalesce(sum(earned_millicents), 0)`.as('earned'))
-          .where('account_id', '=', accountId)
-          .executeTakeFirstOrThrow()
-      ).earned,
-    ),
-  );
-  const sumPayouts = (status: string) =>
-    payouts.filter((payout) => payout.status === status).reduce((sum, payout) => sum + payout.amount_cents, 0);
+  const earnings = await earningsBalances(db, { accountId, now, holdMs: options.earningsHoldMs });
   return {
     ...accountSummary(account),
     members: members.map((member) => ({
@@ -177,10 +166,6 @@ export async function accountDetail(db: Executor, accountId: string, now: number
     })),
     payouts,
     audit_log: audit.entries,
-    earnings: {
-      available_cents: earnedCents - sumPayouts('requested') - sumPayouts('paid'),
-      requested_cents: sumPayouts('requested'),
-      paid_cents: sumPayouts('paid'),
-    },
+    earnings,
   };
 }

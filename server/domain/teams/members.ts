@@ -289,15 +289,24 @@ export async function revokeInvite(
   return inTransaction(db, async (trx) => {
     const invite = await trx
       .selectFrom('invites')
-      .select(['id', 'role', 'accepted_at', 'revoked_at'])
+      .select(['id', 'email', 'role', 'accepted_at', 'revoked_at'])
       .where('id', '=', input.inviteId)
       .where('account_id', '=', input.accountId)
       .executeTakeFirst();
     if (!invite) throw new AppError('not_found', `No invite ${input.inviteId} in this account.`);
     requireOwnerFor(input.actor, invite.role);
     if (invite.accepted_at !== null) throw new AppError('conflict', 'This invite was accepted already.');
-    if (invite.revoked_at === null)
+    if (invite.revoked_at === null) {
       await trx.updateTable('invites').set({ revoked_at: input.now }).where('id', '=', invite.id).execute();
+      await recordAudit(trx, {
+        accountId: input.accountId,
+        action: 'member.invite_revoked',
+        origin: input.actor.origin,
+        target: invite.id,
+        details: { email: invite.email, role: invite.role },
+        now: input.now,
+      });
+    }
     return { id: invite.id, revoked: true as const };
   });
 }
