@@ -51,7 +51,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/domain/jobs': 'asynchronous image jobs (Prefer: respond-async) and their runner',
   'server/domain/keys': 'API keys (stored as SHA-256 hashes)',
   'server/domain/mail': 'e-mail: messages, the outbox, and delivery/ (the sender and its SMTP transport)',
-  'server/domain/operators': "operators' views and actions: accounts, fleet, purchases, ads",
+  'server/domain/payouts': "agents' payouts: balances and the earnings hold, requests, settling",
+  'server/domain/operators': "operators' views and actions: accounts, fleet, purchases, products, invalid ad traffic",
   'server/domain/security': 'sign-up and sign-in, password reset and change, sessions, two-factor',
   'server/domain/settings': "an account's settings: notifications, security, staging defaults",
   'server/domain/staging': 'the image operations (stage, enhance, declutter, place, re-render) and their pipeline',
@@ -137,6 +138,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'scripts/ensure-build.mjs': 'builds what is missing or stale before start and test',
   'scripts/generate-clients.ts': 'npm run clients: the typed TypeScript client from the OpenAPI document',
   'scripts/layout.ts': 'npm run docs:layout: this block',
+  'scripts/make-real-edits.ts':
+    'labelled hand edits of the real photos in test/fixtures/real-rooms/ (fidelity evaluation)',
   'scripts/make-sample-images.ts': 'the before/after samples in docs/samples/',
   'scripts/screenshots.ts': 'npm run screenshots: every dashboard page at 1280 px and 390 px',
 };
