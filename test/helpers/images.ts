@@ -2,18 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
+import { emptyRoomSvg } from '../../server/imaging/synthetic-room.js';
 import type { TestServer } from './server.js';
 
-/** A photo-like JPEG (gradient plus noise, so it does not compress to nothing) of the given size. */
+/**
+ * A room-like JPEG of the given size: the drawn empty room (wall, window, skirting, plank floor) under fine random
+ * grain, so two calls never give the same bytes and it does not compress to nothing. Image operations refuse
+ * pictures that are not rooms (422 not_a_room), so what tests stage has to look like one.
+ */
 export async function roomJpeg(width = 800, height = 600): Promise<Buffer> {
-  const noise = randomBytes(Math.ceil(width / 8) * Math.ceil(height / 8) * 3);
-  const texture = await sharp(noise, {
-    raw: { width: Math.ceil(width / 8), height: Math.ceil(height / 8), channels: 3 },
-  })
-    .resize(width, height, { kernel: 'linear' })
+  const room = await sharp(Buffer.from(emptyRoomSvg(width, height)))
+    .removeAlpha()
+    .raw()
     .toBuffer();
-  return sharp(texture, { raw: { width, height, channels: 3 } })
-    .linear(0.4, 110)
+  const grain = randomBytes(room.length);
+  for (let i = 0; i < room.length; i++) room[i] = Math.min(255, Math.max(0, room[i]! + ((grain[i]! % 7) - 3)));
+  return sharp(room, { raw: { width, height, channels: 3 } })
     .jpeg({ quality: 85 })
     .toBuffer();
 }
