@@ -23,7 +23,7 @@ describeEachDatabase('Pictures that are not rooms', (dialect) => {
   it('refuses to stage a close-up of gravel with 422 not_a_room, charging and storing nothing', async () => {
     const account = await signUpWithKey(server.api);
     const before = storedFiles(server);
-    for (const headers of [{}, { Prefer: 'respond-async' }]) {
+    for (const headers of [{}, { Prefer: 'respond-async' }] as Array<Record<string, string>>) {
       const response = await server.api.post('/api/v1/stage', {
         token: account.key,
         json: { image: notRoom('gravel.jpg'), room_type: 'living_room' },
