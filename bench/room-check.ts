@@ -22,7 +22,7 @@ async function main() {
       const said = verdict.room ? 'room' : `REFUSED (${verdict.reason})`;
       console.log(
         `  ${name.padEnd(40)} edges ${m.edges.toFixed(3)} smooth ${m.smooth.toFixed(3)} sat ${m.saturation.toFixed(3)} ` +
-          `vivid ${m.vivid.toFixed(3)} axis ${m.axis.toFixed(3)} strong ${m.strong.toFixed(3)}  ${said}`,
+          `vivid ${m.vivid.toFixed(3)} axis ${m.axis.toFixed(3)} strong ${m.strong.toFixed(3)} lines ${m.lines.toFixed(2)}  ${said}`,
       );
     }
     const share = result.refused / Math.max(1, result.pictures.length);

@@ -1,13 +1,14 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { measureRoomSet, ROOM_TARGETS, roomSetDirs } from '../../../bench/room-set.js';
+import { measureRoomSet, picturesIn, ROOM_TARGETS, roomSetDirs } from '../../../bench/room-set.js';
 import { assertRoomPhoto, judgeRoomPhoto } from '../../../server/imaging/room-check.js';
 import { roomJpeg } from '../../helpers/images.js';
 import { emptyRoomImage, rejection } from './fixtures.js';
 
 const { rooms: roomsDir, notRooms: notRoomsDir } = roomSetDirs();
-const hasRealRooms = existsSync(roomsDir) && readdirSync(roomsDir).some((name) => /\.(jpe?g|png|webp)$/i.test(name));
+/** The real-photo set arrives with the fidelity work; until it is in the tree (or REAL_ROOMS_DIR names it) that test is skipped. */
+const hasRealRooms = picturesIn(roomsDir).length > 0;
 
 function report(label: string, result: Awaited<ReturnType<typeof measureRoomSet>>) {
   const share = result.refused / Math.max(1, result.pictures.length);
