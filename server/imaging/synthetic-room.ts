@@ -1,5 +1,5 @@
 /**
- * A drawn empty room (wall, window, skirting, plank floor) for tests, benchmarks and the README samples,
+ * A drawn empty room (wall, window, skirting, plank floor) for tests, benchmarks and the playground's drawn samples,
  * so no binary photo has to be committed.
  */
 import sharp from 'sharp';
