@@ -499,8 +499,8 @@ h4{font-size:0.95rem;margin:0.6rem 0 0.3rem}
 .req{font-size:0.75rem;color:#8a1f1f;font-weight:600}
 table{border-collapse:collapse;width:100%;font-size:0.9rem;margin:0.4rem 0}
 caption{text-align:left;font-weight:600;padding:0.2rem 0}
-th,td{overflow-wrap:anywhere;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
-thead th{background:var(--bg-soft)}
+th,td{overflow-wrap:break-word;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
+thead th{background:var(--bg-soft);white-space:nowrap}
 tbody th{font-weight:400;white-space:nowrap}
 .anchor-link{font-size:0.85rem;margin-bottom:0}
 dt{font-weight:600}
