@@ -193,7 +193,7 @@ export const stagingRouter = router({
       const message = 'Upload a photo or pick a sample (one of the two).';
       const oneOfTwo = () => new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
       if ((upload === undefined) === (sample === undefined)) throw oneOfTwo();
-      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id);
+      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id, ctx.services.clock.now());
       const image = upload ?? (sample === undefined ? undefined : (await sampleImage(sample)).toString('base64'));
       if (image === undefined) throw oneOfTwo();
       // The same limits, charge and operation as POST /api/v1/stage on that key.

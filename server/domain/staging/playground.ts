@@ -8,7 +8,7 @@ import type { Db } from '../../../db/client.js';
 import type { Image } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { emptyRoomImage } from '../../imaging/synthetic-room.js';
-import { getOwnApiKey } from '../keys/api-keys.js';
+import { getOwnApiKey, recordKeyUse } from '../keys/api-keys.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 
 export const PLAYGROUND_SAMPLES = ['empty-room-photo', 'empty-living-room', 'empty-wide-room'] as const;
@@ -43,14 +43,18 @@ export function sampleImage(sample: PlaygroundSample): Promise<Buffer> {
   return image;
 }
 
-/** The caller a playground charge runs as: one of the account's own active keys (its credits, its webhook). */
-export async function playgroundCaller(db: Db, accountId: string, keyId: number): Promise<ApiCaller> {
+/**
+ * The caller a playground charge runs as: one of the account's own active keys (its credits, its webhook). The
+ * staging is that key's use, so its `last_used_at` moves as for an API call.
+ */
+export async function playgroundCaller(db: Db, accountId: string, keyId: number, now: number): Promise<ApiCaller> {
   const key = await getOwnApiKey(db, accountId, keyId);
   if (key.revoked_at !== null) {
     throw new AppError('conflict', `API key “${key.name}” is revoked; choose an active key.`, {
       details: [{ path: 'key_id', message: 'This key is revoked.' }],
     });
   }
+  recordKeyUse(db, key.id, now);
   return { accountId, keyId: key.id, idempotency: null };
 }
 
