@@ -203,7 +203,7 @@ class Renderer {
         const schema = (parameter.schema as Schema | undefined) ?? {};
         return (
           `<tr><th scope="row"><code>${escapeHtml(String(parameter.name))}</code>${parameter.required ? ' <span class="req">required</span>' : ''}</th>` +
-          `<td>${escapeHtml(String(parameter.in))}</td><td>${this.typeOf(schema)}</td>` +
+          `<td class="token">${escapeHtml(String(parameter.in))}</td><td>${this.typeOf(schema)}</td>` +
           `<td>${this.describe({ ...schema, description: parameter.description ?? schema.description })}</td></tr>`
         );
       })
@@ -256,7 +256,7 @@ class Renderer {
         .map((line) => {
           const match = /^- `([a-z_]+)`: ?(.*)$/.exec(line);
           return match
-            ? `<tr><th scope="row">${escapeHtml(status)}</th><td><code>${escapeHtml(match[1] ?? '')}</code></td><td>${prose(match[2], false)}</td></tr>`
+            ? `<tr><th scope="row">${escapeHtml(status)}</th><td class="token"><code>${escapeHtml(match[1] ?? '')}</code></td><td>${prose(match[2], false)}</td></tr>`
             : `<tr><th scope="row">${escapeHtml(status)}</th><td></td><td>${prose(line.slice(2), false)}</td></tr>`;
         })
         .join('');
@@ -501,6 +501,7 @@ table{border-collapse:collapse;width:100%;font-size:0.9rem;margin:0.4rem 0}
 caption{text-align:left;font-weight:600;padding:0.2rem 0}
 th,td{overflow-wrap:break-word;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
 thead th{background:var(--bg-soft);white-space:nowrap}
+.token,.token code{white-space:nowrap;overflow-wrap:normal}
 tbody th{font-weight:400;white-space:nowrap}
 .anchor-link{font-size:0.85rem;margin-bottom:0}
 dt{font-weight:600}
