@@ -297,14 +297,23 @@ export default function Playground() {
               <label htmlFor="field-disclosure" className="field__label">
                 Disclosure
               </label>
-              <select id="field-disclosure" name="disclosure" className="input" defaultValue="">
-                <option value="">Your default (set on the overview)</option>
+              <select
+                id="field-disclosure"
+                name="disclosure"
+                className="input"
+                defaultValue=""
+                aria-describedby="field-disclosure-hint"
+              >
+                <option value="">Your default</option>
                 {DISCLOSURES.filter((profile) => capabilities.label || !drawsMark(profile)).map((profile) => (
                   <option key={profile} value={profile}>
                     {DISCLOSURE_TEXT[profile]}
                   </option>
                 ))}
               </select>
+              <p id="field-disclosure-hint" className="field__hint">
+                Your default is set on the overview.
+              </p>
             </div>
             <div className="field playground-form__wide">
               <label htmlFor="field-key_id" className="field__label">
