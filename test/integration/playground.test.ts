@@ -203,8 +203,10 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await creditsOf(server.api, studio.key)).toBe(8);
   });
 
-  it('shows the running engine on the overview and saves the default disclosure there', async () => {
+  it('shows a staging company the running engine on the overview and saves the default disclosure there', async () => {
+    // A staging company: an account with a key (a brand-new one is shown how to start instead).
     const { token } = await signUp(server.api);
+    await createKey(server.api, token);
     const overview = async () =>
       (await (await fetch(new URL('/overview', server.url), { headers: asSession(token) })).text()).replace(
         /<!-- -->/g,
