@@ -69,6 +69,27 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(result.html).not.toContain(second.key);
   });
 
+  it('records the staging as a use of the chosen key, and stages the real sample photo', async () => {
+    const studio = await signUpWithKey(server.api);
+    const keyBefore = (await server.api.get('/api/v1/keys', { token: studio.token })).body.keys[0];
+    expect(keyBefore.last_used_at).toBeNull();
+    const result = await stageInPlayground(studio.token, {
+      source: 'sample',
+      sample: 'empty-room-photo',
+      style: 'modern',
+      room_type: 'living_room',
+      key_id: String(studio.keyId),
+    });
+    expect(result.status).toBe(200);
+    expect(result.html).toContain('1 credit spent; 9 left');
+    // The key's use is written without making the request wait: it shows within moments.
+    await expect
+      .poll(async () => (await server.api.get('/api/v1/keys', { token: studio.token })).body.keys[0].last_used_at, {
+        timeout: 5_000,
+      })
+      .not.toBeNull();
+  });
+
   it('shows the original photo to the company that staged it and the agent who redeemed it, and to nobody else', async () => {
     const studio = await signUpWithKey(server.api);
     const result = await stageInPlayground(
