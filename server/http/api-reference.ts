@@ -501,10 +501,10 @@ table{border-collapse:collapse;width:100%;font-size:0.9rem;margin:0.4rem 0}
 caption{text-align:left;font-weight:600;padding:0.2rem 0}
 th,td{overflow-wrap:break-word;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
 thead th{background:var(--bg-soft);white-space:nowrap}
-.token,.token code{white-space:nowrap;overflow-wrap:normal}
+.token,.token code,tbody th code{white-space:nowrap;overflow-wrap:normal}
 tbody th{font-weight:400;white-space:nowrap}
 .anchor-link{font-size:0.85rem;margin-bottom:0}
 dt{font-weight:600}
 dd{margin:0 0 0.6rem 0}
-@media (max-width:760px){.layout{display:block}nav{border-right:0;border-top:1px solid var(--line)}tbody th{white-space:normal}}
+@media (max-width:760px){.layout{display:block}nav{border-right:0;border-top:1px solid var(--line)}table{display:block;overflow-x:auto}}
 `;
