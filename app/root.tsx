@@ -19,13 +19,11 @@ import { pageMeta } from './utils/meta.js';
 import { useNonce } from './utils/nonce.js';
 import { getAccount } from './utils/session.server.js';
 
-const FAVICON = `data:image/svg+xml,${encodeURIComponent(
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b5bdb"/><path d="M8 24V13l8-6 8 6v11h-6v-6h-4v6z" fill="#fff"/></svg>',
-)}`;
-
+/** The icon is served from public/ (favicon.svg, and favicon.ico for what asks for /favicon.ico by name). */
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: styles },
-  { rel: 'icon', href: FAVICON, type: 'image/svg+xml' },
+  { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
+  { rel: 'icon', href: '/favicon.ico', sizes: '16x16 32x32 48x48' },
 ];
 
 export const meta: MetaFunction = ({ error }) =>

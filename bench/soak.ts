@@ -23,7 +23,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
+import { emptyRoomImage } from '../server/imaging/synthetic-room.js';
 import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits, getBalance, ledgerSum } from '../server/domain/credits/ledger.js';
@@ -358,13 +358,9 @@ async function soak(world: World, rate: number, appPid: number): Promise<Minute[
   return minutes;
 }
 
+/** A drawn room: staging refuses pictures that are not rooms (422 not_a_room), and random noise is not one. */
 async function photo(): Promise<string> {
-  const small = { width: 160, height: 120, channels: 3 as const };
-  const jpeg = await sharp(randomBytes(small.width * small.height * 3), { raw: small })
-    .blur(1.5)
-    .resize(1280, 960)
-    .jpeg({ quality: 85 })
-    .toBuffer();
+  const jpeg = await emptyRoomImage(1280, 960);
   return `data:image/jpeg;base64,${jpeg.toString('base64')}`;
 }
 

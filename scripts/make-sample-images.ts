@@ -1,20 +1,17 @@
 /**
- * Writes the before/after samples in docs/samples/: a drawn empty room, two staged versions of it, sponsored products
+ * Writes the before/after samples in docs/samples/ from the real empty-room photo there (docs/samples/SOURCES.md):
+ * two staged versions of it, sponsored products
  * swapped into the staged living room, and products placed in the free space of the empty room and of a furnished
  * photo (the staged bedroom, seen by the engine as pixels only).
  * Run: npx tsx scripts/make-sample-images.ts
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { SPONSORED_PRODUCTS } from '../server/imaging/catalog-data.js';
 import { createImageEngine } from '../server/imaging/sharp-engine.js';
-import { emptyRoomImage } from '../server/imaging/synthetic-room.js';
 
 const outDir = new URL('../docs/samples/', import.meta.url);
-await mkdir(outDir, { recursive: true });
-
 const engine = createImageEngine();
-const empty = await emptyRoomImage(1600, 1067);
-await writeFile(new URL('empty-room.jpg', outDir), empty);
+const empty = await readFile(new URL('empty-room.jpg', outDir));
 
 async function save(name: string, image: { data: Buffer; width: number; height: number }, note = '') {
   await writeFile(new URL(name, outDir), image.data);

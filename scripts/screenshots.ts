@@ -5,14 +5,13 @@
  * then signs in with Chromium and captures each page.
  * Pages that are not built on this branch (404) are skipped and named in the output.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../server/env.js';
-import { emptyRoomImage } from '../server/imaging/synthetic-room.js';
 import { startServer } from '../server/main.js';
 import { launchChromium } from '../test/helpers/browser.js';
 
@@ -91,7 +90,8 @@ async function main() {
       threshold: 30,
       monthly_limit: 500,
     });
-    const photo = (await emptyRoomImage(1200, 800)).toString('base64');
+    // The bundled real photo of an empty room (docs/samples/SOURCES.md), as the README's first request sends it.
+    const photo = readFileSync(join(process.cwd(), 'docs', 'samples', 'empty-room.jpg')).toString('base64');
     const staged = await call(base, 'POST', '/api/v1/stage', key.key, {
       image: photo,
       style: 'scandinavian',

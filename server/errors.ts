@@ -25,6 +25,7 @@ export const ERROR_CATALOG = {
   unsupported_option: { status: 422, error: 'unsupported option' },
   engine_rejected: { status: 422, error: 'engine rejected' },
   structure_changed: { status: 422, error: 'structure changed' },
+  not_a_room: { status: 422, error: 'not a room' },
   rate_limited: { status: 429, error: 'rate limited' },
   internal_error: { status: 500, error: 'internal error' },
   service_unavailable: { status: 503, error: 'service unavailable' },

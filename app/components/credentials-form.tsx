@@ -29,7 +29,12 @@ export function CredentialsForm({ kind, redirectTo, state }: Props) {
 
   return (
     <Form method="post" className="stack">
-      {state?.formError ? (
+      {state?.code === 'otp_required' ? (
+        // Nothing went wrong: the password was right and the second step follows.
+        <Alert tone="info" title="One more step">
+          <p>{state.formError}</p>
+        </Alert>
+      ) : state?.formError ? (
         <Alert tone="error">
           <p>{state.formError}</p>
           {isSignup && state.code === 'conflict' ? (

@@ -33,7 +33,7 @@ interface NavItem {
   permission?: string;
 }
 
-/** The roles of an account, each with its own pages: one account can be all three. */
+/** The roles of an account, each with its own pages (one account can be all three), and the staging settings. */
 export const NAV_GROUPS: readonly {
   id: string;
   label: string;
@@ -46,12 +46,19 @@ export const NAV_GROUPS: readonly {
     label: 'Staging',
     items: [
       { to: '/overview', label: 'Overview', permission: 'read' },
-      { to: '/keys', label: 'API keys', permission: 'read' },
-      { to: '/webhooks', label: 'Webhooks', permission: 'read', alsoActive: /^\/keys\/[^/]+\/webhook/ },
-      { to: '/billing', label: 'Billing', permission: 'read' },
       { to: '/usage', label: 'Usage', permission: 'read' },
       { to: '/playground', label: 'Playground', permission: 'develop' },
       { to: '/docs', label: 'API docs', external: true },
+    ],
+  },
+  {
+    // The customer's words: API keys are made under Settings, then API (the 401 message and /docs say so too).
+    id: 'settings',
+    label: 'Settings',
+    items: [
+      { to: '/keys', label: 'API', permission: 'read' },
+      { to: '/webhooks', label: 'Webhooks', permission: 'read', alsoActive: /^\/keys\/[^/]+\/webhook/ },
+      { to: '/billing', label: 'Billing', permission: 'read' },
     ],
   },
   {
@@ -268,7 +275,7 @@ export function SiteHeader({ account }: Props) {
                       <Link to="/overview">Overview</Link>
                     </li>
                     <li>
-                      <Link to="/keys">API keys</Link>
+                      <Link to="/keys">Settings → API</Link>
                     </li>
                   </>
                 ) : null}

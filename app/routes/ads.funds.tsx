@@ -25,6 +25,7 @@ const REASON_TEXT = { purchase: 'Purchase', spend: 'Campaign spend', adjustment:
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { email } = await requireAccount(context, request);
+  const { folder: mailFolder } = await context.trpc.auth.mailDelivery();
   const url = new URL(request.url);
   const startingAfter = url.searchParams.get('starting_after') || undefined;
   // Back from checkout: asking for the session credits a paid purchase once, if the payment's event has not.
@@ -39,6 +40,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       problem: null,
       purchase,
       email,
+      mailFolder,
     };
   } catch (error) {
     if (context.describeError(error).status !== 404 && context.describeError(error).status !== 400) throw error;
@@ -48,6 +50,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       problem: 'That page no longer exists; here are your newest entries.',
       purchase,
       email,
+      mailFolder,
     };
   }
 }
@@ -91,7 +94,7 @@ function millicentsText(millicents: number): string {
 }
 
 export default function Funds() {
-  const { funds, paged, problem, purchase, email } = useLoaderData<typeof loader>();
+  const { funds, paged, problem, purchase, email, mailFolder } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const submitting = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
@@ -122,7 +125,7 @@ export default function Funds() {
       <section className="card" aria-labelledby="buy-title">
         <h2 id="buy-title">Add funds</h2>
         {failure?.code === 'email_unverified' ? (
-          <ConfirmEmailNotice email={email} sending={sending} />
+          <ConfirmEmailNotice email={email} sending={sending} mailFolder={mailFolder} />
         ) : failure ? (
           <Alert tone="error">{failure.formError}</Alert>
         ) : null}

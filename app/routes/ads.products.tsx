@@ -115,11 +115,13 @@ function Choices(props: { legend: string; name: string; values: readonly string[
     <fieldset className={`field choices${props.error ? ' field--invalid' : ''}`}>
       <legend className="field__label">{props.legend}</legend>
       {props.hint ? <p className="field__hint">{props.hint}</p> : null}
-      {props.values.map((value) => (
-        <label key={value} className="choice">
-          <input type="checkbox" name={props.name} value={value} /> {humanize(value)}
-        </label>
-      ))}
+      <div className="choices__options">
+        {props.values.map((value) => (
+          <label key={value} className="choice">
+            <input type="checkbox" name={props.name} value={value} /> {humanize(value)}
+          </label>
+        ))}
+      </div>
       {props.error ? <p className="field__error">{props.error}</p> : null}
     </fieldset>
   );
@@ -156,7 +158,7 @@ export default function Products() {
       <section className="card" aria-labelledby="upload-title">
         <h2 id="upload-title">Upload a product</h2>
         {failure?.intent === 'create' ? <Alert tone="error">{failure.formError}</Alert> : null}
-        <Form method="post" encType="multipart/form-data" className="stack">
+        <Form method="post" encType="multipart/form-data" className="stack product-form">
           <input type="hidden" name="intent" value="create" />
           <div className={`field${errorFor('image') ? ' field--invalid' : ''}`}>
             <label htmlFor="field-image" className="field__label">

@@ -44,14 +44,15 @@ const FAILURE_TEXT: Record<string, string> = {
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
-  const [billing, recent, current] = await Promise.all([
+  const [billing, recent, current, mail] = await Promise.all([
     context.trpc.billing.overview(),
     context.trpc.usage.transactions({ limit: RECENT_TRANSACTIONS }),
     context.trpc.teams.current(),
+    context.trpc.auth.mailDelivery(),
   ]);
   // Every reading role sees the balance; only a role with `billing` is offered buying (the server refuses the rest).
   const role = { name: current.role, mayBuy: current.permissions.includes('billing') };
-  return { billing, recent, email: account.email, role };
+  return { billing, recent, email: account.email, role, mailFolder: mail.folder };
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
@@ -110,7 +111,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
 }
 
 export default function Billing() {
-  const { billing, recent, email, role } = useLoaderData<typeof loader>();
+  const { billing, recent, email, role, mailFolder } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting' ? navigation.formData?.get('intent') : null;
@@ -153,7 +154,7 @@ export default function Billing() {
         <h2 id="buy-title">Buy credits</h2>
         {failure?.intent === 'buy' && failure.code === 'email_unverified' ? (
           // The server's sentence names the API call; here the person gets the button instead.
-          <ConfirmEmailNotice email={email} sending={busy === 'resend-verification'} />
+          <ConfirmEmailNotice email={email} sending={busy === 'resend-verification'} mailFolder={mailFolder} />
         ) : failure?.intent === 'buy' ? (
           <Alert tone="error">{failure.formError}</Alert>
         ) : null}

@@ -10,7 +10,10 @@ import { requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
-  pageMeta('Overview · Roomstage', 'Your Roomstage account at a glance: credits, API keys, recent images and claims.');
+  pageMeta(
+    'Overview · Roomstage',
+    'Your Roomstage account at a glance: what it stages, the claims it collected and the ads it runs.',
+  );
 
 const RECENT = 5;
 const CLAIM_STATUS_TEXT = { unredeemed: 'Waiting for the agent', redeemed: 'Redeemed', expired: 'Expired' } as const;
@@ -25,16 +28,31 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   const account = await requireAccount(context, request);
   // The dashboard's landing page: an agent (who may not read the account's keys and billing) lands on the claims.
   if (!(await context.trpc.teams.current()).permissions.includes('read')) throw redirect('/claims');
-  const [billing, notifications, { keys }, { claims: issued }, { claims: redeemed }, capabilities, staging] =
-    await Promise.all([
-      context.trpc.billing.overview(),
-      context.trpc.settings.notifications(),
-      context.trpc.keys.list(),
-      context.trpc.claims.list({ role: 'issued' }),
-      context.trpc.claims.list({ role: 'redeemed' }),
-      context.trpc.staging.capabilities(),
-      context.trpc.settings.staging(),
-    ]);
+  const [
+    billing,
+    notifications,
+    { keys },
+    { claims: issued },
+    { claims: redeemed },
+    capabilities,
+    staging,
+    earnings,
+    { products },
+    { campaigns },
+    funds,
+  ] = await Promise.all([
+    context.trpc.billing.overview(),
+    context.trpc.settings.notifications(),
+    context.trpc.keys.list(),
+    context.trpc.claims.list({ role: 'issued' }),
+    context.trpc.claims.list({ role: 'redeemed' }),
+    context.trpc.staging.capabilities(),
+    context.trpc.settings.staging(),
+    context.trpc.earnings.report({}),
+    context.trpc.ads.listProducts(),
+    context.trpc.ads.listCampaigns(),
+    context.trpc.ads.funds({ limit: 1 }),
+  ]);
   const activeKeys = keys.filter((key) => key.status === 'active');
   const lastUsed =
     activeKeys
@@ -42,8 +60,23 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
       .filter((at): at is string => at !== null)
       .sort()
       .at(-1) ?? null;
+  // What the account does decides what comes first; one account can stage, redeem and advertise at once.
+  const does = {
+    stages: keys.length > 0 || issued.length > 0,
+    redeems: redeemed.length > 0,
+    advertises: products.length > 0 || campaigns.length > 0 || funds.balance_cents > 0,
+  };
   return {
     email: account.email,
+    does,
+    redeemedClaims: redeemed.slice(0, RECENT),
+    earnings: { availableCents: earnings.available_cents, paidCents: earnings.paid_cents },
+    ads: {
+      products: products.filter((product) => product.status !== 'archived').length,
+      activeCampaigns: campaigns.filter((campaign) => campaign.status === 'active').length,
+      campaigns: campaigns.length,
+      fundsCents: funds.balance_cents,
+    },
     balance: {
       credits: billing.credits,
       lowBalanceThreshold: notifications.low_balance_threshold,
@@ -75,24 +108,93 @@ export async function action({ context, request }: ActionFunctionArgs) {
   }
 }
 
-/** The staging company's home: balance, keys and what happened lately, with the next step always one click away. */
+type OverviewData = ReturnType<typeof useLoaderData<typeof loader>>;
+
+const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+/**
+ * The account's home, fitted to what it does: staging (balance, keys, claims issued, the engine), collecting claims
+ * (the claims redeemed and their ad earnings) or advertising (products, campaigns, funds), each that applies, in that
+ * order. A brand-new account is shown how to start instead, never that it is out of credits.
+ */
 export default function Overview() {
-  const { email, balance, keys, recentClaims, issuedCount, redeemedCount, engine, defaultDisclosure } =
-    useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  const { email, does } = data;
+  const isNew = !does.stages && !does.redeems && !does.advertises;
+  const roles = [does.stages && 'stages photos', does.redeems && 'collects claims', does.advertises && 'advertises']
+    .filter(Boolean)
+    .join(', ');
+  return (
+    <>
+      <header className="page-header">
+        <p className="eyebrow">Overview</p>
+        <h1>{isNew ? 'Welcome to Roomstage' : 'Overview'}</h1>
+        <p className="lead">
+          Signed in as <strong>{email}</strong>.{' '}
+          {isNew ? 'Here is how to start.' : `This account ${roles}: what matters to it, at a glance.`}
+        </p>
+      </header>
+      {isNew ? <GetStarted /> : null}
+      {does.stages ? <StagingOverview data={data} /> : null}
+      {does.redeems ? <ClaimsOverview data={data} /> : null}
+      {does.advertises ? <AdsOverview data={data} /> : null}
+      {isNew ? null : <AlsoPossible does={does} />}
+    </>
+  );
+}
+
+function GetStarted() {
+  return (
+    <div className="grid grid--three" data-testid="get-started">
+      <section className="card" aria-labelledby="start-stage">
+        <h2 id="start-stage">Stage photos</h2>
+        <p>
+          For staging companies and developers. Create an API key: the account’s first key comes with{' '}
+          <strong>10 free credits</strong>, one staged photo each. Then stage a photo in the playground or from your
+          code.
+        </p>
+        <p className="actions">
+          <Link to="/keys" className="button button--small">
+            Create your first key
+          </Link>
+          <a href="/docs" className="button button--ghost button--small">
+            API docs
+          </a>
+        </p>
+      </section>
+      <section className="card" aria-labelledby="start-claim">
+        <h2 id="start-claim">Collect staged photos</h2>
+        <p>
+          For estate agents. Your staging company gave you a claim code: redeem it to receive the photos, free, and earn
+          from the ads shown in them.
+        </p>
+        <p className="actions">
+          <Link to="/claims" className="button button--small">
+            Redeem a code
+          </Link>
+        </p>
+      </section>
+      <section className="card" aria-labelledby="start-ads">
+        <h2 id="start-ads">Advertise products</h2>
+        <p>For brands. Upload a product picture, fund a campaign, and it is placed in staged photos.</p>
+        <p className="actions">
+          <Link to="/ads/products" className="button button--small">
+            Add a product
+          </Link>
+        </p>
+      </section>
+    </div>
+  );
+}
+
+function StagingOverview({ data }: { data: OverviewData }) {
+  const { balance, keys, recentClaims, issuedCount, engine, defaultDisclosure } = data;
   const saved = useActionData<typeof action>();
   const saving = useNavigation().state === 'submitting';
   // Auto top-up refills below its own threshold, so a low balance only needs action without it.
   const low = balance.credits < balance.lowBalanceThreshold && !balance.autoTopUp;
   return (
     <>
-      <header className="page-header">
-        <p className="eyebrow">Staging</p>
-        <h1>Overview</h1>
-        <p className="lead">
-          Signed in as <strong>{email}</strong>. Your balance, keys and latest claims at a glance.
-        </p>
-      </header>
-
       {low ? (
         <Alert tone="warning" title={balance.credits === 0 ? 'No credits left' : 'Your balance is low'}>
           <p>
@@ -237,39 +339,133 @@ export default function Overview() {
         ) : null}
       </section>
 
-      <div className="grid grid--two">
-        <section className="card" aria-labelledby="next-title">
-          <h2 id="next-title">Next steps</h2>
-          <ul className="link-list">
-            <li>
-              <Link to="/webhooks">Webhooks</Link>: hear about staged images and redeemed claims as they happen.
-            </li>
-            <li>
-              <Link to="/usage">Usage</Link>: what each key spent, day by day.
-            </li>
-            <li>
-              <a href="/docs">API docs</a>: every endpoint, with examples.
-            </li>
-          </ul>
-        </section>
-        <section className="card" aria-labelledby="agent-title">
-          <h2 id="agent-title">Estate agent?</h2>
-          <p>
-            {redeemedCount === 0
-              ? 'Redeem the claim code your staging company gave you to collect its photos.'
-              : `You redeemed ${redeemedCount} claim${redeemedCount === 1 ? '' : 's'}.`}
-          </p>
-          <p className="actions">
-            <Link to="/claims" className="button button--small">
-              Redeem a code
-            </Link>
-            <Link to="/gallery" className="button button--ghost button--small">
-              Your images
-            </Link>
-          </p>
-        </section>
-      </div>
+      <section className="card" aria-labelledby="next-title">
+        <h2 id="next-title">Next steps</h2>
+        <ul className="link-list">
+          <li>
+            <Link to="/webhooks">Webhooks</Link>: hear about staged images and redeemed claims as they happen.
+          </li>
+          <li>
+            <Link to="/usage">Usage</Link>: what each key spent, day by day.
+          </li>
+          <li>
+            <a href="/docs">API docs</a>: every endpoint, with examples.
+          </li>
+        </ul>
+      </section>
     </>
+  );
+}
+
+function ClaimsOverview({ data }: { data: OverviewData }) {
+  const { redeemedClaims, redeemedCount, earnings } = data;
+  return (
+    <section className="card" aria-labelledby="claims-title">
+      <h2 id="claims-title">Your claims</h2>
+      <div className="stats">
+        <div className="stat">
+          <p className="stat__label">Claims redeemed</p>
+          <p className="stat__value">{redeemedCount}</p>
+        </div>
+        <div className="stat">
+          <p className="stat__label">Ad earnings to pay out</p>
+          <p className="stat__value">{dollars(earnings.availableCents)}</p>
+          <p className="muted">{dollars(earnings.paidCents)} paid out so far.</p>
+        </div>
+      </div>
+      <DataTable rows={redeemedClaims} columns={['Claim', 'Images', 'Redeemed (UTC)']} empty="No claims yet.">
+        {(claim) => (
+          <tr key={claim.claim_code}>
+            <th scope="row">
+              <code className="nowrap">{claim.claim_code}</code>
+            </th>
+            <td data-label="Images">{claim.image_count}</td>
+            <td className="nowrap" data-label="Redeemed (UTC)">
+              {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
+            </td>
+          </tr>
+        )}
+      </DataTable>
+      <p className="actions">
+        <Link to="/gallery" className="button button--small">
+          Your images
+        </Link>
+        <Link to="/earnings" className="button button--ghost button--small">
+          Earnings
+        </Link>
+        <Link to="/claims" className="button button--ghost button--small">
+          Redeem another code
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+function AdsOverview({ data }: { data: OverviewData }) {
+  const { ads } = data;
+  return (
+    <section className="card" aria-labelledby="ads-title">
+      <h2 id="ads-title">Your ads</h2>
+      <div className="stats">
+        <div className="stat">
+          <p className="stat__label">Products</p>
+          <p className="stat__value">{ads.products}</p>
+        </div>
+        <div className="stat">
+          <p className="stat__label">Active campaigns</p>
+          <p className="stat__value">
+            {ads.activeCampaigns} <span className="stat__unit">of {ads.campaigns}</span>
+          </p>
+        </div>
+        <div className="stat">
+          <p className="stat__label">Ad funds</p>
+          <p className="stat__value">{dollars(ads.fundsCents)}</p>
+        </div>
+      </div>
+      {ads.campaigns === 0 ? <p>A product is placed in staged photos once a funded campaign runs it.</p> : null}
+      <p className="actions">
+        <Link to="/ads/campaigns" className="button button--small">
+          Campaigns
+        </Link>
+        <Link to="/ads/products" className="button button--ghost button--small">
+          Products
+        </Link>
+        <Link to="/ads/funds" className="button button--ghost button--small">
+          Funds
+        </Link>
+        <Link to="/ads/report" className="button button--ghost button--small">
+          Report
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+/** What else the account could do, in a line each: the other roles, one click away. */
+function AlsoPossible({ does }: { does: OverviewData['does'] }) {
+  const items = [
+    does.stages ? null : (
+      <li key="stage">
+        <Link to="/keys">Stage photos yourself</Link>: the account’s first API key comes with 10 free credits.
+      </li>
+    ),
+    does.redeems ? null : (
+      <li key="claim">
+        <Link to="/claims">Redeem a claim code</Link> a staging company gave you, to collect its photos.
+      </li>
+    ),
+    does.advertises ? null : (
+      <li key="ads">
+        <Link to="/ads/products">Advertise a product</Link> in staged photos.
+      </li>
+    ),
+  ].filter(Boolean);
+  if (items.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="also-title">
+      <h2 id="also-title">Also with this account</h2>
+      <ul className="link-list">{items}</ul>
+    </section>
   );
 }
 

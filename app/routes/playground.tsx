@@ -166,9 +166,10 @@ export default function Playground() {
         <p className="eyebrow">Staging</p>
         <h1>Playground</h1>
         <p className="lead">
-          Stage a photo right here, exactly as the API would: it spends one credit from your balance (you have{' '}
-          <strong>{creditsLeft}</strong>), issues a claim code and sends <code>staging.complete</code> to the key’s
-          webhook.
+          Stage a photo right here, exactly as the API would: it spends{' '}
+          {cost === 1 ? 'one credit' : `${cost} credits (one a picture${declutter ? ', two with emptying' : ''})`} from
+          your balance (you have <strong>{creditsLeft}</strong>), issues a claim code and sends{' '}
+          <code>staging.complete</code> to the key’s webhook.
         </p>
       </header>
 
@@ -292,20 +293,29 @@ export default function Playground() {
                 Empty the room of its furniture first (1 more credit)
               </label>
             ) : null}
-            <div className="field">
+            <div className="field playground-form__wide">
               <label htmlFor="field-disclosure" className="field__label">
                 Disclosure
               </label>
-              <select id="field-disclosure" name="disclosure" className="input" defaultValue="">
-                <option value="">Your default (set on the overview)</option>
+              <select
+                id="field-disclosure"
+                name="disclosure"
+                className="input"
+                defaultValue=""
+                aria-describedby="field-disclosure-hint"
+              >
+                <option value="">Your default</option>
                 {DISCLOSURES.filter((profile) => capabilities.label || !drawsMark(profile)).map((profile) => (
                   <option key={profile} value={profile}>
                     {DISCLOSURE_TEXT[profile]}
                   </option>
                 ))}
               </select>
+              <p id="field-disclosure-hint" className="field__hint">
+                Your default is set on the overview.
+              </p>
             </div>
-            <div className="field">
+            <div className="field playground-form__wide">
               <label htmlFor="field-key_id" className="field__label">
                 Charge through key
               </label>

@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code
-         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. Every image is checked against its photo: an engine that changes the building even when drawn again is 422 structure_changed, refunded. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         * @description Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, and a picture that is not a photo of a room 422 not_a_room, both before any charge. Every image is checked against its photo: an engine that changes the building even when drawn again is 422 structure_changed, refunded. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-stage"];
         delete?: never;
@@ -771,7 +771,7 @@ export interface paths {
         put?: never;
         /**
          * Place sponsored products in an image (free); every serve of the result counts ad impressions
-         * @description Free. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
+         * @description Free. A picture that is not a photo of a room is 422 not_a_room. With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).
          */
         post: operations["staging-placeProducts"];
         delete?: never;
@@ -1776,7 +1776,7 @@ export interface components {
              * @description Stable snake_case id to branch on
              * @enum {string}
              */
-            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "two_factor_required" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "two_factor_required" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "not_a_room" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
             /** @description A sentence for people: what went wrong and what to do */
             message: string;
             /** @description invalid_request: the fields that failed validation */
@@ -2087,6 +2087,22 @@ export interface components {
         /**
          * @description Unprocessable Entity:
          *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
+         *     - `not_a_room`: the picture does not look like a photo of a room (a pattern, a vivid graphic, a face); `image_index` names which of several; nothing was charged
+         */
+        "Error.invalid_image.not_a_room": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "invalid_image" | "not_a_room";
+                };
+            };
+        };
+        /**
+         * @description Unprocessable Entity:
+         *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
          *     - `unsupported_option`: the running engine cannot do what the request asks (`option` names it); nothing was charged
          *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
          *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored
@@ -2099,6 +2115,25 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed";
+                };
+            };
+        };
+        /**
+         * @description Unprocessable Entity:
+         *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
+         *     - `unsupported_option`: the running engine cannot do what the request asks (`option` names it); nothing was charged
+         *     - `not_a_room`: the picture does not look like a photo of a room (a pattern, a vivid graphic, a face); `image_index` names which of several; nothing was charged
+         *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
+         *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored
+         */
+        "Error.invalid_image.unsupported_option.not_a_room.engine_rejected.structure_changed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code: "invalid_image" | "unsupported_option" | "not_a_room" | "engine_rejected" | "structure_changed";
                 };
             };
         };
@@ -3879,7 +3914,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected.structure_changed"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.not_a_room.engine_rejected.structure_changed"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable.engine_unavailable"];
@@ -4041,7 +4076,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image.unsupported_option.engine_rejected.structure_changed"];
+            422: components["responses"]["Error.invalid_image.unsupported_option.not_a_room.engine_rejected.structure_changed"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable.engine_unavailable"];
@@ -4180,7 +4215,7 @@ export interface operations {
             410: components["responses"]["Error.claim_expired"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
-            422: components["responses"]["Error.invalid_image"];
+            422: components["responses"]["Error.invalid_image.not_a_room"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
             503: components["responses"]["Error.service_unavailable"];
@@ -4216,7 +4251,7 @@ export interface operations {
                         error: {
                             error: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "two_factor_required" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
+                            code: "invalid_request" | "authentication_required" | "otp_required" | "insufficient_credits" | "no_credits" | "forbidden" | "email_unverified" | "insufficient_scope" | "account_suspended" | "two_factor_required" | "not_found" | "conflict" | "claim_already_redeemed" | "payment_method_required" | "webhook_not_configured" | "claim_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_image" | "unsupported_option" | "engine_rejected" | "structure_changed" | "not_a_room" | "rate_limited" | "internal_error" | "service_unavailable" | "engine_unavailable";
                             message: string;
                             details?: {
                                 path: string;
@@ -5056,6 +5091,8 @@ export interface operations {
                         keys: {
                             key_id: number;
                             name: string;
+                            /** @description The start of the key, as the key list shows it (`sk_live_…`) */
+                            prefix: string;
                             credits_used: number;
                             last_used_at: string | null;
                         }[];

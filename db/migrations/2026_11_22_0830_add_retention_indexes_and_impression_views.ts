@@ -14,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('rate_limit_windows_window').on('rate_limit_windows').column('window_start').execute();
 
   // The last counted impression of each viewer of each placed image: at most one an hour counts, as the
-  // README says. Rows older than an hour carry no information and are purged.
+  // docs/operators/scaling.md says. Rows older than an hour carry no information and are purged.
   await tableOptions(
     db,
     db.schema

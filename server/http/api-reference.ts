@@ -165,7 +165,7 @@ class Renderer {
           `<td>${row.type}</td><td>${row.description}</td></tr>`,
       )
       .join('');
-    return `<table><caption>${escapeHtml(caption)}</caption><thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead><tbody>${body}</tbody></table>`;
+    return `<table tabindex="0"><caption>${escapeHtml(caption)}</caption><thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead><tbody>${body}</tbody></table>`;
   }
 
   /** A body: its type when it is not a plain object (a named schema, a union), then its fields. */
@@ -203,12 +203,12 @@ class Renderer {
         const schema = (parameter.schema as Schema | undefined) ?? {};
         return (
           `<tr><th scope="row"><code>${escapeHtml(String(parameter.name))}</code>${parameter.required ? ' <span class="req">required</span>' : ''}</th>` +
-          `<td>${escapeHtml(String(parameter.in))}</td><td>${this.typeOf(schema)}</td>` +
+          `<td class="token">${escapeHtml(String(parameter.in))}</td><td>${this.typeOf(schema)}</td>` +
           `<td>${this.describe({ ...schema, description: parameter.description ?? schema.description })}</td></tr>`
         );
       })
       .join('');
-    return `<h3>Parameters</h3><table><thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+    return `<h3>Parameters</h3><table tabindex="0"><thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
   }
 
   private requestBody(operation: Operation): string {
@@ -256,7 +256,7 @@ class Renderer {
         .map((line) => {
           const match = /^- `([a-z_]+)`: ?(.*)$/.exec(line);
           return match
-            ? `<tr><th scope="row">${escapeHtml(status)}</th><td><code>${escapeHtml(match[1] ?? '')}</code></td><td>${prose(match[2], false)}</td></tr>`
+            ? `<tr><th scope="row">${escapeHtml(status)}</th><td class="token"><code>${escapeHtml(match[1] ?? '')}</code></td><td>${prose(match[2], false)}</td></tr>`
             : `<tr><th scope="row">${escapeHtml(status)}</th><td></td><td>${prose(line.slice(2), false)}</td></tr>`;
         })
         .join('');
@@ -264,7 +264,7 @@ class Renderer {
     }
     const errorTable =
       errors.length > 0
-        ? `<table><caption>Errors (body: <a href="/docs/schemas#schema-error">Error</a>)</caption><thead><tr><th scope="col">Status</th><th scope="col">Code</th><th scope="col">When</th></tr></thead><tbody>${errors.join('')}</tbody></table>`
+        ? `<table tabindex="0"><caption>Errors (body: <a href="/docs/schemas#schema-error">Error</a>)</caption><thead><tr><th scope="col">Status</th><th scope="col">Code</th><th scope="col">When</th></tr></thead><tbody>${errors.join('')}</tbody></table>`
         : '';
     return `<h3>Responses</h3>${success.join('')}${errorTable}`;
   }
@@ -462,6 +462,7 @@ ${page.nav ?? ''}
 export const REFERENCE_DESCRIPTION =
   'Reference of the Roomstage REST API: every endpoint with its credentials, parameters, request fields, responses and error codes.';
 
+/** Tables scroll sideways on phones rather than break names, so each takes keyboard focus (tabindex="0"). */
 const STYLES = `
 :root{color-scheme:light;--text:#1d2330;--muted:#4a5365;--line:#d8dce4;--accent:#1f5fad;--bg-soft:#f4f6f9}
 *{box-sizing:border-box}
@@ -499,11 +500,13 @@ h4{font-size:0.95rem;margin:0.6rem 0 0.3rem}
 .req{font-size:0.75rem;color:#8a1f1f;font-weight:600}
 table{border-collapse:collapse;width:100%;font-size:0.9rem;margin:0.4rem 0}
 caption{text-align:left;font-weight:600;padding:0.2rem 0}
-th,td{overflow-wrap:anywhere;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
-thead th{background:var(--bg-soft)}
+th,td{overflow-wrap:break-word;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
+thead th{background:var(--bg-soft);white-space:nowrap}
+.token,.token code,tbody th code{white-space:nowrap;overflow-wrap:normal}
 tbody th{font-weight:400;white-space:nowrap}
 .anchor-link{font-size:0.85rem;margin-bottom:0}
 dt{font-weight:600}
 dd{margin:0 0 0.6rem 0}
-@media (max-width:760px){.layout{display:block}nav{border-right:0;border-top:1px solid var(--line)}tbody th{white-space:normal}}
+@media (max-width:760px){.layout{display:block}nav{border-right:0;border-top:1px solid var(--line)}table{display:block;overflow-x:auto}}
+table:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 `;

@@ -1,6 +1,7 @@
 /**
- * The default ImageEngine on sharp (libvips). Each operation is one decode → grade/composite → encode
- * pipeline; furniture tiles come pre-rasterised from the asset cache. Staging reports the scene it drew, so
+ * The default ImageEngine on sharp (libvips). Each operation is one decode → composite → encode pipeline: it
+ * only adds furniture, decor and their shadows, never recolours the room (walls, floor, ceiling and openings keep
+ * their pixels, which the fidelity check protects); furniture tiles come pre-rasterised from the asset cache. Staging reports the scene it drew, so
  * products can later replace its pieces in a re-render of the original; on other photos products go where the
  * room map (./room-map.ts) finds free floor or wall. A small semaphore caps how many
  * images are in flight, so a burst queues instead of exhausting memory.
@@ -28,7 +29,6 @@ import { inspectInput, isDecodeFailure, MAX_PIXELS } from './input-rules.js';
 import { analyseRoom, type Box, overlaps } from './room-map.js';
 import { arrangeProducts, drawOrder, sceneOverlays } from './scene.js';
 import { Semaphore } from './semaphore.js';
-import { gradeMatrix, STYLE_LOOKS } from './styles.js';
 
 export const ENHANCE_LONG_EDGE = 3840;
 export { STAGED_JPEG };
@@ -182,9 +182,9 @@ async function layoutFurniture(specs: PieceSpec[], width: number, height: number
 }
 
 /**
- * Draws the scene over the picture: the style's colour grade on the room (sharp runs recomb before composite, so
- * the furniture keeps its palette), then the pieces. Staging and placing share it, so a re-render of the same
- * original and scene gives the same pixels.
+ * Draws the scene's pieces (in the style's palette, with their shadows) over the picture and nothing else: the
+ * room keeps its own colours. Staging and placing share it, so a re-render of the same original and scene gives
+ * the same pixels.
  */
 function render(
   input: Buffer,
@@ -193,11 +193,9 @@ function render(
   height: number,
   disclosure: Disclosure = {},
 ): Promise<EngineImage> {
-  return sceneOverlays(scene, width, height).then((overlays) => {
-    let pipeline = decode(input);
-    if (scene.style) pipeline = pipeline.recomb(gradeMatrix(STYLE_LOOKS[scene.style].grade));
-    return encodeResult(finishOutput(pipeline, { width, height }, { overlays, ...disclosure }));
-  });
+  return sceneOverlays(scene, width, height).then((overlays) =>
+    encodeResult(finishOutput(decode(input), { width, height }, { overlays, ...disclosure })),
+  );
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -1,6 +1,7 @@
 /**
- * Per-style look: the colour palette filled into the SVG furniture templates and the colour grade applied
- * to the room photo. Tokens in the SVGs are `{{name}}` with optional `-l` (lighter), `-d`, `-dd` (darker).
+ * Per-style look: the colour palette filled into the SVG furniture templates, and the style's colour grade. The
+ * built-in engine never applies the grade to the room (it would recolour the walls and floor, which staging must
+ * keep); bench:fidelity uses it to stand for an engine that does. Tokens in the SVGs are `{{name}}` with optional `-l` (lighter), `-d`, `-dd` (darker).
  */
 import type { Style } from './catalog-data.js';
 

@@ -1,6 +1,6 @@
 /**
- * A drawn empty room (wall, window, skirting, plank floor) for tests, benchmarks and the README samples,
- * so no binary photo has to be committed.
+ * A drawn empty room (wall, window, skirting, plank floor) of any size, for tests, benchmarks and the playground's
+ * drawn samples; the README's sample is a real photo (docs/samples/SOURCES.md).
  */
 import sharp from 'sharp';
 

@@ -175,7 +175,7 @@ async function purgeOrphanFiles(db: Db, storage: ImageStorage, cutoff: number): 
 }
 
 /**
- * One retention pass over everything that only grows (README, "Running at scale"). `now` is the service clock for
+ * One retention pass over everything that only grows (docs/operators/running.md, "retention pass"). `now` is the service clock for
  * rows; file ages are wall-clock times, so files are judged against `filesNow` (the real time).
  */
 export async function purgeExpired(

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { iso } from '../clock.js';
 import { sessionCookieHeader } from '../auth/session-cookie.js';
@@ -232,6 +233,19 @@ export const authRouter = router({
       await ctx.services.auth.invalidateSession(ctx.session.id);
       ctx.response.appendCookie(sessionCookieHeader(ctx.services.auth, null, { secure: ctx.secureTransport }));
       return { success: true } as const;
+    }),
+
+  /**
+   * Dashboard only (no REST path): where the e-mails of this server go, so a page asking to open the confirmation
+   * link can say where it is. With no SMTP_URL (a local run) they are files in DATA_DIR/mail/.
+   */
+  mailDelivery: sessionProcedure
+    .meta({ permission: 'user' })
+    .input(noInput)
+    .output(z.object({ folder: z.string().nullable() }))
+    .query(({ ctx }) => {
+      const { mail, dataDir } = ctx.services.config;
+      return { folder: mail.smtpUrl ? null : path.join(dataDir, 'mail') };
     }),
 
   me: sessionProcedure

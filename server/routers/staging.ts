@@ -193,7 +193,7 @@ export const stagingRouter = router({
       const message = 'Upload a photo or pick a sample (one of the two).';
       const oneOfTwo = () => new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
       if ((upload === undefined) === (sample === undefined)) throw oneOfTwo();
-      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id);
+      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id, ctx.services.clock.now());
       const image = upload ?? (sample === undefined ? undefined : (await sampleImage(sample)).toString('base64'));
       if (image === undefined) throw oneOfTwo();
       // The same limits, charge and operation as POST /api/v1/stage on that key.
@@ -258,13 +258,14 @@ export const stagingRouter = router({
         path: '/api/v1/stage',
         tags: ['Images'],
         summary: 'Stage room photos (1 credit per image, up to 10): returns the staged image URLs and a claim code',
-        description: `Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, before any charge. Every image is checked against its photo: an engine that changes the building even when drawn again is 422 structure_changed, refunded.${ASYNC_NOTE}`,
+        description: `Charges images × variations × (1 + declutter) credits; an option the engine lacks is 422 unsupported_option, and a picture that is not a photo of a room 422 not_a_room, both before any charge. Every image is checked against its photo: an engine that changes the building even when drawn again is 422 structure_changed, refunded.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
       errors: [
         'insufficient_credits',
         'no_credits',
         'unsupported_option',
+        'not_a_room',
         'engine_rejected',
         'structure_changed',
         'engine_unavailable',
@@ -349,6 +350,7 @@ export const stagingRouter = router({
         'insufficient_credits',
         'no_credits',
         'unsupported_option',
+        'not_a_room',
         'engine_rejected',
         'structure_changed',
         'engine_unavailable',
@@ -426,9 +428,10 @@ export const stagingRouter = router({
         path: '/api/v1/place-products',
         tags: ['Images'],
         summary: 'Place sponsored products in an image (free); every serve of the result counts ad impressions',
-        description: `Free.${ASYNC_NOTE}`,
+        description: `Free. A picture that is not a photo of a room is 422 not_a_room.${ASYNC_NOTE}`,
         contentTypes: [...IMAGE_CONTENT_TYPES],
       },
+      errors: ['not_a_room'],
     })
     .input(
       z.object({

@@ -38,6 +38,7 @@ const usageSchema = z.object({
     z.object({
       key_id: z.number().int(),
       name: z.string(),
+      prefix: z.string().meta({ description: 'The start of the key, as the key list shows it (`sk_live_…`)' }),
       credits_used: count,
       last_used_at: isoTimestamp.nullable(),
     }),

@@ -39,7 +39,7 @@ export function parseS3Url(url: string): S3Location {
 
 /**
  * Images as objects in any S3-compatible store (AWS S3, MinIO, R2). A PUT is atomic, so readers never see half an
- * object. The objects stay private: images are served through the app (see README, "Running at scale").
+ * object. The objects stay private: images are served through the app (see docs/operators/mysql-and-s3.md).
  */
 export function createS3Storage(options: {
   location: S3Location;

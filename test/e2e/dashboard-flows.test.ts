@@ -58,7 +58,7 @@ describe.skipIf(skipReason !== null)(
         await expectPageFits(page, 'overview');
         expect(await page.getByText('Create your first key').count()).toBe(1);
 
-        await openFromNav(page, 'API keys', '/keys');
+        await openFromNav(page, 'API', '/keys');
         await page.getByLabel('Name').fill('Website');
         await page.getByRole('button', { name: 'Create key' }).click();
         const secret = page.getByLabel('Secret key');
@@ -156,7 +156,7 @@ describe.skipIf(skipReason !== null)(
       const page = await newPage();
       await withFailureScreenshot(page, 'webhook-test-delivery-log', async () => {
         await signUpInBrowser(page, uniqueEmail('hooks'));
-        await openFromNav(page, 'API keys', '/keys');
+        await openFromNav(page, 'API', '/keys');
         await page.getByRole('button', { name: 'Create key' }).click();
         await page.getByLabel('Secret key').waitFor();
 
@@ -249,7 +249,7 @@ describe.skipIf(skipReason !== null)(
         await expectPageFits(page, 'billing-auto-topup-saved');
 
         // The first key brings 10 free credits (20); one staged photo leaves 19, below the threshold of 20.
-        await openFromNav(page, 'API keys', '/keys');
+        await openFromNav(page, 'API', '/keys');
         await page.getByRole('button', { name: 'Create key' }).click();
         const secret = page.getByLabel('Secret key');
         await expect.poll(() => secret.inputValue(), POLL).toMatch(/^sk_live_/);

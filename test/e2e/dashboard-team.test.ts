@@ -124,7 +124,7 @@ describe.skipIf(skipReason !== null)(`Teams in the dashboard${skipReason ? ` [sk
       await expect.poll(() => currentAccount(page).catch(() => null)).toContain(owner.email);
 
       // A key of the studio's account: shown once, and it works against the API.
-      await openFromAccountMenu(page, 'API keys');
+      await openFromAccountMenu(page, 'Settings → API');
       await page.waitForURL('**/keys');
       await page.getByLabel('Name').fill('Developer laptop');
       await page.getByRole('button', { name: 'Create key' }).click();

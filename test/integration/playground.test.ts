@@ -62,6 +62,27 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(result.html).not.toContain(second.key);
   });
 
+  it('records the staging as a use of the chosen key, and stages the real sample photo', async () => {
+    const studio = await signUpWithKey(server.api);
+    const keyBefore = (await server.api.get('/api/v1/keys', { token: studio.token })).body.keys[0];
+    expect(keyBefore.last_used_at).toBeNull();
+    const result = await stageInPlayground(studio.token, {
+      source: 'sample',
+      sample: 'empty-room-photo',
+      style: 'modern',
+      room_type: 'living_room',
+      key_id: String(studio.keyId),
+    });
+    expect(result.status).toBe(200);
+    expect(result.html).toContain('1 credit spent; 9 left');
+    // The key's use is written without making the request wait: it shows within moments.
+    await expect
+      .poll(async () => (await server.api.get('/api/v1/keys', { token: studio.token })).body.keys[0].last_used_at, {
+        timeout: 5_000,
+      })
+      .not.toBeNull();
+  });
+
   it('shows the original photo to the company that staged it and the agent who redeemed it, and to nobody else', async () => {
     const studio = await signUpWithKey(server.api);
     const result = await stageInPlayground(
@@ -196,8 +217,10 @@ describeEachDatabase('Dashboard playground', (dialect) => {
     expect(await creditsOf(server.api, studio.key)).toBe(8);
   });
 
-  it('shows the running engine on the overview and saves the default disclosure there', async () => {
+  it('shows a staging company the running engine on the overview and saves the default disclosure there', async () => {
+    // A staging company: an account with a key (a brand-new one is shown how to start instead).
     const { token } = await signUp(server.api);
+    await createKey(server.api, token);
     const overview = async () =>
       (await (await fetch(new URL('/overview', server.url), { headers: asSession(token) })).text()).replace(
         /<!-- -->/g,

@@ -99,8 +99,20 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     });
     for (const day of report.daily.slice(0, -1)) expect(day).toEqual({ date: day.date, ...NO_USAGE });
     expect(report.keys).toEqual([
-      { key_id: second.id, name: 'Second', credits_used: 1, last_used_at: expect.any(String) },
-      { key_id: user.keyId, name: 'Default', credits_used: 2, last_used_at: expect.any(String) },
+      {
+        key_id: second.id,
+        name: 'Second',
+        prefix: expect.stringMatching(/^sk_(live|test)_/),
+        credits_used: 1,
+        last_used_at: expect.any(String),
+      },
+      {
+        key_id: user.keyId,
+        name: 'Default',
+        prefix: expect.stringMatching(/^sk_(live|test)_/),
+        credits_used: 2,
+        last_used_at: expect.any(String),
+      },
     ]);
     expect(report.ad_revenue).toEqual({ impressions: 0, gross_cents: 0, earned_cents: 0 });
   });
@@ -141,7 +153,13 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
       credits_used: 1,
     });
     expect(report.keys).toEqual([
-      { key_id: second.id, name: 'Second', credits_used: 1, last_used_at: expect.any(String) },
+      {
+        key_id: second.id,
+        name: 'Second',
+        prefix: expect.stringMatching(/^sk_(live|test)_/),
+        credits_used: 1,
+        last_used_at: expect.any(String),
+      },
     ]);
 
     const first = (await usage(user.token, `?key_id=${user.keyId}`)).body;
@@ -218,7 +236,13 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     const report = (await usage(user.token)).body;
     expect(report.totals).toMatchObject({ images_staged: 10, credits_used: 10, claims_issued: 10 });
     expect(report.keys).toEqual([
-      { key_id: user.keyId, name: 'Default', credits_used: 10, last_used_at: expect.any(String) },
+      {
+        key_id: user.keyId,
+        name: 'Default',
+        prefix: expect.stringMatching(/^sk_(live|test)_/),
+        credits_used: 10,
+        last_used_at: expect.any(String),
+      },
     ]);
   });
 
@@ -233,7 +257,13 @@ describeEachDatabase('Usage: what an account did, by day and by key', (dialect) 
     const report = (await usage(user.token)).body;
     expect(report.totals).toMatchObject({ credits_purchased: 25, credits_used: 0 });
     expect(report.keys).toEqual([
-      { key_id: user.keyId, name: 'Default', credits_used: 0, last_used_at: expect.any(String) },
+      {
+        key_id: user.keyId,
+        name: 'Default',
+        prefix: expect.stringMatching(/^sk_(live|test)_/),
+        credits_used: 0,
+        last_used_at: expect.any(String),
+      },
     ]);
   });
 

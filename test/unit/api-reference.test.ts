@@ -71,8 +71,10 @@ describe('The HTML API reference', () => {
     expect(pages.get('things')).toContain('Body: <a href="/docs/schemas#schema-thing">Thing</a>');
     expect(pages.get('schemas')).toContain('<h2 id="schema-thing">Thing</h2>');
     expect(html).toContain('<code>note</code></th><td>string or null</td>');
-    expect(html).toContain('<th scope="row">409</th><td><code>conflict</code></td><td>the thing is locked</td>');
-    expect(html).toContain('<th scope="row">409</th><td><code>gone_away</code></td><td>it left</td>');
+    expect(html).toContain(
+      '<th scope="row">409</th><td class="token"><code>conflict</code></td><td>the thing is locked</td>',
+    );
+    expect(html).toContain('<th scope="row">409</th><td class="token"><code>gone_away</code></td><td>it left</td>');
   });
 
   it('gives each tag a page, anchors operations by operationId (or method and path), and links them from the index', () => {

@@ -89,7 +89,7 @@ describe('The OpenAPI document', () => {
     expect(byName['POST /api/v1/stage']!).toMatchObject({
       '402': ['insufficient_credits', 'no_credits'],
       '409': ['conflict', 'claim_already_redeemed'],
-      '422': ['invalid_image', 'unsupported_option', 'engine_rejected', 'structure_changed'],
+      '422': ['invalid_image', 'unsupported_option', 'not_a_room', 'engine_rejected', 'structure_changed'],
       '503': ['service_unavailable', 'engine_unavailable'],
     });
     expect(byName['POST /api/v1/place-products']!['402']).toBeUndefined();

@@ -19,7 +19,7 @@ export function ApiSnippets({ idPrefix, partialKey, ...request }: Props) {
       {partialKey ? (
         <p className="field__hint">
           Only the start of your key is shown (<code>{request.apiKey}</code>): paste your full key in its place. Lost
-          it? Create a new key on the <a href="/keys">API keys</a> page.
+          it? Create a new key under <a href="/keys">Settings → API</a>.
         </p>
       ) : null}
       {blocks.map((block) => (

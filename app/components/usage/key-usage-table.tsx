@@ -4,6 +4,7 @@ import { DataTable } from '../data-table.js';
 export interface KeyUsageRow {
   key_id: number;
   name: string;
+  prefix: string;
   credits_used: number;
   last_used_at: string | null;
 }
@@ -25,12 +26,12 @@ export function KeyUsageTable({ keys }: { keys: KeyUsageRow[] }) {
           ),
         },
       ]}
-      empty="No API keys yet. Create one under API keys to start staging photos."
+      empty="No API keys yet. Create one under Settings → API to start staging photos."
     >
       {(key) => (
         <tr key={key.key_id}>
           <th scope="row" data-label="Key">
-            {key.name} <span className="muted">#{key.key_id}</span>
+            {key.name} <span className="muted nowrap">({key.prefix}…)</span>
           </th>
           <td data-label="Credits used" className="data-table__number">
             {key.credits_used.toLocaleString('en-GB')}

@@ -220,9 +220,10 @@ const keyUses = new WeakMap<Db, KeyUses>();
  * database; the uses of every key that arrive meanwhile are written together by the next one, each key's latest
  * time, so a stored value trails its newest use by at most one round trip however busy the server is (on SQLite,
  * one event-loop turn: startGatheringBatch). The condition keeps a slower write (or another process) from moving a
- * time backwards. A failed write is logged, never thrown.
+ * time backwards. A failed write is logged, never thrown. The dashboard's playground records its charges through a
+ * key here too: they are that key's use.
  */
-function recordKeyUse(db: Db, keyId: number, now: number): void {
+export function recordKeyUse(db: Db, keyId: number, now: number): void {
   let uses = keyUses.get(db);
   if (!uses) {
     uses = { waiting: new Map(), writing: false };

@@ -6,6 +6,7 @@ import type { RoomType, Style } from '../../imaging/catalog-data.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, isRoomType, isStyle } from '../../imaging/catalog-data.js';
 import type { AcceptedFormat, EngineImage, ImageEngine, Label, Scene } from '../../imaging/engine.js';
 import { isDecodeFailure } from '../../imaging/input-rules.js';
+import { assertRoomPhoto } from '../../imaging/room-check.js';
 import { newImageName } from '../../storage/storage.js';
 import { recordPlacements, type SponsoredPlacement } from '../ads/revenue.js';
 import { selectProducts } from '../ads/selection.js';
@@ -257,6 +258,15 @@ async function inspectAll(engine: ImageEngine, inputs: Buffer[]): Promise<Accept
   return formats;
 }
 
+/**
+ * Refuses (422 `not_a_room`) an input that is not a photo of a room, before any charge: staging, decluttering and
+ * placing products draw into a room, and on anything else they would charge for clip-art pasted on a picture.
+ * Enhancing does not ask it, since sharpening and upscaling suit any photo.
+ */
+async function assertRooms(inputs: Buffer[]): Promise<void> {
+  for (const [index, input] of inputs.entries()) await assertRoomPhoto(input, inputs.length > 1 ? index : undefined);
+}
+
 /** Damaged pixel data only shows when decoding; that is the client's bad image (422), not our fault. */
 function asClientError(error: unknown): unknown {
   if (!(error instanceof AppError) && isDecodeFailure(error))
@@ -363,6 +373,7 @@ export async function prepareStage(
     await readImageSources(request.sources, deps.network, { allowMany: true }),
   );
   const formats = await inspectAll(deps.engine, inputs);
+  await assertRooms(inputs);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   // Photos of one listing look alike: a stage into a claim reuses what the claim's first stage used.
   const listing = claimCode ? await claimListing(deps.db, claimCode) : undefined;
@@ -568,6 +579,7 @@ export async function prepareDeclutter(
   assertEngineSupports(deps.engine, { declutter: true, label: labelOf(disclosure) });
   const input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
   const formats = await inspectAll(deps.engine, [input]);
+  await assertRooms([input]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   return {
     operation: 'declutter',
@@ -641,6 +653,7 @@ export async function preparePlace(
     input = only(await readImageSources(request.sources, deps.network, { allowMany: false }));
   }
   const formats = await inspectAll(deps.engine, [input]);
+  await assertRooms([input]);
   const claimCode = await canonicalClaimCode(deps, caller, request.claimCode);
   return {
     operation: 'place_products',

@@ -3,47 +3,58 @@
  * like POST /api/v1/stage (stageImages, one credit, on the chosen key of the account), so the ledger, the claim,
  * the webhook event and the key's usage are the same as for an API call.
  */
+import { readFile } from 'node:fs/promises';
 import type { Db } from '../../../db/client.js';
 import type { Image } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { emptyRoomImage } from '../../imaging/synthetic-room.js';
-import { getOwnApiKey } from '../keys/api-keys.js';
+import { getOwnApiKey, recordKeyUse } from '../keys/api-keys.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 
-export const PLAYGROUND_SAMPLES = ['empty-living-room', 'empty-wide-room'] as const;
+export const PLAYGROUND_SAMPLES = ['empty-room-photo', 'empty-living-room', 'empty-wide-room'] as const;
 export type PlaygroundSample = (typeof PLAYGROUND_SAMPLES)[number];
 
-/** Drawn rooms (server/imaging/synthetic-room.ts), the same as docs/samples/empty-room.jpg: nothing to upload. */
-const SAMPLE_SIZES: Record<PlaygroundSample, { width: number; height: number; label: string }> = {
-  'empty-living-room': { width: 1200, height: 800, label: 'Empty room, 3:2' },
-  'empty-wide-room': { width: 1600, height: 900, label: 'Empty room, 16:9' },
+/**
+ * What the playground can stage with nothing to upload: first the real photo of docs/samples/empty-room.jpg (its
+ * source is in docs/samples/SOURCES.md), then drawn rooms (server/imaging/synthetic-room.ts) of two shapes.
+ */
+const SAMPLES: Record<PlaygroundSample, { label: string; load: () => Promise<Buffer> }> = {
+  'empty-room-photo': {
+    label: 'Empty living room (photo)',
+    load: () => readFile(new URL('../../imaging/assets/samples/empty-room.jpg', import.meta.url)),
+  },
+  'empty-living-room': { label: 'Drawn room, 3:2', load: () => emptyRoomImage(1200, 800) },
+  'empty-wide-room': { label: 'Drawn room, 16:9', load: () => emptyRoomImage(1600, 900) },
 };
 
 export function sampleLabel(sample: PlaygroundSample): string {
-  return SAMPLE_SIZES[sample].label;
+  return SAMPLES[sample].label;
 }
 
 const sampleCache = new Map<PlaygroundSample, Promise<Buffer>>();
 
-/** The sample's JPEG bytes (drawn once per process). */
+/** The sample's JPEG bytes (read or drawn once per process). */
 export function sampleImage(sample: PlaygroundSample): Promise<Buffer> {
   let image = sampleCache.get(sample);
   if (!image) {
-    const { width, height } = SAMPLE_SIZES[sample];
-    image = emptyRoomImage(width, height);
+    image = SAMPLES[sample].load();
     sampleCache.set(sample, image);
   }
   return image;
 }
 
-/** The caller a playground charge runs as: one of the account's own active keys (its credits, its webhook). */
-export async function playgroundCaller(db: Db, accountId: string, keyId: number): Promise<ApiCaller> {
+/**
+ * The caller a playground charge runs as: one of the account's own active keys (its credits, its webhook). The
+ * staging is that key's use, so its `last_used_at` moves as for an API call.
+ */
+export async function playgroundCaller(db: Db, accountId: string, keyId: number, now: number): Promise<ApiCaller> {
   const key = await getOwnApiKey(db, accountId, keyId);
   if (key.revoked_at !== null) {
     throw new AppError('conflict', `API key “${key.name}” is revoked; choose an active key.`, {
       details: [{ path: 'key_id', message: 'This key is revoked.' }],
     });
   }
+  recordKeyUse(db, key.id, now);
   return { accountId, keyId: key.id, idempotency: null };
 }
 

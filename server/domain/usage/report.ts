@@ -22,6 +22,7 @@ export interface DailyUsage {
 export interface KeyUsage {
   key_id: number;
   name: string;
+  prefix: string;
   credits_used: number;
   last_used_at: string | null;
 }
@@ -79,7 +80,10 @@ export async function usageReport(
   input: { accountId: string; fromDay: number; toDay: number; keyId?: number },
 ): Promise<UsageReport> {
   const { accountId, fromDay, toDay, keyId } = input;
-  let keys = db.selectFrom('api_keys').select(['id', 'name', 'last_used_at']).where('account_id', '=', accountId);
+  let keys = db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'last_used_at'])
+    .where('account_id', '=', accountId);
   if (keyId !== undefined) {
     keys = keys.where('id', '=', keyId);
     const own = await keys.executeTakeFirst();
@@ -132,6 +136,7 @@ export async function usageReport(
     keys: keyRows.map((key) => ({
       key_id: key.id,
       name: key.name,
+      prefix: key.prefix,
       credits_used: usedByKey.get(key.id) ?? 0,
       last_used_at: iso(key.last_used_at),
     })),
