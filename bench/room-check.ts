@@ -4,7 +4,7 @@
  * ≤ 1 %) and the refusal rate on the rest. Env: REAL_ROOMS_DIR (default test/fixtures/real-rooms), NOT_ROOMS_DIR
  * (default test/fixtures/not-rooms). Exits 1 when a target is missed.
  */
-import { measureRoomSet, ROOM_TARGETS, roomSetDirs } from './room-set.js';
+import { measureRoomSet, ROOM_TARGETS, roomSetDirs } from '../test/fixtures/room-set.js';
 
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { earningsReport } from '../domain/ads/earnings.js';
+import { earningsReport } from '../domain/payouts/earnings.js';
 import { listPayouts, MIN_PAYOUT_CENTS, requestPayout } from '../domain/payouts/request.js';
 import { resolveRange } from '../domain/usage/report.js';
 import { router, sessionProcedure } from '../trpc.js';

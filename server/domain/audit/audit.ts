@@ -59,6 +59,13 @@ export interface AuditOrigin {
   userAgent: string | null;
 }
 
+/** An operator's change: who made it, why, and when. Every operator change carries these. */
+export interface OperatorChange {
+  origin: AuditOrigin;
+  reason: string;
+  now: number;
+}
+
 /** A change made by no request (a Stripe event, a background top-up) is attributed to the account's own user. */
 export function systemOrigin(account: { id: string; email: string }): AuditOrigin {
   return { actor: { type: 'user', id: account.id, label: account.email }, ip: null, userAgent: null };

@@ -3,20 +3,13 @@ import type { AdFundsEntry, Database, LedgerEntry } from '../../../db/schema.js'
 import { inTransaction } from '../../../db/transaction.js';
 import { lockAccount } from '../accounts/accounts.js';
 import { AppError, errorResponse } from '../../errors.js';
-import { type AuditOrigin, recordAudit } from '../audit/audit.js';
+import { type OperatorChange, recordAudit } from '../audit/audit.js';
 import { changeAdFunds } from '../ads/funds.js';
 import { releaseHold } from '../credits/holds.js';
 import { changeCredits } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
 
 type Executor = Kysely<Database>;
-
-/** Who changes what and why: every operator change carries these. */
-export interface OperatorChange {
-  origin: AuditOrigin;
-  reason: string;
-  now: number;
-}
 
 /** Grants (delta > 0) or deducts credits as an `adjustment`; a deduction below zero changes nothing (409). */
 export async function adjustCredits(

@@ -10,7 +10,7 @@ import { dayToDate, millicentsToCents } from '../ads/money.js';
 import { addressHash } from '../ads/viewers.js';
 import { recordAudit } from '../audit/audit.js';
 import { earningsMillicents } from '../payouts/balances.js';
-import type { OperatorChange } from './accounts.js';
+import type { OperatorChange } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 

@@ -3,7 +3,7 @@ import type { Database, Product } from '../../../db/schema.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import type { OperatorChange } from './accounts.js';
+import type { OperatorChange } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 

@@ -6,7 +6,7 @@ import { recordAudit } from '../audit/audit.js';
 import { CENTS_PER_CREDIT, type PaymentGateway } from '../billing/gateway.js';
 import { changeCredits } from '../credits/ledger.js';
 import { lockAccount } from '../accounts/accounts.js';
-import type { OperatorChange } from './accounts.js';
+import type { OperatorChange } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 

@@ -7,7 +7,7 @@ import { lockAccount } from '../accounts/accounts.js';
 import { recordAudit } from '../audit/audit.js';
 import { payoutPaidMessage, payoutRejectedMessage } from '../mail/messages.js';
 import { enqueueMail } from '../mail/outbox.js';
-import type { OperatorChange } from '../operators/accounts.js';
+import type { OperatorChange } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 

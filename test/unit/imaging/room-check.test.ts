@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { measureRoomSet, picturesIn, ROOM_TARGETS, roomSetDirs } from '../../../bench/room-set.js';
+import { measureRoomSet, picturesIn, ROOM_TARGETS, roomSetDirs } from '../../fixtures/room-set.js';
 import { assertRoomPhoto, judgeRoomPhoto } from '../../../server/imaging/room-check.js';
 import { roomJpeg } from '../../fixtures/images.js';
 import { emptyRoomImage, rejection } from './fixtures.js';

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema.js';
-import { type EarningsBalances, earningsBalances } from '../payouts/balances.js';
-import { daySeries } from './day-series.js';
-import { millicentsToCents } from './money.js';
+import { type EarningsBalances, earningsBalances } from './balances.js';
+import { daySeries } from '../ads/day-series.js';
+import { millicentsToCents } from '../ads/money.js';
 
 type Executor = Kysely<Database>;
 
