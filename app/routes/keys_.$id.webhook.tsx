@@ -200,6 +200,11 @@ export default function KeyWebhook() {
             </button>
           </Form>
         </section>
+      ) : webhook.url ? (
+        <section className="card" aria-labelledby="webhook-secret">
+          <h2 id="webhook-secret">Signing secret</h2>
+          <p>Only owners, admins and developers of this account see the signing secret.</p>
+        </section>
       ) : null}
 
       <section className="card" aria-labelledby="webhook-test">
