@@ -42,6 +42,7 @@ import {
 } from './http/openapi.js';
 import { proceduresOf, rewriteBridgeErrors } from './adapters/library-internals.js';
 import { appRouter, createCaller } from './root.js';
+import type { Meta } from './trpc.js';
 import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';
@@ -106,7 +107,13 @@ async function createApp(services: Services) {
   );
 
   // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
-  app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services));
+  // The pre-check refuses a key for the scope the endpoint's procedure declares, as the procedure would.
+  const scopeOfImagePath = new Map(
+    proceduresOf<Meta>(appRouter)
+      .filter(({ meta }) => meta?.openapi?.method === 'POST')
+      .map(({ meta }) => [meta?.openapi?.path, meta?.scope] as const),
+  );
+  app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services, (path) => scopeOfImagePath.get(path as `/${string}`)));
   app.post(PRODUCT_UPLOAD_PATH, productUploadBody);
   app.use(stripeWebhookRouter(services));
   app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));

@@ -18,6 +18,7 @@ import {
   router,
   sessionOriginOf,
   sessionProcedure,
+  signedInUserIdOf,
 } from '../trpc.js';
 import { newPasswordField, noInput, successSchema, userSchema } from './schemas.js';
 
@@ -121,15 +122,27 @@ export const authRouter = router({
         tags: ['Account security'],
         summary: 'Confirm an e-mail address with the token of the e-mailed link',
         description:
-          'Confirms the address the verification e-mail went to. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.',
+          'Confirms the address the verification e-mail went to, for the holder of the account’s password only: call it with that user’s identity token (or the dashboard session), or without one and with the account’s `password`. Otherwise 401 and the link stays unused. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.',
         protect: false,
       },
-      errors: ['rate_limited'],
+      errors: ['rate_limited', 'authentication_required'],
     })
-    .input(tokenInput)
+    .input(
+      tokenInput.extend({
+        password: z.string().max(1024).optional().meta({
+          description:
+            'The password of the account the link is for; needed when the call carries no identity token of that user',
+        }),
+      }),
+    )
     .output(z.object({ email: z.string(), verified: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const { email } = await verifyEmail(ctx.services.db, { token: input.token, now: ctx.services.clock.now() });
+      const { email } = await verifyEmail(ctx.services.db, {
+        token: input.token,
+        password: input.password,
+        signedInUserId: await signedInUserIdOf(ctx),
+        now: ctx.services.clock.now(),
+      });
       return { email, verified: true as const };
     }),
 
@@ -217,6 +230,7 @@ export const authRouter = router({
   logout: sessionProcedure
     .meta({
       permission: 'user',
+      changesSession: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/auth/logout',

@@ -41,21 +41,30 @@ export const teamsRouter = router({
 
   /**
    * Dashboard only: the account this request acts on, the user's role there and what that role allows (the nav), and
-   * whether the account refuses them for want of two-factor sign-in (the dashboard then sends them to /security).
+   * whether the account refuses them for want of two-factor sign-in (the dashboard then sends them to /security) or
+   * is suspended (the dashboard then shows the way out: the account switcher and signing out).
    */
   current: sessionProcedure
     .meta({ permission: 'user' })
     .input(noInput)
-    .output(accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)), two_factor_required: z.boolean() }))
+    .output(
+      accountSchema.extend({
+        permissions: z.array(z.enum(PERMISSION_NAMES)),
+        two_factor_required: z.boolean(),
+        suspended: z.boolean(),
+      }),
+    )
     .query(({ ctx }) => {
-      const { id, name, role, require2fa } = ctx.account;
+      const { id, name, role, require2fa, suspendedAt } = ctx.account;
       const permissions = PERMISSION_NAMES.filter((permission) => roleAllows(role, permission));
-      return { id, name, role, permissions, two_factor_required: require2fa && !ctx.user.twoFactor };
+      const suspended = suspendedAt !== null;
+      return { id, name, role, permissions, two_factor_required: require2fa && !ctx.user.twoFactor, suspended };
     }),
 
   switchAccount: sessionProcedure
     .meta({
       permission: 'user',
+      changesSession: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/accounts/current',
@@ -171,6 +180,7 @@ export const teamsRouter = router({
   changeRole: sessionProcedure
     .meta({
       permission: 'manage_members',
+      changesSession: true,
       openapi: {
         method: 'PATCH',
         path: '/api/v1/members/{user_id}',
@@ -195,6 +205,7 @@ export const teamsRouter = router({
   removeMember: sessionProcedure
     .meta({
       permission: 'manage_members',
+      changesSession: true,
       openapi: {
         method: 'DELETE',
         path: '/api/v1/members/{user_id}',

@@ -2,7 +2,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Db } from '../../db/client.js';
-import type { ApiClient } from './api-client.js';
+import { type ApiClient, TEST_PASSWORD } from './api-client.js';
 
 /** What reading the outbox needs: a test server, or any process's database. */
 type WithDb = { services: { db: Db } };
@@ -33,10 +33,17 @@ export function tokenOfLink(link: string): string {
   return token;
 }
 
-/** Confirms an account's e-mail address the way its owner does: with the link of the verification e-mail. */
-export async function confirmEmail(server: WithDb & { api: ApiClient }, email: string): Promise<void> {
+/**
+ * Confirms an account's e-mail address the way its owner does: with the link of the verification e-mail and the
+ * account's password (the test password unless given), which a link needs when opened without the user's session.
+ */
+export async function confirmEmail(
+  server: WithDb & { api: ApiClient },
+  email: string,
+  password = TEST_PASSWORD,
+): Promise<void> {
   const token = await tokenFromOutbox(server, email, 'verify_email');
-  const response = await server.api.post('/api/v1/auth/verify-email', { json: { token } });
+  const response = await server.api.post('/api/v1/auth/verify-email', { json: { token, password } });
   if (response.status !== 200) throw new Error(`verify-email failed: ${response.status} ${response.text}`);
 }
 
