@@ -165,6 +165,17 @@ export async function inviteMember(
       .where('users.email', '=', email)
       .executeTakeFirst();
     if (member) throw new AppError('conflict', `${email} is a member of this account already.`);
+    // A new invite replaces the open one, which revokes it: that needs the rights revoking it needs (an admin may
+    // not cancel an owner's invite by inviting the same address again with another role).
+    const open = await trx
+      .selectFrom('invites')
+      .select('role')
+      .where('account_id', '=', input.accountId)
+      .where('email', '=', email)
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .execute();
+    for (const replaced of open) requireOwnerFor(actor, replaced.role);
     await trx
       .updateTable('invites')
       .set({ revoked_at: now })
