@@ -17,7 +17,7 @@ import { type HeaderAccount, SiteHeader } from './components/site-header.js';
 import styles from './styles.css?url';
 import { pageMeta } from './utils/meta.js';
 import { useNonce } from './utils/nonce.js';
-import { getAccount } from './utils/session.server.js';
+import { getSignedIn } from './utils/session.server.js';
 
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b5bdb"/><path d="M8 24V13l8-6 8 6v11h-6v-6h-4v6z" fill="#fff"/></svg>',
@@ -39,9 +39,10 @@ export const meta: MetaFunction = ({ error }) =>
  * a missing or expired session simply reads as a visitor.
  */
 export async function loader({ context }: LoaderFunctionArgs): Promise<{ account: HeaderAccount | null }> {
-  const account = await getAccount(context);
-  if (!account) return { account: null };
-  const [{ accounts }, current] = await Promise.all([context.trpc.teams.accounts(), context.trpc.teams.current()]);
+  const signedIn = await getSignedIn(context);
+  if (!signedIn) return { account: null };
+  const { account, current } = signedIn;
+  const { accounts } = await context.trpc.teams.accounts();
   return { account: { email: account.email, operator: account.operator, accounts, current } };
 }
 

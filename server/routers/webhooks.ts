@@ -49,11 +49,7 @@ const deliverySchema = z.object({
  * `withSecret`: only roles that may change webhooks see the signing secret (anyone holding it can forge events the
  * receiver accepts); the others read the configuration with `secret: null`.
  */
-function presentWebhook(
-  keyId: number,
-  webhook: Webhook | null,
-  withSecret: boolean,
-): z.infer<typeof webhookSchema> {
+function presentWebhook(keyId: number, webhook: Webhook | null, withSecret: boolean): z.infer<typeof webhookSchema> {
   if (!webhook)
     return {
       key_id: keyId,

@@ -157,8 +157,7 @@ export async function verifyEmail(
     .executeTakeFirst();
   if (!pending) throw new AppError('invalid_request', VERIFY_LINK_INVALID);
   if (pending.user_id !== input.signedInUserId) {
-    const holder =
-      input.password !== undefined && (await verifyPassword(pending.password_hash, input.password));
+    const holder = input.password !== undefined && (await verifyPassword(pending.password_hash, input.password));
     if (!holder) throw new AppError('authentication_required', VERIFY_LINK_HOLDER);
   }
   return inTransaction(db, async (trx) => {
