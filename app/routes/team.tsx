@@ -73,8 +73,16 @@ export async function action({ context, request }: ActionFunctionArgs) {
         });
       }
       case 'remove': {
-        await context.trpc.teams.removeMember({ user_id: formText(form, 'user_id') ?? '' });
-        return json({ intent, done: `${formText(form, 'email') ?? 'The member'} is removed from this account.` });
+        const { keys_revoked } = await context.trpc.teams.removeMember({
+          user_id: formText(form, 'user_id') ?? '',
+          revoke_keys: form.get('revoke_keys') === 'on' ? 'true' : 'false',
+        });
+        const revoked =
+          keys_revoked > 0 ? ` ${keys_revoked} API key${keys_revoked === 1 ? '' : 's'} they created revoked.` : '';
+        return json({
+          intent,
+          done: `${formText(form, 'email') ?? 'The member'} is removed from this account.${revoked}`,
+        });
       }
       default:
         return unknownIntent();
@@ -147,6 +155,11 @@ export default function Team() {
                 <td>
                   {member.email}
                   {member.user_id === user.id ? ' (you)' : ''}
+                  {member.working_keys > 0 ? (
+                    <span className="table-note">
+                      Created {member.working_keys} API key{member.working_keys === 1 ? '' : 's'} that still work
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   {editable ? (
@@ -178,6 +191,15 @@ export default function Team() {
                         <input type="hidden" name="intent" value="remove" />
                         <input type="hidden" name="user_id" value={member.user_id} />
                         <input type="hidden" name="email" value={member.email} />
+                        {member.working_keys > 0 ? (
+                          <label className="checkbox-row">
+                            <input type="checkbox" name="revoke_keys" defaultChecked />
+                            <span>
+                              Also revoke their {member.working_keys} key{member.working_keys === 1 ? '' : 's'}
+                              <span className="visually-hidden"> ({member.email})</span>
+                            </span>
+                          </label>
+                        ) : null}
                         <button type="submit" className="button button--danger button--small" disabled={submitting}>
                           Remove<span className="visually-hidden"> {member.email}</span>
                         </button>
