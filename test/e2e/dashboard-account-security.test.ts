@@ -36,6 +36,8 @@ describe.skipIf(skipReason !== null)(
 
     /** The link of the newest e-mail of that kind to `email`, as the person would click it. */
     async function linkFromOutbox(email: string, kind: string): Promise<string> {
+      // Waits as tokenFromOutbox does: a password-reset link is written just after the request is answered.
+      await tokenFromOutbox(server, email, kind);
       const link = (await outboxFor(server, email, kind)).at(-1)?.link;
       if (!link) throw new Error(`no ${kind} e-mail to ${email}`);
       return link;

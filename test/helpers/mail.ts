@@ -19,12 +19,18 @@ export async function outboxFor(server: WithDb, to: string, kind?: string) {
   return query.execute();
 }
 
-/** The token of the newest link of that kind e-mailed to `to`. */
+/**
+ * The token of the newest link of that kind e-mailed to `to`. Waits a little for it: a password-reset link is
+ * written just after the request is answered.
+ */
 export async function tokenFromOutbox(server: WithDb, to: string, kind: string): Promise<string> {
-  const messages = await outboxFor(server, to, kind);
-  const link = messages.at(-1)?.link;
-  if (!link) throw new Error(`no ${kind} message to ${to} in the outbox`);
-  return tokenOfLink(link);
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const link = (await outboxFor(server, to, kind)).at(-1)?.link;
+    if (link) return tokenOfLink(link);
+    if (Date.now() > deadline) throw new Error(`no ${kind} message to ${to} in the outbox`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 export function tokenOfLink(link: string): string {

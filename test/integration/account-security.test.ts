@@ -95,11 +95,13 @@ describeEachDatabase('Account security', (dialect) => {
     it('answers 202 for any address and e-mails a link only to a registered one', async () => {
       const user = await signUp(server.api);
       const stranger = uniqueEmail('stranger');
-      for (const email of [user.email, stranger]) {
+      for (const email of [stranger, user.email]) {
         const response = await server.api.post('/api/v1/auth/password-reset', { json: { email } });
         expect(response.status).toBe(202);
         expect(response.body).toEqual({ accepted: true });
       }
+      // The link is written just after the answer (so both answers take the same time).
+      await tokenFromOutbox(server, user.email, 'password_reset');
       expect(await outboxFor(server, user.email, 'password_reset')).toHaveLength(1);
       expect(await outboxFor(server, stranger)).toHaveLength(0);
     });
