@@ -194,13 +194,15 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { db, clock, config } = ctx.services;
       // The answer does not wait for the work: a registered address (a token and a message written) would otherwise
-      // answer measurably later than an unknown one (nothing written), which tells who has an account. A failure is
-      // logged; the person asks again.
-      void requestPasswordReset(db, {
-        email: input.email,
-        links: { publicBaseUrl: config.publicBaseUrl },
-        now: clock.now(),
-      }).catch((error: unknown) => log.error({ err: error }, 'password reset could not be prepared'));
+      // answer measurably later than an unknown one (nothing written), which tells who has an account. The work
+      // starts once the answer is on its way (SQLite's calls would block it otherwise). A failure is logged; the
+      // person asks again.
+      const request = { email: input.email, links: { publicBaseUrl: config.publicBaseUrl }, now: clock.now() };
+      setImmediate(() => {
+        requestPasswordReset(db, request).catch((error: unknown) =>
+          log.error({ err: error }, 'password reset could not be prepared'),
+        );
+      });
       ctx.response.setStatus(202);
       return { accepted: true as const };
     }),

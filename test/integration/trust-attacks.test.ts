@@ -254,6 +254,37 @@ describeEachDatabase('Trust: the audit’s attacks on secrets, suspension, opera
     expect(replaced.status).toBe(201);
   });
 
+  it('the key list names who created each key, and removing a member can revoke the keys they made (audited)', async () => {
+    // Before: the key list did not say who created a key, and a removed member's keys kept working without a word.
+    const { owner, members } = await team(['developer']);
+    const developer = members.get('developer')!;
+    const asDeveloper = { token: developer.token, headers: { 'roomstage-account': owner.userId } };
+    const made = (await server.api.post('/api/v1/keys', { ...asDeveloper, json: { name: 'Dev key' } })).body;
+    const ownKey = await createKey(server.api, owner.token, { name: 'Owner key' });
+    const { keys } = (await server.api.get('/api/v1/keys', { token: owner.token })).body;
+    const byId = new Map(keys.map((key: { id: number }) => [key.id, key]));
+    expect((byId.get(made.id) as any).created_by).toEqual({ user_id: developer.userId, email: developer.email });
+    expect((byId.get(ownKey.id) as any).created_by).toEqual({ user_id: owner.userId, email: owner.email });
+    const listed = (await server.api.get('/api/v1/members', { token: owner.token })).body.members;
+    expect(listed.find((m: { user_id: string }) => m.user_id === developer.userId).working_keys).toBe(1);
+
+    const removed = await server.api.delete(`/api/v1/members/${developer.userId}?revoke_keys=true`, {
+      token: owner.token,
+    });
+    expect(removed.body).toEqual({ removed: true, keys_revoked: 1 });
+    expect((await server.api.get('/api/v1/credits', { token: made.key })).status).toBe(401);
+    expect((await server.api.get('/api/v1/credits', { token: ownKey.key })).status).toBe(200);
+    const audit = (await server.api.get('/api/v1/audit-log?action=key.revoked', { token: owner.token })).body.entries;
+    expect(audit).toEqual([
+      expect.objectContaining({
+        action: 'key.revoked',
+        target: `key_${made.id}`,
+        actor: expect.objectContaining({ id: owner.userId }),
+        details: expect.objectContaining({ reason: 'creator_removed' }),
+      }),
+    ]);
+  });
+
   describe('a refused key’s big upload is answered before its body is read', () => {
     /**
      * Announces a 200 MB multipart body, sends 256 KB of it and waits: the answer must come while almost all of the
