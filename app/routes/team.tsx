@@ -4,9 +4,9 @@ import { Alert } from '../components/alert.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
+import { formText, unknownIntent, refusedForm } from '../utils/forms.server.js';
 import { pageMeta } from '../utils/meta.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () =>
   pageMeta('Team · Roomstage', 'The members of your Roomstage account, their roles, and invitations by e-mail.');
@@ -36,9 +36,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'invite': {
@@ -88,8 +86,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return unknownIntent();
     }
   } catch (error) {
-    const failure = describeFormFailure(context, error, intent === 'invite' ? ['email', 'role'] : []);
-    return json({ intent, ...failure }, { status: failure.status });
+    return refusedForm(context, error, intent, intent === 'invite' ? ['email', 'role'] : []);
   }
 }
 

@@ -85,6 +85,19 @@ export async function requireAccount(context: AppLoadContext, request: Request):
   return signedIn.account;
 }
 
+/**
+ * The start every form action of a page behind sign-in shares: the session (checked once for the request, as
+ * requireAccount does), the submitted form and its `intent`, which names what the form asks for.
+ */
+export async function readIntentForm(
+  context: AppLoadContext,
+  request: Request,
+): Promise<{ account: Account; form: FormData; intent: string | undefined }> {
+  const account = await requireAccount(context, request);
+  const form = await request.formData();
+  return { account, form, intent: formText(form, 'intent') };
+}
+
 /** For the sign-in and sign-up pages: someone already signed in goes straight to the dashboard. */
 export async function requireAnonymous(context: AppLoadContext): Promise<void> {
   if (await getAccount(context)) throw redirect('/overview');
