@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * E-mail a password-reset link
-         * @description Answers 202 `{accepted: true}` whatever the address; when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.
+         * @description Answers 202 `{accepted: true}` whatever the address, at once and in the same time (the link is prepared after the answer); when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.
          */
         post: operations["auth-requestPasswordReset"];
         delete?: never;
