@@ -154,7 +154,9 @@ export default function Team() {
                   {member.user_id === user.id ? ' (you)' : ''}
                   {member.working_keys > 0 ? (
                     <span className="table-note">
-                      Created {member.working_keys} API key{member.working_keys === 1 ? '' : 's'} that still work
+                      {member.working_keys === 1
+                        ? 'Created 1 API key that still works'
+                        : `Created ${member.working_keys} API keys that still work`}
                     </span>
                   ) : null}
                 </td>

@@ -81,6 +81,41 @@ describe.skipIf(skipReason !== null)(`Dashboard trust pages${skipReason ? ` [ski
     });
   });
 
+  it('An owner sees how many working keys a member created and removes the member with their keys', {
+    timeout: 120_000,
+  }, async () => {
+    const owner = await signUp(server.api);
+    await confirmEmail(server, owner.email);
+    const developer = await signUp(server.api);
+    await server.api.post('/api/v1/members/invites', {
+      token: owner.token,
+      json: { email: developer.email, role: 'developer' },
+    });
+    const invite = await tokenFromOutbox(server, developer.email, 'invite');
+    await server.api.post('/api/v1/members/invites/accept', { token: developer.token, json: { token: invite } });
+    const made = await server.api.post('/api/v1/keys', {
+      token: developer.token,
+      headers: { 'roomstage-account': owner.userId },
+      json: { name: 'Developer key' },
+    });
+    const page = await signedInPage(owner.token);
+    await withFailureScreenshot(page, 'trust-team-keys', async () => {
+      await page.goto(`${server.url}/team`);
+      await page.getByText('Created 1 API key that still works').waitFor();
+      await expectPageFits(page, 'team-member-keys');
+      await expectAccessible(page, 'team-member-keys');
+      for (const width of CHECK_WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        await saveFailureScreenshot(page, `review-team-keys-${width}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      expect(await page.getByLabel(/Also revoke their 1 key/).isChecked()).toBe(true);
+      await page.getByRole('button', { name: `Remove ${developer.email}` }).click();
+      await page.getByText('1 API key they created revoked.').waitFor();
+    });
+    expect((await server.api.get('/api/v1/credits', { token: made.body.key })).status).toBe(401);
+  });
+
   it('Keys show who created them, a revoked prefix keeps its contrast, and the audit log fits its card', {
     timeout: 180_000,
   }, async () => {
