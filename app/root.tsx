@@ -17,7 +17,7 @@ import { type HeaderAccount, SiteHeader } from './components/site-header.js';
 import styles from './styles.css?url';
 import { pageMeta } from './utils/meta.js';
 import { useNonce } from './utils/nonce.js';
-import { getAccount } from './utils/session.server.js';
+import { getSignedIn } from './utils/session.server.js';
 
 /** The icon is served from public/ (favicon.svg, and favicon.ico for what asks for /favicon.ico by name). */
 export const links: LinksFunction = () => [
@@ -37,9 +37,10 @@ export const meta: MetaFunction = ({ error }) =>
  * a missing or expired session simply reads as a visitor.
  */
 export async function loader({ context }: LoaderFunctionArgs): Promise<{ account: HeaderAccount | null }> {
-  const account = await getAccount(context);
-  if (!account) return { account: null };
-  const [{ accounts }, current] = await Promise.all([context.trpc.teams.accounts(), context.trpc.teams.current()]);
+  const signedIn = await getSignedIn(context);
+  if (!signedIn) return { account: null };
+  const { account, current } = signedIn;
+  const { accounts } = await context.trpc.teams.accounts();
   return { account: { email: account.email, operator: account.operator, accounts, current } };
 }
 

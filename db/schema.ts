@@ -116,6 +116,8 @@ export interface ApiKeysTable {
   scopes: ColumnType<string | null, string | null | undefined, string | null>;
   /** After this the key is refused like a revoked one; null = never. */
   expires_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+  /** The user who created the key; null for keys older than this column with no audit entry to tell. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `adjustment`: an operator's grant or deduction, or the credits taken back when a purchase is refunded. */

@@ -9,7 +9,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import type { Clock } from './clock.js';
 import { type Config, loadConfigOrExit } from './env.js';
-import { errorResponse, toErrorResponse } from './errors.js';
+import { errorResponse } from './errors.js';
 import {
   apiNotFound,
   emptyBodyIsJson,
@@ -29,10 +29,10 @@ import { IMAGE_UPLOAD_PATHS, imageRequestBody } from './http/image-upload.js';
 import { PRODUCT_UPLOAD_PATH, productUploadBody } from './http/product-upload.js';
 import { metricsEndpoint } from './http/metrics-endpoint.js';
 import { refuseCrossSiteForms } from './http/same-origin.js';
-import { cspNonceOf, embeddableResources, securityHeaders } from './http/security-headers.js';
+import { dashboardLoadContext } from './http/dashboard-context.js';
+import { embeddableResources, securityHeaders } from './http/security-headers.js';
 import { originalPagesRouter } from './http/original-pages.js';
-import { sessionCookieHeader } from './auth/session-cookie.js';
-import { BufferedResponse, DirectResponse } from './response-control.js';
+import { BufferedResponse } from './response-control.js';
 import {
   buildOpenApiDocument,
   createContextFactory,
@@ -41,7 +41,8 @@ import {
   responseMetaFor,
 } from './http/openapi.js';
 import { proceduresOf, rewriteBridgeErrors } from './adapters/library-internals.js';
-import { appRouter, createCaller } from './root.js';
+import { appRouter } from './root.js';
+import type { Meta } from './trpc.js';
 import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';
@@ -106,7 +107,16 @@ async function createApp(services: Services) {
   );
 
   // Image endpoints take multipart forms and JSON up to ten base64 images; every other /api body stays under 1 MB.
-  app.post([...IMAGE_UPLOAD_PATHS], imageRequestBody(services));
+  // The pre-check refuses a key for the scope the endpoint's procedure declares, as the procedure would.
+  const scopeOfImagePath = new Map(
+    proceduresOf<Meta>(appRouter)
+      .filter(({ meta }) => meta?.openapi?.method === 'POST')
+      .map(({ meta }) => [meta?.openapi?.path, meta?.scope] as const),
+  );
+  app.post(
+    [...IMAGE_UPLOAD_PATHS],
+    imageRequestBody(services, (path) => scopeOfImagePath.get(path as `/${string}`)),
+  );
   app.post(PRODUCT_UPLOAD_PATH, productUploadBody);
   app.use(stripeWebhookRouter(services));
   app.use('/api', emptyBodyIsJson, jsonBody(BODY_LIMIT_BYTES));
@@ -130,20 +140,7 @@ async function createApp(services: Services) {
       createRequestHandler({
         build,
         mode: services.config.nodeEnv === 'production' ? 'production' : 'development',
-        getLoadContext: (req, res) => {
-          const context = createContext({ req, response: new DirectResponse(res) });
-          return {
-            trpc: createCaller(context),
-            sessionCookie: (token: string) =>
-              sessionCookieHeader(services.auth, token, { secure: context.secureTransport }),
-            blankSessionCookie: () => sessionCookieHeader(services.auth, null, { secure: context.secureTransport }),
-            cspNonce: cspNonceOf(res),
-            describeError: (error: unknown) => {
-              const { status, body, headers } = toErrorResponse(error);
-              return { status, ...body, headers };
-            },
-          };
-        },
+        getLoadContext: dashboardLoadContext(services, createContext),
       }),
     );
   } else {

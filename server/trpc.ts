@@ -21,10 +21,10 @@ import {
   apiKeyHashOf,
   authenticateApiKey,
   type KeyScope,
-  keyAllows,
   lastKnownKeyId,
   type VerifiedApiKey,
 } from './domain/keys/api-keys.js';
+import { apiKeyRefusal, SUSPENDED_MESSAGE } from './domain/keys/credential.js';
 import type { Session } from 'lucia';
 import { sessionIdHash } from './auth/lucia-adapter.js';
 import type { AuditOrigin } from './domain/audit/audit.js';
@@ -58,6 +58,16 @@ export interface Context {
   clientIp: string;
   /** Served over HTTPS (directly, via a trusted proxy's X-Forwarded-Proto, or PUBLIC_BASE_URL https): cookies get Secure. */
   secureTransport: boolean;
+  /**
+   * Set for the dashboard's own calls (server/main.ts), one object per page request: the session is verified once
+   * for all the loaders and the action of that request, and those calls spend no API budget (they are not requests
+   * that reach the API from outside; the page request is the one that came in).
+   */
+  dashboard?: DashboardRequest;
+}
+
+export interface DashboardRequest {
+  session?: Promise<VerifiedSession>;
 }
 
 /** `operator`: an identity token of an operator; every other caller is told the endpoint does not exist (404). */
@@ -77,6 +87,11 @@ export type Meta = OpenApiMeta<{
   scope?: KeyScope;
   /** Token procedures: what the user's role in the current account must allow (checked once, in sessionProcedure). */
   permission?: Permission;
+  /**
+   * Token procedures that change what a session verifies to (its account, its user's role or two-factor sign-in, the
+   * session itself): the dashboard verifies the session again for the rest of that page request.
+   */
+  changesSession?: true;
 }>;
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -128,14 +143,20 @@ export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(domainErrors).meta({ auth: 'none' });
 
-const SUSPENDED_MESSAGE =
-  'This account is suspended: its keys and sessions do not work. Write to support to have it restored.';
+export type VerifiedSession = Awaited<ReturnType<typeof checkSession>>;
 
 /**
  * Identity token: a dashboard session id, as a Bearer token or the session cookie. An API key here is no credential.
  * Throws what the caller is told; `sessionProcedure` and `operatorProcedure` differ only in what they do with it.
+ * The dashboard's calls of one page request share one verification.
  */
-async function verifySession(ctx: Context) {
+function verifySession(ctx: Context): Promise<VerifiedSession> {
+  if (!ctx.dashboard) return checkSession(ctx);
+  ctx.dashboard.session ??= checkSession(ctx);
+  return ctx.dashboard.session;
+}
+
+async function checkSession(ctx: Context) {
   const { auth } = ctx.services;
   const bearer = bearerToken(ctx.headers);
   const sessionId = bearer ?? auth.readSessionCookie(ctx.headers.cookie ?? '');
@@ -156,26 +177,43 @@ async function verifySession(ctx: Context) {
     origin,
     now: ctx.services.clock.now(),
   });
-  // A session's own budget, like a key's: one identity token cannot run hundreds of reports a minute.
-  const budget = ctx.services.config.sessionRateLimitPerMinute;
-  await spendAttempt(
-    ctx,
-    `session:${sessionBucketOf(session.id)}`,
-    budget,
-    (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`,
-  );
+  // A session's own budget, like a key's: one identity token cannot run hundreds of reports a minute through the
+  // API. The dashboard's calls are not counted: the page request they serve is the one that came in.
+  if (!ctx.dashboard) {
+    await spendAttempt(
+      ctx,
+      `session:${sessionBucketOf(session.id)}`,
+      ctx.services.config.sessionRateLimitPerMinute,
+      (limit, retry) => `This session is limited to ${limit} calls a minute. Retry in ${retry} s.`,
+    );
+  }
   // Checked on every request against the database, so a suspension or a removal reaches every node at once.
   const account = await currentAccountOf(ctx, session, user.id);
   ctx.request.accountId = account.id;
-  if (account.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
   // Who acts, for the audit log: the signed-in user, whichever account they act on.
   const audit: AuditOrigin = { actor: { type: 'user', id: user.id, label: user.email }, ...origin };
   const twoFactor = user.twoFactorEnabledAt !== null;
-  // One rule for the console's pages, `me` and the operator endpoints: OPERATOR_EMAILS names them, once verified.
-  const operator = user.emailVerifiedAt !== null && ctx.services.config.operatorEmails.includes(user.email);
+  // One rule for the console's pages, `me` and the operator endpoints: OPERATOR_EMAILS names them, once the address
+  // is confirmed (by the holder of the password: server/domain/security/identity.ts) and two-factor sign-in is on.
+  const operator =
+    user.emailVerifiedAt !== null && twoFactor && ctx.services.config.operatorEmails.includes(user.email);
   const signedIn = { id: user.id, email: user.email, createdAt: user.createdAt, twoFactor, operator };
   const twoFactorMissing = account.require2fa && !twoFactor;
   return { session, audit, account, user: signedIn, twoFactorMissing, origin };
+}
+
+/**
+ * For public procedures that answer more to the signed-in user (confirming an e-mail address): the session's user,
+ * or null when the request carries no identity token that verifies. A fault of ours (the database) propagates.
+ */
+export async function signedInUserIdOf(ctx: Context): Promise<string | null> {
+  if (!bearerToken(ctx.headers) && !ctx.services.auth.readSessionCookie(ctx.headers.cookie ?? '')) return null;
+  try {
+    return (await verifySession(ctx)).user.id;
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
 }
 
 /** The header that names the account one request acts on, instead of the session's current one. */
@@ -227,13 +265,20 @@ export const sessionProcedure = publicProcedure
     const { session, audit, account, user, twoFactorMissing } = await verifySession(ctx);
     const permission = meta?.permission;
     if (!permission) throw new Error(`Token procedure ${path} declares no permission in its meta`);
+    // Checked on every request against the database, so a suspension reaches every node at once. A member can
+    // still do their own things (`user`): switch to another account, sign out, their profile and sessions.
+    if (account.suspendedAt !== null && permission !== 'user')
+      throw new AppError('account_suspended', SUSPENDED_MESSAGE);
     if (twoFactorMissing && permission !== 'user') throw twoFactorRequiredError(account.name);
     if (!roleAllows(account.role, permission)) throw forbiddenForRole(account.role, rolesFor(permission));
-    return next({ ctx: { session, audit, account, user } });
+    const result = await next({ ctx: { session, audit, account, user } });
+    if (meta.changesSession && ctx.dashboard) ctx.dashboard.session = undefined;
+    return result;
   });
 
 /**
- * Operators: signed-in users whose verified e-mail is in OPERATOR_EMAILS. Anyone else, signed in or not, gets the
+ * Operators: signed-in users whose verified e-mail is in OPERATOR_EMAILS and who have two-factor sign-in on, whatever
+ * account their session is on (a suspended one included). Anyone else, signed in or not, gets the
  * body an unknown path gets, so the operator endpoints look nonexistent. `audit` names the operator.
  */
 export const operatorProcedure = publicProcedure
@@ -265,29 +310,23 @@ export function sessionOriginOf(ctx: Pick<Context, 'clientIp' | 'headers'>): Ses
 export const apiKeyProcedure = publicProcedure.meta({ auth: 'apiKey' }).use(async ({ ctx, meta, next }) => {
   const bearer = bearerToken(ctx.headers);
   const keyHash = bearer ? apiKeyHashOf(bearer) : null;
-  if (!keyHash) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
+  if (!keyHash) throw apiKeyRefusal(null, 0, meta?.scope);
   const { db, clock, requestRateLimiter } = ctx.services;
   const now = clock.now();
   // A key seen before is counted against its budget while it is checked: two round trips at once instead of one
   // after the other. If the check then fails, that hit lands on a key that no longer works, which changes nothing.
   const knownId = lastKnownKeyId(db, keyHash);
   const verified = ctx.verifiedApiKey?.hash === keyHash ? ctx.verifiedApiKey.key : undefined;
-  const [apiKey, early] = await Promise.all([
+  const [found, early] = await Promise.all([
     verified ?? authenticateApiKey(db, keyHash, now),
     knownId === undefined ? null : requestRateLimiter.consume(knownId, now),
   ]);
-  if (!apiKey) throw new AppError('authentication_required', AUTH_MESSAGES.apiKey);
-  if (apiKey.expiresAt !== null && apiKey.expiresAt <= now)
-    throw new AppError('authentication_required', `This API key expired. ${AUTH_MESSAGES.apiKey}`);
-  ctx.request.accountId = apiKey.accountId;
-  if (apiKey.suspendedAt !== null) throw new AppError('account_suspended', SUSPENDED_MESSAGE);
-  // The one scope check: each API-key procedure names its scope in meta.
-  if (meta?.scope && !keyAllows(apiKey, meta.scope))
-    throw new AppError(
-      'insufficient_scope',
-      `This API key may not call this operation: it needs the "${meta.scope}" scope. Create a key with that scope.`,
-      { required_scope: meta.scope },
-    );
+  if (found) ctx.request.accountId = found.accountId;
+  // The one credential check (existence, expiry, suspension, the scope each API-key procedure names in meta), the
+  // same the image upload pre-check ran before reading the body.
+  const refusal = apiKeyRefusal(found, now, meta?.scope);
+  if (refusal || !found) throw refusal;
+  const apiKey = found;
   const rate = early && knownId === apiKey.id ? early : await requestRateLimiter.consume(apiKey.id, now);
   ctx.response.setHeader('X-RateLimit-Limit', String(rate.limit));
   ctx.response.setHeader('X-RateLimit-Remaining', String(rate.remaining));

@@ -10,7 +10,7 @@ import { readDay, readDollars } from '../utils/ads-forms.server.js';
 import { describeFormFailure, fieldFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { formatCents, formatTimestamp } from '../utils/format.js';
 import { pageMeta } from '../utils/meta.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () =>
   pageMeta('Campaigns · Advertise · Roomstage', 'Pay for your products to be placed in staged listing photos.');
@@ -41,9 +41,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'create': {

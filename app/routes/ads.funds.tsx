@@ -12,10 +12,10 @@ import { CursorPager } from '../components/cursor-pager.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { readDollars } from '../utils/ads-forms.server.js';
-import { describeFormFailure, fieldFailure, formText, unknownIntent } from '../utils/forms.server.js';
+import { describeFormFailure, fieldFailure, unknownIntent, refusedForm } from '../utils/forms.server.js';
 import { formatCents, formatTimestamp } from '../utils/format.js';
 import { pageMeta } from '../utils/meta.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () =>
   pageMeta('Funds · Advertise · Roomstage', 'Your advertising funds: buy more and see every purchase and spend.');
@@ -56,9 +56,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   if (intent === 'resend-verification') {
     try {
       await context.trpc.auth.resendVerification();
@@ -80,8 +78,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
     // Checkout is not a dashboard route (Stripe, or this server's simulated page): a new document, as on billing.
     return redirectDocument(checkout.checkout_url);
   } catch (error) {
-    const failure = describeFormFailure(context, error, []);
-    return json({ intent, ...failure }, { status: failure.status });
+    return refusedForm(context, error, intent, []);
   }
 }
 

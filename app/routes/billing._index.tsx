@@ -18,7 +18,7 @@ import usageStyles from '../styles/usage.css?url';
 import { formatTimestamp } from '../utils/format.js';
 import { autoTopUpProblems } from '../../shared/auto-topup-rules.js';
 import { describeFormFailure, fieldFailure, formText, readWholeNumbers, unknownIntent } from '../utils/forms.server.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
@@ -56,9 +56,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'buy': {

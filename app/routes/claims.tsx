@@ -6,7 +6,7 @@ import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
 import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
@@ -25,9 +25,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 
 /** Two steps on one page: preview the code (image count, expiry), then redeem it. */
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   const code = formText(form, 'code')?.trim() ?? '';
   try {
     if (intent === 'preview') return json({ intent, preview: await context.trpc.claims.preview({ code }) } as const);

@@ -13,10 +13,10 @@ import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import usageStyles from '../styles/usage.css?url';
 import { readDollars } from '../utils/ads-forms.server.js';
-import { describeFormFailure, fieldFailure, formText, unknownIntent } from '../utils/forms.server.js';
+import { describeFormFailure, fieldFailure, unknownIntent } from '../utils/forms.server.js';
 import { formatCents, formatTimestamp } from '../utils/format.js';
 import { pageMeta } from '../utils/meta.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () =>
   pageMeta('Earnings · Roomstage', 'What sponsored products in your listing photos earned you, and your payouts.');
@@ -35,9 +35,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   if (intent !== 'payout') return unknownIntent();
   const { values, fieldErrors } = readDollars(form, { amount: { noun: 'the amount to pay out' } });
   if (values.amount !== null && values.amount < MIN_PAYOUT_CENTS)

@@ -4,8 +4,8 @@ import { Alert } from '../components/alert.js';
 import { CreateKeyForm } from '../components/keys/create-key-form.js';
 import { KeyTable } from '../components/keys/key-table.js';
 import { NewKeyPanel } from '../components/keys/new-key-panel.js';
-import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
-import { requireAccount } from '../utils/session.server.js';
+import { formText, unknownIntent, refusedForm } from '../utils/forms.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
@@ -18,9 +18,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'create': {
@@ -39,8 +37,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
         return unknownIntent();
     }
   } catch (error) {
-    const failure = describeFormFailure(context, error, intent === 'create' ? ['name', 'mode'] : []);
-    return json({ intent, ...failure }, { status: failure.status });
+    return refusedForm(context, error, intent, intent === 'create' ? ['name', 'mode'] : []);
   }
 }
 

@@ -5,8 +5,8 @@ import { CopyButton } from '../components/copy-button.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
-import { requireAccount } from '../utils/session.server.js';
+import { formText, unknownIntent, refusedForm } from '../utils/forms.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 import { pageMeta } from '../utils/meta.js';
 
 export const meta: MetaFunction = () =>
@@ -46,10 +46,8 @@ export async function loader({ context, request, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request, params }: ActionFunctionArgs) {
-  await requireAccount(context, request);
   const id = keyIdFrom(params);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'save': {
@@ -75,8 +73,7 @@ export async function action({ context, request, params }: ActionFunctionArgs) {
         return unknownIntent();
     }
   } catch (error) {
-    const failure = describeFormFailure(context, error, intent === 'save' ? ['url', 'enabled'] : []);
-    return json({ intent, ...failure }, { status: failure.status });
+    return refusedForm(context, error, intent, intent === 'save' ? ['url', 'enabled'] : []);
   }
 }
 
@@ -199,6 +196,11 @@ export default function KeyWebhook() {
               {pending === 'rotate' ? 'Rotating…' : 'Rotate secret'}
             </button>
           </Form>
+        </section>
+      ) : webhook.url ? (
+        <section className="card" aria-labelledby="webhook-secret">
+          <h2 id="webhook-secret">Signing secret</h2>
+          <p>Only owners, admins and developers of this account see the signing secret.</p>
         </section>
       ) : null}
 

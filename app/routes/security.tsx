@@ -14,7 +14,7 @@ import { TwoFactorCard } from '../components/security/two-factor-card.js';
 import securityStyles from '../styles/security.css?url';
 import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
 import { pageMeta } from '../utils/meta.js';
-import { requireAccount, secondFactor } from '../utils/session.server.js';
+import { readIntentForm, requireAccount, secondFactor } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () =>
   pageMeta(
@@ -48,9 +48,7 @@ const SHOWN_FIELDS: Record<string, string[]> = {
 };
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'change-password':

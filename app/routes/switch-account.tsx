@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from '@remix-run/node';
 import { formText } from '../utils/forms.server.js';
 import { safeRedirect } from '../utils/safe-redirect.js';
-import { requireAccount } from '../utils/session.server.js';
+import { forgetSignedIn, requireAccount } from '../utils/session.server.js';
 
 /** The account switcher in the header posts here; a visit by GET just goes to the overview. */
 export function loader() {
@@ -13,6 +13,7 @@ export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
   const form = await request.formData();
   await context.trpc.teams.switchAccount({ account_id: formText(form, 'account_id') ?? '' });
+  forgetSignedIn(context);
   return redirect(safeRedirect(formText(form, 'redirectTo')));
 }
 

@@ -4,9 +4,9 @@ import { Alert } from '../components/alert.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
-import { describeFormFailure, formText, unknownIntent } from '../utils/forms.server.js';
+import { formText, unknownIntent, refusedForm } from '../utils/forms.server.js';
 import { pageMeta } from '../utils/meta.js';
-import { requireAccount } from '../utils/session.server.js';
+import { readIntentForm, requireAccount } from '../utils/session.server.js';
 
 export const meta: MetaFunction = () =>
   pageMeta('Team · Roomstage', 'The members of your Roomstage account, their roles, and invitations by e-mail.');
@@ -36,9 +36,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  await requireAccount(context, request);
-  const form = await request.formData();
-  const intent = formText(form, 'intent');
+  const { form, intent } = await readIntentForm(context, request);
   try {
     switch (intent) {
       case 'invite': {
@@ -73,15 +71,22 @@ export async function action({ context, request }: ActionFunctionArgs) {
         });
       }
       case 'remove': {
-        await context.trpc.teams.removeMember({ user_id: formText(form, 'user_id') ?? '' });
-        return json({ intent, done: `${formText(form, 'email') ?? 'The member'} is removed from this account.` });
+        const { keys_revoked } = await context.trpc.teams.removeMember({
+          user_id: formText(form, 'user_id') ?? '',
+          revoke_keys: form.get('revoke_keys') === 'on' ? 'true' : 'false',
+        });
+        const revoked =
+          keys_revoked > 0 ? ` ${keys_revoked} API key${keys_revoked === 1 ? '' : 's'} they created revoked.` : '';
+        return json({
+          intent,
+          done: `${formText(form, 'email') ?? 'The member'} is removed from this account.${revoked}`,
+        });
       }
       default:
         return unknownIntent();
     }
   } catch (error) {
-    const failure = describeFormFailure(context, error, intent === 'invite' ? ['email', 'role'] : []);
-    return json({ intent, ...failure }, { status: failure.status });
+    return refusedForm(context, error, intent, intent === 'invite' ? ['email', 'role'] : []);
   }
 }
 
@@ -147,6 +152,13 @@ export default function Team() {
                 <td>
                   {member.email}
                   {member.user_id === user.id ? ' (you)' : ''}
+                  {member.working_keys > 0 ? (
+                    <span className="table-note">
+                      {member.working_keys === 1
+                        ? 'Created 1 API key that still works'
+                        : `Created ${member.working_keys} API keys that still work`}
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   {editable ? (
@@ -178,6 +190,15 @@ export default function Team() {
                         <input type="hidden" name="intent" value="remove" />
                         <input type="hidden" name="user_id" value={member.user_id} />
                         <input type="hidden" name="email" value={member.email} />
+                        {member.working_keys > 0 ? (
+                          <label className="checkbox-row">
+                            <input type="checkbox" name="revoke_keys" defaultChecked />
+                            <span>
+                              Also revoke their {member.working_keys} key{member.working_keys === 1 ? '' : 's'}
+                              <span className="visually-hidden"> ({member.email})</span>
+                            </span>
+                          </label>
+                        ) : null}
                         <button type="submit" className="button button--danger button--small" disabled={submitting}>
                           Remove<span className="visually-hidden"> {member.email}</span>
                         </button>

@@ -1,6 +1,7 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
+import { Field } from '../components/field.js';
 import { formText } from '../utils/forms.server.js';
 import { pageMeta } from '../utils/meta.js';
 import { getAccount } from '../utils/session.server.js';
@@ -11,27 +12,45 @@ export const meta: MetaFunction = () =>
 
 const MALFORMED = 'This confirmation link is incomplete. Open it again from the e-mail, or ask for a new one.';
 
-/** Where to go next: buying credits is what a confirmed address unlocks. */
-async function onward(context: LoaderFunctionArgs['context']): Promise<'billing' | 'login'> {
-  return (await getAccount(context)) ? 'billing' : 'login';
+/** Who is signed in (the link confirms at once for them when it is theirs), and where to go next. */
+async function visitor(context: LoaderFunctionArgs['context']) {
+  const account = await getAccount(context);
+  return { signedInAs: account?.email ?? null, next: account ? ('billing' as const) : ('login' as const) };
 }
 
 // Confirming takes a click (a POST), not the GET of the link: mail scanners and link previews open links first and
-// would spend the one-time token before the person does.
+// would spend the one-time token before the person does. The link confirms only for the holder of the account's
+// password: signed in as that user, or typing the password here.
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get('token')?.trim() ?? '';
-  return { token, next: await onward(context) };
+  return { token, ...(await visitor(context)) };
 }
 
 export async function action({ context, request }: ActionFunctionArgs) {
-  const token = formText(await request.formData(), 'token')?.trim() ?? '';
-  const next = await onward(context);
+  const form = await request.formData();
+  const token = formText(form, 'token')?.trim() ?? '';
+  const password = formText(form, 'password');
+  const { next } = await visitor(context);
   try {
-    const { email } = await context.trpc.auth.verifyEmail({ token });
-    return json({ email, problem: null, next });
+    const { email } = await context.trpc.auth.verifyEmail({ token, password: password || undefined });
+    return json({ email, problem: null, passwordError: null, next });
   } catch (error) {
+    const described = context.describeError(error);
+    // Not the holder's session and no right password: the form stays, asking for it.
+    if (described.status === 401)
+      return json(
+        {
+          email: null,
+          problem: null,
+          passwordError: password
+            ? 'That is not the password of the account this link is for.'
+            : 'Enter the password of the account this link is for.',
+          next,
+        },
+        { status: 401 },
+      );
     const problem = tokenProblem(context, error, MALFORMED);
-    return json({ email: null, problem, next }, { status: context.describeError(error).status });
+    return json({ email: null, problem, passwordError: null, next }, { status: described.status });
   }
 }
 
@@ -48,7 +67,7 @@ function Onward({ next }: { next: 'billing' | 'login' }) {
 }
 
 export default function VerifyEmail() {
-  const { token, next: loaderNext } = useLoaderData<typeof loader>();
+  const { token, signedInAs, next: loaderNext } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const submitting = useNavigation().state === 'submitting';
   const next = result?.next ?? loaderNext;
@@ -85,8 +104,23 @@ export default function VerifyEmail() {
         </>
       ) : (
         <Form method="post" className="stack">
-          <p>One click confirms that this address is yours, so receipts and payment notices reach you.</p>
+          <p>
+            Confirming proves that this address is yours, so receipts and payment notices reach you. The link confirms
+            only for the person who holds the account’s password.
+          </p>
           <input type="hidden" name="token" value={token} />
+          <Field
+            label="Password of the account"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            hint={
+              signedInAs
+                ? `Not needed if this link is for ${signedInAs}, the account you are signed in as.`
+                : 'The password you chose when you created the account.'
+            }
+            error={result?.passwordError ?? undefined}
+          />
           <button type="submit" className="button button--primary button--block" disabled={submitting}>
             {submitting ? 'Confirming…' : 'Confirm my e-mail address'}
           </button>

@@ -70,6 +70,20 @@ export function readWholeNumbers<K extends string>(
   return { values, fieldErrors };
 }
 
+/**
+ * The end every form action shares: a procedure refused the submission, so the form comes back with the refusal
+ * (its status, the alert, the errors beside the inputs named in `shownFields`) under the intent it was for.
+ */
+export function refusedForm(
+  context: AppLoadContext,
+  error: unknown,
+  intent: string | undefined,
+  shownFields: readonly string[] = [],
+) {
+  const failure = describeFormFailure(context, error, shownFields);
+  return json({ intent, ...failure }, { status: failure.status });
+}
+
 /** The action's answer when fields were refused before any procedure ran. */
 export function fieldFailure(fieldErrors: FieldErrors): FormFailure {
   return { status: 400, code: 'invalid_request', formError: 'Please correct the highlighted fields.', fieldErrors };

@@ -6,8 +6,13 @@ export type Account = Awaited<ReturnType<AppLoadContext['trpc']['auth']['me']>>;
 
 /** The signed-in account, or null when the request carries no valid session. Other failures propagate. */
 export async function getAccount(context: AppLoadContext): Promise<Account | null> {
+  return (await getSignedIn(context))?.account ?? null;
+}
+
+async function lookUpSignedIn(context: AppLoadContext): Promise<SignedIn | null> {
   try {
-    return await context.trpc.auth.me();
+    const [account, current] = await Promise.all([context.trpc.auth.me(), context.trpc.teams.current()]);
+    return { account, current };
   } catch (error) {
     if (context.describeError(error).status === 401) return null;
     throw error;
@@ -15,35 +20,82 @@ export async function getAccount(context: AppLoadContext): Promise<Account | nul
 }
 
 /**
- * The pages a member refused for want of two-factor sign-in may still use: turning it on, joining or switching to
- * another account, signing out. The API lets the same things through (the `user` procedures).
+ * The pages a member may still use while their current account refuses them (for want of two-factor sign-in, or
+ * because it is suspended): turning two-factor sign-in on, joining or switching to another account, signing out. The
+ * API lets the same things through (the `user` procedures).
  */
-const TWO_FACTOR_EXEMPT_PAGES = new Set(['/security', '/invite', '/switch-account', '/logout']);
+const EXEMPT_PAGES = new Set(['/security', '/invite', '/switch-account', '/logout']);
 
 /** Where a member goes when their current account requires two-factor sign-in and they have not turned it on. */
 export const TWO_FACTOR_REQUIRED_PAGE = '/security?two_factor=required';
 
-/** Whether the session's current account refuses its user for want of two-factor sign-in; false when signed out. */
-async function twoFactorRequired(context: AppLoadContext): Promise<boolean> {
-  try {
-    return (await context.trpc.teams.current()).two_factor_required;
-  } catch (error) {
-    if (context.describeError(error).status === 401) return false;
-    throw error;
-  }
+export type CurrentAccount = Awaited<ReturnType<AppLoadContext['trpc']['teams']['current']>>;
+export interface SignedIn {
+  account: Account;
+  current: CurrentAccount;
 }
 
 /**
- * For pages behind sign-in: sends anonymous visitors to /login and brings them back afterwards, and a member whose
- * account requires two-factor sign-in they have not turned on to the Security page, which says why.
+ * The signed-in user and their current account, looked up once per page request: the root loader, the route's loader
+ * and its action all get the same answer (the session is verified once, in server/trpc.ts). Null when signed out.
+ */
+const signedInOf = new WeakMap<AppLoadContext, Promise<SignedIn | null>>();
+
+export function getSignedIn(context: AppLoadContext): Promise<SignedIn | null> {
+  let found = signedInOf.get(context);
+  if (!found) {
+    found = lookUpSignedIn(context);
+    signedInOf.set(context, found);
+  }
+  return found;
+}
+
+/** Forgets the request's answer after something changed it (switching accounts, signing out). */
+export function forgetSignedIn(context: AppLoadContext): void {
+  signedInOf.delete(context);
+}
+
+/** The error page of a suspended account (403): it names the account; the header keeps the switcher and sign-out. */
+export function accountSuspendedPage(accountName: string): Response {
+  return json(
+    {
+      status: 403,
+      code: 'account_suspended',
+      account: accountName,
+      message:
+        'This account is suspended: its pages, keys and sessions do not work until Roomstage restores it. Switch to another of your accounts, or sign out.',
+    },
+    { status: 403 },
+  );
+}
+
+/**
+ * For pages behind sign-in: sends anonymous visitors to /login and brings them back afterwards, a member whose
+ * account requires two-factor sign-in they have not turned on to the Security page, which says why, and shows a
+ * member of a suspended account the page that says so, with the way out (the switcher and sign-out).
  */
 export async function requireAccount(context: AppLoadContext, request: Request): Promise<Account> {
   const { pathname, search } = new URL(request.url);
-  const exempt = TWO_FACTOR_EXEMPT_PAGES.has(pathname);
-  const [account, refused] = await Promise.all([getAccount(context), !exempt && twoFactorRequired(context)]);
-  if (!account) throw redirect(`/login?${new URLSearchParams({ redirectTo: pathname + search })}`);
-  if (refused) throw redirect(TWO_FACTOR_REQUIRED_PAGE);
-  return account;
+  const signedIn = await getSignedIn(context);
+  if (!signedIn) throw redirect(`/login?${new URLSearchParams({ redirectTo: pathname + search })}`);
+  if (!EXEMPT_PAGES.has(pathname)) {
+    if (signedIn.current.suspended) throw accountSuspendedPage(signedIn.current.name);
+    if (signedIn.current.two_factor_required) throw redirect(TWO_FACTOR_REQUIRED_PAGE);
+  }
+  return signedIn.account;
+}
+
+/**
+ * The start every form action of a page behind sign-in shares: the session (checked once for the request, as
+ * requireAccount does), the submitted form and its `intent`, which names what the form asks for.
+ */
+export async function readIntentForm(
+  context: AppLoadContext,
+  request: Request,
+): Promise<{ account: Account; form: FormData; intent: string | undefined }> {
+  const account = await requireAccount(context, request);
+  const form = await request.formData();
+  return { account, form, intent: formText(form, 'intent') };
 }
 
 /** For the sign-in and sign-up pages: someone already signed in goes straight to the dashboard. */

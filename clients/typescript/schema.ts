@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an e-mail address with the token of the e-mailed link
-         * @description Confirms the address the verification e-mail went to. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.
+         * @description Confirms the address the verification e-mail went to, for the holder of the account’s password only: call it with that user’s identity token (or the dashboard session), or without one and with the account’s `password`. Otherwise 401 and the link stays unused. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.
          */
         post: operations["auth-verifyEmail"];
         delete?: never;
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * E-mail a password-reset link
-         * @description Answers 202 `{accepted: true}` whatever the address; when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.
+         * @description Answers 202 `{accepted: true}` whatever the address, at once and in the same time (the link is prepared after the answer); when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.
          */
         post: operations["auth-requestPasswordReset"];
         delete?: never;
@@ -460,7 +460,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Their sessions lose the account at once (they go back to their personal account). The last owner cannot be removed, nor anyone from their own personal account (409). Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
+         * @description Their sessions lose the account at once (they go back to their personal account). With `revoke_keys=true` the account's API keys they created are revoked too (each audited as `key.revoked`); otherwise those keys keep working (GET /api/v1/members says how many, `working_keys`). The last owner cannot be removed, nor anyone from their own personal account (409). Owners may change everything; admins everything but owners (making, changing, removing or inviting an owner needs an owner).
          */
         delete: operations["teams-removeMember"];
         options?: never;
@@ -481,7 +481,7 @@ export interface paths {
         };
         /**
          * The account's API keys, newest first
-         * @description Every key of the account, active and revoked, newest first, each shown by its 12-character prefix with when it was last used.
+         * @description Every key of the account, active and revoked, newest first, each shown by its 12-character prefix with when it was last used and who created it (`created_by`).
          */
         get: operations["keys-list"];
         put?: never;
@@ -545,7 +545,7 @@ export interface paths {
         };
         /**
          * The webhook of an API key (url, enabled, signing secret)
-         * @description The webhook of one of the account’s keys with its signing secret. While it was never configured, `url` and `secret` are null and `enabled` is false.
+         * @description The webhook of one of the account’s keys. `secret` is shown only to roles that may change webhooks (owner, admin, developer); other roles get `secret: null`. While it was never configured, `url` and `secret` are null and `enabled` is false.
          */
         get: operations["webhooks-get"];
         /**
@@ -1427,7 +1427,7 @@ export interface paths {
         put?: never;
         /**
          * Suspend an account
-         * @description Every key and session of the account gets 403 `account_suspended` from its next request, on every server. Queued jobs fail and their credits are refunded.
+         * @description Every key and session of the account gets 403 `account_suspended` from its next request, on every server (its members can still switch to another of their accounts and sign out). Queued jobs fail and their credits are refunded. An operator may not suspend an account they are a member of: 409 `conflict`.
          */
         post: operations["admin-suspend"];
         delete?: never;
@@ -1802,21 +1802,6 @@ export interface components {
         /**
          * @description Forbidden:
          *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
-         */
-        "Error.account_suspended": {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code: "account_suspended";
-                };
-            };
-        };
-        /**
-         * @description Forbidden:
-         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
          *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
          *     - `two_factor_required`: the account requires two-factor sign-in of its members and the signed-in user has not turned it on (POST /api/v1/me/2fa/setup, then /api/v1/me/2fa/enable)
          */
@@ -1967,22 +1952,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
                     code: "forbidden";
-                };
-            };
-        };
-        /**
-         * @description Forbidden:
-         *     - `forbidden`: the signed-in user’s role in the account may not call the operation (extra `required_roles`), or a state-changing call that only the dashboard session cookie authenticates came from another site
-         *     - `account_suspended`: an operator suspended the account: none of its keys or sessions works until it is restored
-         */
-        "Error.forbidden.account_suspended": {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code: "forbidden" | "account_suspended";
                 };
             };
         };
@@ -2425,6 +2394,8 @@ export interface operations {
             content: {
                 "application/json": {
                     token: string;
+                    /** @description The password of the account the link is for; needed when the call carries no identity token of that user */
+                    password?: string;
                 };
             };
         };
@@ -2443,6 +2414,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error.invalid_request"];
+            401: components["responses"]["Error.authentication_required"];
             403: components["responses"]["Error.forbidden"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2477,7 +2449,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2584,7 +2556,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2622,7 +2594,6 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2658,7 +2629,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2695,7 +2666,6 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2729,7 +2699,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2768,7 +2738,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -2808,7 +2778,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required.otp_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -2847,7 +2817,6 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2875,7 +2844,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -2967,7 +2936,6 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.account_suspended"];
             404: components["responses"]["Error.not_found"];
             429: components["responses"]["Error.rate_limited"];
             500: components["responses"]["Error.internal_error"];
@@ -3007,7 +2975,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
@@ -3044,6 +3012,8 @@ export interface operations {
                              * @example 2026-11-21T19:40:00.000Z
                              */
                             joined_at: string;
+                            /** @description How many of the account’s API keys this member created that still work (removing them can revoke these) */
+                            working_keys: number;
                         }[];
                         invites: {
                             id: string;
@@ -3157,7 +3127,7 @@ export interface operations {
             };
             400: components["responses"]["Error.invalid_request"];
             401: components["responses"]["Error.authentication_required"];
-            403: components["responses"]["Error.forbidden.account_suspended"];
+            403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
             409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
@@ -3201,7 +3171,9 @@ export interface operations {
     };
     "teams-removeMember": {
         parameters: {
-            query?: never;
+            query?: {
+                revoke_keys?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description The member’s user id (`user_id` in GET /members) */
@@ -3220,6 +3192,8 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         removed: true;
+                        /** @description How many of their keys were revoked with them */
+                        keys_revoked: number;
                     };
                 };
             };
@@ -3323,6 +3297,11 @@ export interface operations {
                             scopes: ("stage" | "enhance" | "place_products" | "declutter" | "credits:read" | "jobs:read")[];
                             /** @description After this the key is refused (401); null = never */
                             expires_at: string | null;
+                            /** @description The member who created the key; null for keys made before this was recorded */
+                            created_by: {
+                                user_id: string;
+                                email: string | null;
+                            } | null;
                         }[];
                     };
                 };
@@ -6313,6 +6292,7 @@ export interface operations {
             400: components["responses"]["Error.invalid_request"];
             403: components["responses"]["Error.forbidden"];
             404: components["responses"]["Error.not_found"];
+            409: components["responses"]["Error.conflict"];
             413: components["responses"]["Error.payload_too_large"];
             415: components["responses"]["Error.unsupported_media_type"];
             500: components["responses"]["Error.internal_error"];

@@ -99,11 +99,12 @@ export function errorCodesOf(meta: Meta, method: string): ErrorCode[] {
   if (method !== 'get') codes.push('forbidden');
   // An operator endpoint answers every credential failure as the unknown-path 404 (it must look nonexistent).
   const auth = meta.auth ?? 'none';
-  if (auth !== 'none' && auth !== 'operator')
-    codes.push('authentication_required', 'account_suspended', 'rate_limited');
+  if (auth !== 'none' && auth !== 'operator') codes.push('authentication_required', 'rate_limited');
+  // A suspended account refuses its keys and every Token operation but the user's own things (switching to another
+  // account, signing out), as does an account that requires two-factor sign-in of a member without it.
+  if (auth === 'apiKey' || (meta.permission && meta.permission !== 'user')) codes.push('account_suspended');
   if (meta.scope) codes.push('insufficient_scope');
   if (meta.permission && rolesFor(meta.permission).length < ROLES.length) codes.push('forbidden');
-  // An account that requires two-factor sign-in refuses every Token operation but the user's own things.
   if (meta.permission && meta.permission !== 'user') codes.push('two_factor_required');
   codes.push(...(meta.builderErrors ?? []), ...(meta.errors ?? []), 'internal_error');
   return [...new Set(codes)];

@@ -4,7 +4,14 @@ import { setParsedBody } from '../adapters/library-internals.js';
 import { sha256Hex } from '../domain/staging/originals.js';
 import { MAX_IMAGE_BYTES, MAX_IMAGES_PER_REQUEST, UPLOAD_REFERENCE_PREFIX } from '../domain/staging/image-input.js';
 import { bearerToken } from '../auth/bearer.js';
-import { apiKeyHashOf, authenticateApiKey, type VerifiedApiKey } from '../domain/keys/api-keys.js';
+import {
+  type ApiKeyHash,
+  type AuthenticatedKey,
+  apiKeyHashOf,
+  type KeyScope,
+  type VerifiedApiKey,
+} from '../domain/keys/api-keys.js';
+import { checkApiKey } from '../domain/keys/credential.js';
 import { enterImageWork } from '../limits/image-admission.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -114,30 +121,32 @@ function multipartAsJson(req: Request, res: Response, next: NextFunction) {
 
 const largeJson = express.json({ limit: IMAGE_JSON_LIMIT, strict: true });
 
-/** The body is never read: answered as if it were empty, so the procedure gives the usual 401. */
-function skipBody(req: Request): void {
-  req.resume();
-  setParsedBody(req, {});
-}
-
 /**
- * Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. A request whose bearer is not a valid
- * API key never gets its (up to 210 MB) body buffered: the body is drained unread and the procedure answers 401.
- * A valid one takes a place in the process's image work gate first (503 with Retry-After when it is full), held
- * until the response is done, so buffered bodies and decodes in memory stay bounded.
+ * Mounted before the general 1 MB JSON parser, for IMAGE_UPLOAD_PATHS only. The key is checked first, with the same
+ * credential check the procedure runs (exists, not revoked, not expired, account not suspended, the endpoint's
+ * scope): a refused key is answered at once and its (up to 210 MB) body is never buffered; the connection closes
+ * after the answer, so the rest of the body is not read either. An accepted key takes a place in the process's image
+ * work gate first (503 with Retry-After when it is full), held until the response is done, so buffered bodies and
+ * decodes in memory stay bounded. `scopeOf` gives the scope the endpoint's procedure declares.
  */
-export function imageRequestBody(services: Pick<Services, 'db' | 'clock' | 'imageWork'>): RequestHandler {
+export function imageRequestBody(
+  services: Pick<Services, 'db' | 'clock' | 'imageWork'>,
+  scopeOf: (path: string) => KeyScope | undefined,
+): RequestHandler {
   return async (req, res, next) => {
     try {
       const credential = bearerToken(req.headers);
       const keyHash = credential ? apiKeyHashOf(credential) : null;
-      const key = keyHash ? await authenticateApiKey(services.db, keyHash, services.clock.now()) : null;
-      if (!key || !keyHash) {
-        skipBody(req);
-        return next();
+      const path = (req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, '');
+      let key: AuthenticatedKey;
+      try {
+        key = await checkApiKey(services.db, keyHash, services.clock.now(), scopeOf(path));
+      } catch (refused) {
+        res.setHeader('Connection', 'close');
+        return next(refused);
       }
       // The procedure takes this key as checked instead of looking it up again.
-      (req as UploadingRequest).verifiedApiKey = { hash: keyHash, key };
+      (req as UploadingRequest).verifiedApiKey = { hash: keyHash as ApiKeyHash, key };
       let release: () => void;
       try {
         release = enterImageWork(services.imageWork);

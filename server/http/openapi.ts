@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import { TRPCError } from '@trpc/server';
 import { keepJsonBodiesStrict, proceduresOf } from '../adapters/library-internals.js';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { AppError, isServerFault, toErrorResponse } from '../errors.js';
@@ -138,8 +139,13 @@ type ContextRequest = IncomingMessage & {
 export function createContextFactory(services: Services, options: { refuseCrossSite?: boolean } = {}) {
   const { publicBaseUrl } = services.config;
   return ({ req, response }: { req: ContextRequest; response: Context['response'] }): Context => {
+    // Thrown as tRPC's FORBIDDEN (JSON-RPC clients read the code), with the JSON error body's cause inside.
     if (options.refuseCrossSite && isCrossSiteCookieRequest(req, publicBaseUrl))
-      throw new AppError('forbidden', CROSS_SITE_MESSAGE);
+      throw new TRPCError({
+        code: 'FORBIDDEN',
+        message: CROSS_SITE_MESSAGE,
+        cause: new AppError('forbidden', CROSS_SITE_MESSAGE),
+      });
     return {
       services,
       headers: req.headers,

@@ -35,7 +35,9 @@ export async function prepareProductImage(input: Buffer): Promise<ProductImage> 
   let height: number;
   let hasAlpha: boolean;
   try {
-    const meta = await sharp(input, { limitInputPixels: PRODUCT_IMAGE_MAX_SIDE ** 2 }).metadata();
+    // The header only (no pixels are decoded here), so a picture of any size gets its size checked below and is
+    // called too large, not undecodable. Decoding happens only within the limits.
+    const meta = await sharp(input, { limitInputPixels: false }).metadata();
     width = meta.width ?? 0;
     height = meta.height ?? 0;
     hasAlpha = meta.hasAlpha === true;
@@ -43,11 +45,11 @@ export async function prepareProductImage(input: Buffer): Promise<ProductImage> 
     throw new AppError('invalid_image', 'The product image is not a decodable PNG or WebP.');
   }
   const sides = [width, height];
-  if (sides.some((side) => side < PRODUCT_IMAGE_MIN_SIDE || side > PRODUCT_IMAGE_MAX_SIDE))
-    throw new AppError(
-      'invalid_image',
-      `A product image must be ${PRODUCT_IMAGE_MIN_SIDE}–${PRODUCT_IMAGE_MAX_SIDE} px a side (got ${width}×${height}).`,
-    );
+  const range = `${PRODUCT_IMAGE_MIN_SIDE}–${PRODUCT_IMAGE_MAX_SIDE} px a side (got ${width}×${height})`;
+  if (sides.some((side) => side > PRODUCT_IMAGE_MAX_SIDE))
+    throw new AppError('invalid_image', `The product image is too large: it must be ${range}.`);
+  if (sides.some((side) => side < PRODUCT_IMAGE_MIN_SIDE))
+    throw new AppError('invalid_image', `The product image is too small: it must be ${range}.`);
   const noTransparency = () =>
     new AppError(
       'invalid_image',

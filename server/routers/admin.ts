@@ -230,9 +230,9 @@ export const adminRouter = router({
         tags: TAGS,
         summary: 'Suspend an account',
         description:
-          'Every key and session of the account gets 403 `account_suspended` from its next request, on every server. Queued jobs fail and their credits are refunded.',
+          'Every key and session of the account gets 403 `account_suspended` from its next request, on every server (its members can still switch to another of their accounts and sign out). Queued jobs fail and their credits are refunded. An operator may not suspend an account they are a member of: 409 `conflict`.',
       },
-      errors: ['not_found'],
+      errors: ['not_found', 'conflict'],
     })
     .input(operatorInputs.suspension)
     .output(z.object({ status: z.literal('suspended') }))

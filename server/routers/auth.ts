@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { iso } from '../clock.js';
 import { sessionCookieHeader } from '../auth/session-cookie.js';
+import { log } from '../observability/logger.js';
 import {
   confirmPasswordReset,
   requestPasswordReset,
@@ -19,6 +20,7 @@ import {
   router,
   sessionOriginOf,
   sessionProcedure,
+  signedInUserIdOf,
 } from '../trpc.js';
 import { newPasswordField, noInput, successSchema, userSchema } from './schemas.js';
 
@@ -122,15 +124,27 @@ export const authRouter = router({
         tags: ['Account security'],
         summary: 'Confirm an e-mail address with the token of the e-mailed link',
         description:
-          'Confirms the address the verification e-mail went to. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.',
+          'Confirms the address the verification e-mail went to, for the holder of the account’s password only: call it with that user’s identity token (or the dashboard session), or without one and with the account’s `password`. Otherwise 401 and the link stays unused. The token works once and for 7 days; a new one can be sent with POST /api/v1/auth/resend-verification. Buying credits needs a confirmed address.',
         protect: false,
       },
-      errors: ['rate_limited'],
+      errors: ['rate_limited', 'authentication_required'],
     })
-    .input(tokenInput)
+    .input(
+      tokenInput.extend({
+        password: z.string().max(1024).optional().meta({
+          description:
+            'The password of the account the link is for; needed when the call carries no identity token of that user',
+        }),
+      }),
+    )
     .output(z.object({ email: z.string(), verified: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const { email } = await verifyEmail(ctx.services.db, { token: input.token, now: ctx.services.clock.now() });
+      const { email } = await verifyEmail(ctx.services.db, {
+        token: input.token,
+        password: input.password,
+        signedInUserId: await signedInUserIdOf(ctx),
+        now: ctx.services.clock.now(),
+      });
       return { email, verified: true as const };
     }),
 
@@ -170,7 +184,7 @@ export const authRouter = router({
         tags: ['Account security'],
         summary: 'E-mail a password-reset link',
         description:
-          'Answers 202 `{accepted: true}` whatever the address; when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.',
+          'Answers 202 `{accepted: true}` whatever the address, at once and in the same time (the link is prepared after the answer); when it belongs to an account, one e-mail with a link valid for 1 hour is sent. Requests are limited per client address and per e-mail address.',
         protect: false,
       },
       errors: ['rate_limited'],
@@ -180,10 +194,15 @@ export const authRouter = router({
     .output(z.object({ accepted: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
       const { db, clock, config } = ctx.services;
-      await requestPasswordReset(db, {
-        email: input.email,
-        links: { publicBaseUrl: config.publicBaseUrl },
-        now: clock.now(),
+      // The answer does not wait for the work: a registered address (a token and a message written) would otherwise
+      // answer measurably later than an unknown one (nothing written), which tells who has an account. The work
+      // starts once the answer is on its way (SQLite's calls would block it otherwise). A failure is logged; the
+      // person asks again.
+      const request = { email: input.email, links: { publicBaseUrl: config.publicBaseUrl }, now: clock.now() };
+      setImmediate(() => {
+        requestPasswordReset(db, request).catch((error: unknown) =>
+          log.error({ err: error }, 'password reset could not be prepared'),
+        );
       });
       ctx.response.setStatus(202);
       return { accepted: true as const };
@@ -218,6 +237,7 @@ export const authRouter = router({
   logout: sessionProcedure
     .meta({
       permission: 'user',
+      changesSession: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/auth/logout',

@@ -22,9 +22,13 @@ const keySchema = z.object({
   revoked_at: nullableTimestamp,
   scopes: scopesField,
   expires_at: expiresAtField,
+  created_by: z
+    .object({ user_id: z.string(), email: z.string().nullable() })
+    .nullable()
+    .meta({ description: 'The member who created the key; null for keys made before this was recorded' }),
 });
 
-function presentKey(key: ApiKey): z.infer<typeof keySchema> {
+function presentKey(key: ApiKey & { created_by_email?: string | null }): z.infer<typeof keySchema> {
   return {
     id: key.id,
     name: key.name,
@@ -36,6 +40,7 @@ function presentKey(key: ApiKey): z.infer<typeof keySchema> {
     revoked_at: iso(key.revoked_at),
     scopes: scopesOf(key),
     expires_at: iso(key.expires_at),
+    created_by: key.created_by === null ? null : { user_id: key.created_by, email: key.created_by_email ?? null },
   };
 }
 
@@ -122,7 +127,7 @@ export const keysRouter = router({
         tags: ['API keys'],
         summary: "The account's API keys, newest first",
         description:
-          'Every key of the account, active and revoked, newest first, each shown by its 12-character prefix with when it was last used.',
+          'Every key of the account, active and revoked, newest first, each shown by its 12-character prefix with when it was last used and who created it (`created_by`).',
       },
     })
     .input(noInput)

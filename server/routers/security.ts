@@ -90,6 +90,7 @@ export const securityRouter = router({
   enableTwoFactor: sessionProcedure
     .meta({
       permission: 'user',
+      changesSession: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/enable',
@@ -118,6 +119,7 @@ export const securityRouter = router({
   disableTwoFactor: sessionProcedure
     .meta({
       permission: 'user',
+      changesSession: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/me/2fa/disable',

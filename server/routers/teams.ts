@@ -17,6 +17,12 @@ import { isoTimestamp, noInput } from './schemas.js';
 const roleSchema = z.enum(ROLES).meta({ description: 'owner, admin, developer, billing, agent or viewer' });
 const accountSchema = z.object({ id: z.string(), name: z.string(), role: roleSchema });
 const memberSchema = z.object({ user_id: z.string(), email: z.string(), role: roleSchema, joined_at: isoTimestamp });
+const listedMemberSchema = memberSchema.extend({
+  working_keys: z.number().int().meta({
+    description:
+      'How many of the account’s API keys this member created that still work (removing them can revoke these)',
+  }),
+});
 const inviteSchema = z.object({ id: z.string(), email: z.string(), role: roleSchema, expires_at: isoTimestamp });
 const userIdParam = z.string().min(1).max(64).meta({ description: 'The member’s user id (`user_id` in GET /members)' });
 
@@ -41,21 +47,30 @@ export const teamsRouter = router({
 
   /**
    * Dashboard only: the account this request acts on, the user's role there and what that role allows (the nav), and
-   * whether the account refuses them for want of two-factor sign-in (the dashboard then sends them to /security).
+   * whether the account refuses them for want of two-factor sign-in (the dashboard then sends them to /security) or
+   * is suspended (the dashboard then shows the way out: the account switcher and signing out).
    */
   current: sessionProcedure
     .meta({ permission: 'user' })
     .input(noInput)
-    .output(accountSchema.extend({ permissions: z.array(z.enum(PERMISSION_NAMES)), two_factor_required: z.boolean() }))
+    .output(
+      accountSchema.extend({
+        permissions: z.array(z.enum(PERMISSION_NAMES)),
+        two_factor_required: z.boolean(),
+        suspended: z.boolean(),
+      }),
+    )
     .query(({ ctx }) => {
-      const { id, name, role, require2fa } = ctx.account;
+      const { id, name, role, require2fa, suspendedAt } = ctx.account;
       const permissions = PERMISSION_NAMES.filter((permission) => roleAllows(role, permission));
-      return { id, name, role, permissions, two_factor_required: require2fa && !ctx.user.twoFactor };
+      const suspended = suspendedAt !== null;
+      return { id, name, role, permissions, two_factor_required: require2fa && !ctx.user.twoFactor, suspended };
     }),
 
   switchAccount: sessionProcedure
     .meta({
       permission: 'user',
+      changesSession: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/accounts/current',
@@ -88,7 +103,7 @@ export const teamsRouter = router({
       },
     })
     .input(noInput)
-    .output(z.object({ members: z.array(memberSchema), invites: z.array(inviteSchema) }))
+    .output(z.object({ members: z.array(listedMemberSchema), invites: z.array(inviteSchema) }))
     .query(({ ctx }) => listMembers(ctx.services.db, { accountId: ctx.account.id, now: ctx.services.clock.now() })),
 
   invite: sessionProcedure
@@ -171,6 +186,7 @@ export const teamsRouter = router({
   changeRole: sessionProcedure
     .meta({
       permission: 'manage_members',
+      changesSession: true,
       openapi: {
         method: 'PATCH',
         path: '/api/v1/members/{user_id}',
@@ -195,21 +211,36 @@ export const teamsRouter = router({
   removeMember: sessionProcedure
     .meta({
       permission: 'manage_members',
+      changesSession: true,
       openapi: {
         method: 'DELETE',
         path: '/api/v1/members/{user_id}',
         tags: ['Teams'],
         summary: 'Remove a member',
-        description: `Their sessions lose the account at once (they go back to their personal account). The last owner cannot be removed, nor anyone from their own personal account (409). ${ROLE_RULES}`,
+        description: `Their sessions lose the account at once (they go back to their personal account). With \`revoke_keys=true\` the account's API keys they created are revoked too (each audited as \`key.revoked\`); otherwise those keys keep working (GET /api/v1/members says how many, \`working_keys\`). The last owner cannot be removed, nor anyone from their own personal account (409). ${ROLE_RULES}`,
       },
       errors: ['conflict'],
     })
-    .input(z.object({ user_id: userIdParam }))
-    .output(z.object({ removed: z.literal(true) }))
+    .input(
+      z.object({
+        user_id: userIdParam,
+        revoke_keys: z
+          .enum(['true', 'false'])
+          .optional()
+          .meta({ description: 'Also revoke the API keys of this account the member created (default false)' }),
+      }),
+    )
+    .output(
+      z.object({
+        removed: z.literal(true),
+        keys_revoked: z.number().int().meta({ description: 'How many of their keys were revoked with them' }),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       removeMember(ctx.services.db, {
         accountId: ctx.account.id,
         userId: input.user_id,
+        revokeKeys: input.revoke_keys === 'true',
         actor: { userId: ctx.user.id, role: ctx.account.role, origin: ctx.audit },
         now: ctx.services.clock.now(),
       }),

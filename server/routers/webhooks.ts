@@ -10,6 +10,7 @@ import {
   rotateWebhookSecret,
   upsertWebhook,
 } from '../domain/webhooks/webhooks.js';
+import { roleAllows } from '../domain/teams/roles.js';
 import { router, sessionProcedure } from '../trpc.js';
 import { isoTimestamp, keyIdParam, noInput, nullableTimestamp, strictBoolean } from './schemas.js';
 
@@ -44,7 +45,11 @@ const deliverySchema = z.object({
   created_at: isoTimestamp,
 });
 
-function presentWebhook(keyId: number, webhook: Webhook | null): z.infer<typeof webhookSchema> {
+/**
+ * `withSecret`: only roles that may change webhooks see the signing secret (anyone holding it can forge events the
+ * receiver accepts); the others read the configuration with `secret: null`.
+ */
+function presentWebhook(keyId: number, webhook: Webhook | null, withSecret: boolean): z.infer<typeof webhookSchema> {
   if (!webhook)
     return {
       key_id: keyId,
@@ -59,7 +64,7 @@ function presentWebhook(keyId: number, webhook: Webhook | null): z.infer<typeof 
     key_id: webhook.key_id,
     url: webhook.url,
     enabled: webhook.enabled === 1,
-    secret: webhook.secret,
+    secret: withSecret ? webhook.secret : null,
     created_at: iso(webhook.created_at),
     updated_at: iso(webhook.updated_at),
     disabled_reason: webhook.disabled_reason,
@@ -107,7 +112,7 @@ export const webhooksRouter = router({
         tags: TAGS,
         summary: 'The webhook of an API key (url, enabled, signing secret)',
         description:
-          'The webhook of one of the account’s keys with its signing secret. While it was never configured, `url` and `secret` are null and `enabled` is false.',
+          'The webhook of one of the account’s keys. `secret` is shown only to roles that may change webhooks (owner, admin, developer); other roles get `secret: null`. While it was never configured, `url` and `secret` are null and `enabled` is false.',
       },
       errors: ['not_found'],
     })
@@ -115,7 +120,7 @@ export const webhooksRouter = router({
     .output(webhookSchema)
     .query(async ({ ctx, input }) => {
       const { keyId, webhook } = await getWebhook(ctx.services.db, ctx.account.id, input.id);
-      return presentWebhook(keyId, webhook);
+      return presentWebhook(keyId, webhook, roleAllows(ctx.account.role, 'develop'));
     }),
 
   put: sessionProcedure
@@ -144,7 +149,7 @@ export const webhooksRouter = router({
         policy: { allowPrivateNetwork: config.allowPrivateNetwork },
         origin: ctx.audit,
       });
-      return presentWebhook(input.id, webhook);
+      return presentWebhook(input.id, webhook, true);
     }),
 
   test: sessionProcedure
@@ -203,7 +208,7 @@ export const webhooksRouter = router({
         origin: ctx.audit,
         now: ctx.services.clock.now(),
       });
-      return presentWebhook(input.id, webhook);
+      return presentWebhook(input.id, webhook, true);
     }),
 
   deliveries: sessionProcedure

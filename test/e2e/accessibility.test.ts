@@ -5,7 +5,7 @@ import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials 
 import { signUpWithKey } from '../fixtures/api-client.js';
 import { busyAccount } from '../helpers/busy-account.js';
 import { onServer, roomJpeg } from '../fixtures/images.js';
-import { operatorToken } from '../helpers/operators.js';
+import { operatorSecondFactor, operatorToken } from '../helpers/operators.js';
 import { CHECK_WIDTHS, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 
@@ -133,7 +133,7 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
     const page = await newPage();
     const problems = await withFailureScreenshot(page, 'accessibility-operator', async () => {
       await page.goto(`${server.url}/login`);
-      await submitCredentials(page, OPERATOR);
+      await submitCredentials(page, OPERATOR, operatorSecondFactor(server, OPERATOR));
       return checkPages(page, [
         `/admin?q=${encodeURIComponent(account.email)}`,
         `/admin/accounts/${account.userId}`,

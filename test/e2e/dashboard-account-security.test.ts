@@ -33,6 +33,8 @@ describe.skipIf(skipReason !== null)(
 
     /** The link of the newest e-mail of that kind to `email`, as the person would click it. */
     async function linkFromOutbox(email: string, kind: string): Promise<string> {
+      // Waits as tokenFromOutbox does: a password-reset link is written just after the request is answered.
+      await tokenFromOutbox(server, email, kind);
       const link = (await outboxFor(server, email, kind)).at(-1)?.link;
       if (!link) throw new Error(`no ${kind} e-mail to ${email}`);
       return link;
@@ -212,7 +214,14 @@ describe.skipIf(skipReason !== null)(
       const stale = await dashboardPage(server.url, '/verify-email', '', { token: firstToken });
       expect(stale.status).toBe(400);
       expect(stale.html).toMatch(/invalid, used or expired/);
-      const confirmed = await dashboardPage(server.url, '/verify-email', '', { token });
+      // Signed out, the link confirms only with the account's password: the page asks for it.
+      const withoutPassword = await dashboardPage(server.url, '/verify-email', '', { token });
+      expect(withoutPassword.status).toBe(401);
+      expect(withoutPassword.html).toContain('Enter the password of the account this link is for.');
+      const wrongPassword = await dashboardPage(server.url, '/verify-email', '', { token, password: 'not it at all' });
+      expect(wrongPassword.status).toBe(401);
+      expect(wrongPassword.html).toContain('That is not the password of the account this link is for.');
+      const confirmed = await dashboardPage(server.url, '/verify-email', '', { token, password: TEST_PASSWORD });
       expect(confirmed.status).toBe(200);
       expect(confirmed.html).toContain(`<strong>${user.email}</strong> is confirmed`);
       expect(confirmed.html).toContain('href="/login?redirectTo=%2Fbilling"');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { busyAccount } from '../helpers/busy-account.js';
-import { operatorToken } from '../helpers/operators.js';
+import { operatorSecondFactor, operatorToken } from '../helpers/operators.js';
 import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 
@@ -116,7 +116,7 @@ describe.skipIf(skipReason !== null)(
       const seen = new Set(queue);
       await withFailureScreenshot(page, name, async () => {
         await page.goto(`${server.url}/login`);
-        await submitCredentials(page, email);
+        await submitCredentials(page, email, email === OPERATOR ? operatorSecondFactor(server, OPERATOR) : undefined);
         while (queue.length > 0) {
           const path = queue.shift()!;
           const response = await page.goto(`${server.url}${path}`);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpWithKey, signUp } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { dashboardPage } from '../helpers/dashboard-page.js';
-import { operatorToken } from '../helpers/operators.js';
+import { operatorSecondFactor, operatorToken } from '../helpers/operators.js';
 import { expectAccessible, expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 import { placedListing, serveToViewers, sofaPng } from '../fixtures/ads.js';
@@ -44,7 +44,7 @@ describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skip
     const page = await newPage();
     await withFailureScreenshot(page, 'operator-console', async () => {
       await page.goto(`${server.url}/login`);
-      await submitCredentials(page, OPERATOR);
+      await submitCredentials(page, OPERATOR, operatorSecondFactor(server, OPERATOR));
       await page.locator('summary', { hasText: 'Account menu for ' }).click();
       await page.locator('.account-menu').getByRole('link', { name: 'Operator console', exact: true }).click();
       await page.waitForURL((url) => url.pathname === '/admin');

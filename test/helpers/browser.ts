@@ -48,9 +48,15 @@ export async function browserServerEnv(): Promise<Record<string, string>> {
 }
 
 /** Fills the e-mail and password of /signup or /login (one CredentialsForm) with TEST_PASSWORD, submits, and waits for the overview. */
-export async function submitCredentials(page: Page, email: string): Promise<void> {
+export async function submitCredentials(page: Page, email: string, secondFactor?: string): Promise<void> {
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: /^(create account|sign in)$/i }).click();
+  if (secondFactor !== undefined) {
+    // Two-factor sign-in on: the form comes back asking for the code, with the password to type again.
+    await page.getByLabel('Authentication code').fill(secondFactor);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: /^sign in$/i }).click();
+  }
   await page.waitForURL('**/overview');
 }

@@ -48,7 +48,7 @@ describeEachDatabase('API keys', (dialect) => {
   });
 
   it('lists keys newest first without their plaintext', async () => {
-    const { token } = await signUp(server.api);
+    const { token, userId, email } = await signUp(server.api);
     const a = await createKey(server.api, token, { name: 'a' });
     const b = await createKey(server.api, token, { name: 'b', mode: 'test' });
     const response = await server.api.get('/api/v1/keys', { token });
@@ -65,6 +65,7 @@ describeEachDatabase('API keys', (dialect) => {
       revoked_at: null,
       scopes: ['stage', 'enhance', 'place_products', 'declutter', 'credits:read', 'jobs:read'],
       expires_at: null,
+      created_by: { user_id: userId, email },
     });
     expect(response.text).not.toContain(a.key);
   });

@@ -109,6 +109,11 @@ describeOnSqlite('Browser security', SQLITE_ONLY, (dialect) => {
     });
     expect(forged.status).toBe(403);
     expect(forged.body.error.data.contract.body).toMatchObject({ error: 'forbidden', code: 'forbidden' });
+    // JSON-RPC clients read the tRPC code: FORBIDDEN (-32003), never INTERNAL_SERVER_ERROR.
+    expect({ code: forged.body.error.code, data: forged.body.error.data.code }).toEqual({
+      code: -32003,
+      data: 'FORBIDDEN',
+    });
     const fetchMetadataOnly = await server.api.post('/trpc/keys.create', {
       json: { name: 'Forged' },
       headers: { cookie: account.cookie, 'sec-fetch-site': 'cross-site' },

@@ -35,7 +35,7 @@ describeEachDatabase('Suspension across two app nodes on one database', (dialect
     for (const node of [b, a]) {
       for (const refused of [
         await node.api.get('/api/v1/credits', { token: customer.key }),
-        await node.api.get('/api/v1/me', { token: customer.token }),
+        await node.api.get('/api/v1/keys', { token: customer.token }),
       ]) {
         expect(refused.status).toBe(403);
         expect(refused.body.code).toBe('account_suspended');
@@ -44,7 +44,7 @@ describeEachDatabase('Suspension across two app nodes on one database', (dialect
     await b.api.post(`/api/v1/admin/accounts/${customer.userId}/unsuspend`, { token, json: { reason: 'rotated' } });
     for (const node of [a, b]) {
       expect((await node.api.get('/api/v1/credits', { token: customer.key })).status).toBe(200);
-      expect((await node.api.get('/api/v1/me', { token: customer.token })).status).toBe(200);
+      expect((await node.api.get('/api/v1/keys', { token: customer.token })).status).toBe(200);
     }
   }, 60_000);
 });

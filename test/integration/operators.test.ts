@@ -101,7 +101,7 @@ describeEachDatabase('Operators', (dialect) => {
     });
     expect(suspend.body).toEqual({ status: 'suspended' });
     const byKey = await server.api.get('/api/v1/credits', { token: customer.key });
-    const bySession = await server.api.get('/api/v1/me', { token: customer.token });
+    const bySession = await server.api.get('/api/v1/keys', { token: customer.token });
     for (const refused of [byKey, bySession]) {
       expect(refused.status).toBe(403);
       expect(refused.body.code).toBe('account_suspended');
@@ -114,7 +114,7 @@ describeEachDatabase('Operators', (dialect) => {
       json: { reason: 'cleared' },
     });
     expect((await server.api.get('/api/v1/credits', { token: customer.key })).status).toBe(200);
-    expect((await server.api.get('/api/v1/me', { token: customer.token })).status).toBe(200);
+    expect((await server.api.get('/api/v1/keys', { token: customer.token })).status).toBe(200);
   });
 
   it('refunds a simulated purchase, taking back only the credits still there and reporting the rest', async () => {

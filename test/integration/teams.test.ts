@@ -71,7 +71,7 @@ describeEachDatabase('Teams', (dialect) => {
       expect(accounts.body).toEqual({ accounts: [{ id: user.userId, name: user.email, role: 'owner' }] });
       const list = await members(user.token);
       expect(list.members).toEqual([
-        { user_id: user.userId, email: user.email, role: 'owner', joined_at: expect.any(String) },
+        { user_id: user.userId, email: user.email, role: 'owner', joined_at: expect.any(String), working_keys: 0 },
       ]);
       expect(list.invites).toEqual([]);
     });
@@ -337,7 +337,7 @@ describeEachDatabase('Teams', (dialect) => {
 
       const removed = await server.api.delete(`/api/v1/members/${member.userId}`, { token: boss.token });
       expect(removed.status).toBe(200);
-      expect(removed.body).toEqual({ removed: true });
+      expect(removed.body).toEqual({ removed: true, keys_revoked: 0 });
 
       // The very next request acts on their personal account; naming the old one is 404.
       expect((await server.api.get('/api/v1/keys', { token: member.token })).body.keys).toEqual([]);

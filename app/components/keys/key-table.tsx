@@ -66,6 +66,7 @@ export function KeyTable({ keys, revokingId }: Props) {
             </td>
             <td data-label="Created (UTC)">
               <Timestamp iso={key.created_at} empty="" />
+              {key.created_by?.email ? <span className="key-table__creator">by {key.created_by.email}</span> : null}
             </td>
             <td data-label="Last used (UTC)">
               <Timestamp iso={key.last_used_at} empty="never" />

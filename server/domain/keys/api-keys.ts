@@ -118,6 +118,7 @@ export async function createApiKey(
         revoked_at: null,
         scopes,
         expires_at: input.expiresAt ?? null,
+        created_by: input.origin.actor.type === 'user' ? input.origin.actor.id : null,
       })
       .executeTakeFirstOrThrow();
     const key = await trx
@@ -143,8 +144,18 @@ export async function createApiKey(
   });
 }
 
-export async function listApiKeys(db: Db, accountId: string): Promise<ApiKey[]> {
-  return db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').execute();
+/** A key with the e-mail of the user who created it (null: unknown, or the user is gone). */
+export type ListedApiKey = ApiKey & { created_by_email: string | null };
+
+export async function listApiKeys(db: Db, accountId: string): Promise<ListedApiKey[]> {
+  return db
+    .selectFrom('api_keys')
+    .leftJoin('users', 'users.id', 'api_keys.created_by')
+    .selectAll('api_keys')
+    .select('users.email as created_by_email')
+    .where('api_keys.account_id', '=', accountId)
+    .orderBy('api_keys.id', 'desc')
+    .execute();
 }
 
 /** Another account's key is reported as missing, never as forbidden. */

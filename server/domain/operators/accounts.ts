@@ -8,6 +8,7 @@ import { changeAdFunds } from '../ads/funds.js';
 import { releaseHold } from '../credits/holds.js';
 import { changeCredits } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
+import { membershipOf } from '../teams/members.js';
 
 type Executor = Kysely<Database>;
 
@@ -85,7 +86,8 @@ const SUSPENDED_JOB_ERROR = errorResponse(
 
 /**
  * Suspends the account: from the commit on, every key and session of it is refused on every node (the credential
- * checks read `suspended_at`). Its queued jobs then fail and their credits are refunded.
+ * checks read `suspended_at`). Its queued jobs then fail and their credits are refunded. An operator may not suspend
+ * an account they are a member of (409): another operator decides about it.
  */
 export async function suspendAccount(
   db: Executor,
@@ -93,6 +95,11 @@ export async function suspendAccount(
 ): Promise<{ status: 'suspended'; jobsFailed: number }> {
   await inTransaction(db, async (trx) => {
     const account = await lockAccount(trx, input.accountId);
+    if (await membershipOf(trx, input.origin.actor.id, input.accountId))
+      throw new AppError(
+        'conflict',
+        'You are a member of this account, so you may not suspend it: ask another operator to review it.',
+      );
     if (account.suspended_at === null)
       await trx.updateTable('accounts').set({ suspended_at: input.now }).where('id', '=', input.accountId).execute();
     await recordAudit(trx, {

@@ -11,6 +11,7 @@ import { passwordResetMessage, verifyEmailMessage } from '../mail/messages.js';
 import { endSessions, openSession, type SessionOrigin } from './sessions.js';
 import {
   consumeUserToken,
+  hashSecret,
   issueUserToken,
   PASSWORD_RESET_TTL_MS,
   VERIFY_EMAIL_TTL_MS,
@@ -131,13 +132,41 @@ export async function signIn(
   return { account, token: opened };
 }
 
-export async function verifyEmail(db: Db, input: { token: string; now: number }): Promise<{ email: string }> {
+const VERIFY_LINK_INVALID = 'This verification link is invalid, used or expired. Ask for a new one from the dashboard.';
+const VERIFY_LINK_HOLDER =
+  'This link confirms the address only for the holder of the account’s password: sign in as that account and open the link again, or send the account’s password with the token (`password`).';
+
+/**
+ * Confirms the address a verification link went to, for the holder of the account's password only: the request
+ * comes from a session of that user (`signedInUserId`), or carries the account's password. Whoever opens the link
+ * without either changes nothing, so a stranger who registered someone else's address first never gets it confirmed
+ * by its owner opening the e-mail (and operator access, which follows a confirmed address, stays out of reach).
+ * The token is spent only when the confirmation succeeds.
+ */
+export async function verifyEmail(
+  db: Db,
+  input: { token: string; password?: string; signedInUserId: string | null; now: number },
+): Promise<{ email: string }> {
+  const pending = await db
+    .selectFrom('user_tokens')
+    .innerJoin('users', 'users.id', 'user_tokens.user_id')
+    .select(['user_tokens.user_id', 'users.password_hash'])
+    .where('user_tokens.token_hash', '=', hashSecret(input.token))
+    .where('user_tokens.purpose', '=', 'verify_email')
+    .where('user_tokens.used_at', 'is', null)
+    .where('user_tokens.expires_at', '>', input.now)
+    .executeTakeFirst();
+  if (!pending) throw new AppError('invalid_request', VERIFY_LINK_INVALID);
+  if (pending.user_id !== input.signedInUserId) {
+    const holder = input.password !== undefined && (await verifyPassword(pending.password_hash, input.password));
+    if (!holder) throw new AppError('authentication_required', VERIFY_LINK_HOLDER);
+  }
   return inTransaction(db, async (trx) => {
     const { userId, email } = await consumeUserToken(trx, {
       token: input.token,
       purpose: 'verify_email',
       now: input.now,
-      invalidMessage: 'This verification link is invalid, used or expired. Ask for a new one from the dashboard.',
+      invalidMessage: VERIFY_LINK_INVALID,
     });
     const current = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
     // A link sent to an address the user has since left verifies nothing.

@@ -113,10 +113,31 @@ export async function listMembers(db: Kysely<Database>, input: { accountId: stri
     .orderBy('users.email')
     .execute();
   const invites = await openInvites(db, input.accountId, input.now).orderBy('created_at', 'desc').execute();
+  const working = await workingKeysByCreator(db, input);
   return {
-    members: members.map((m) => ({ user_id: m.user_id, email: m.email, role: m.role, joined_at: iso(m.created_at) })),
+    members: members.map((m) => ({
+      user_id: m.user_id,
+      email: m.email,
+      role: m.role,
+      joined_at: iso(m.created_at),
+      working_keys: working.get(m.user_id) ?? 0,
+    })),
     invites: invites.map(inviteView),
   };
+}
+
+/** Per member: how many of the account's keys they created still work (not revoked, not expired). */
+async function workingKeysByCreator(db: Kysely<Database>, input: { accountId: string; now: number }) {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['created_by', (eb) => eb.fn.countAll<number>().as('working')])
+    .where('account_id', '=', input.accountId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', input.now)]))
+    .where('created_by', 'is not', null)
+    .groupBy('created_by')
+    .execute();
+  return new Map(rows.map((row) => [row.created_by as string, Number(row.working)]));
 }
 
 function openInvites(db: Kysely<Database>, accountId: string, now: number) {
@@ -165,6 +186,17 @@ export async function inviteMember(
       .where('users.email', '=', email)
       .executeTakeFirst();
     if (member) throw new AppError('conflict', `${email} is a member of this account already.`);
+    // A new invite replaces the open one, which revokes it: that needs the rights revoking it needs (an admin may
+    // not cancel an owner's invite by inviting the same address again with another role).
+    const open = await trx
+      .selectFrom('invites')
+      .select('role')
+      .where('account_id', '=', input.accountId)
+      .where('email', '=', email)
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .execute();
+    for (const replaced of open) requireOwnerFor(actor, replaced.role);
     await trx
       .updateTable('invites')
       .set({ revoked_at: now })
@@ -366,10 +398,14 @@ export async function changeMemberRole(
  * Removes a member; every session of theirs acting on the account goes back to their personal account in the same
  * transaction, and each request checks the membership anyway. Nobody is removed from their own personal account.
  */
+/**
+ * Removes a member; their sessions lose the account at once. `revokeKeys`: the account's keys they created are
+ * revoked in the same transaction, each with its `key.revoked` audit entry (they may have copied them).
+ */
 export async function removeMember(
   db: Db,
-  input: { accountId: string; userId: string; actor: MemberActor; now: number },
-): Promise<{ removed: true }> {
+  input: { accountId: string; userId: string; revokeKeys?: boolean; actor: MemberActor; now: number },
+): Promise<{ removed: true; keys_revoked: number }> {
   return inTransaction(db, async (trx) => {
     const member = await lockedMember(trx, input.accountId, input.userId);
     requireOwnerFor(input.actor, member.role);
@@ -387,14 +423,41 @@ export async function removeMember(
       .where('user_id', '=', input.userId)
       .where('account_id', '=', input.accountId)
       .execute();
+    const revoked = input.revokeKeys ? await revokeKeysCreatedBy(trx, input) : [];
     await recordAudit(trx, {
       accountId: input.accountId,
       action: 'member.removed',
       origin: input.actor.origin,
       target: input.userId,
-      details: { email: member.email, role: member.role },
+      details: { email: member.email, role: member.role, keys_revoked: revoked.length },
       now: input.now,
     });
-    return { removed: true as const };
+    return { removed: true as const, keys_revoked: revoked.length };
   });
+}
+
+/** Revokes the account's unrevoked keys that `userId` created, each audited as `key.revoked`. Call in a transaction. */
+async function revokeKeysCreatedBy(
+  trx: Kysely<Database>,
+  input: { accountId: string; userId: string; actor: MemberActor; now: number },
+) {
+  const keys = await trx
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix'])
+    .where('account_id', '=', input.accountId)
+    .where('created_by', '=', input.userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  for (const key of keys) {
+    await trx.updateTable('api_keys').set({ revoked_at: input.now }).where('id', '=', key.id).execute();
+    await recordAudit(trx, {
+      accountId: input.accountId,
+      action: 'key.revoked',
+      origin: input.actor.origin,
+      target: `key_${key.id}`,
+      details: { name: key.name, prefix: key.prefix, reason: 'creator_removed' },
+      now: input.now,
+    });
+  }
+  return keys;
 }
