@@ -99,7 +99,7 @@ describe('scoreFidelity on outputs of another size or framing', () => {
     expect(result.changes).toEqual([{ kind: 'unaligned', box: [0, 0, SIZE[0], SIZE[1]] }]);
   });
 
-  it('names what changed and where, in the photo\'s pixels', async () => {
+  it("names what changed and where, in the photo's pixels", async () => {
     const added = await makeCase('window_added', 31, SIZE);
     const result = await scoreFidelity(added.input, added.output);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
