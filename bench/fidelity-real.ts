@@ -100,7 +100,7 @@ async function main() {
     await scoreFidelity(pairs[0]![0], pairs[0]![1]);
     const times: number[] = [];
     const cpu: number[] = [];
-    for (let round = 0; times.length < timed; round++)
+    while (times.length < timed)
       for (const [before, after] of pairs) {
         if (times.length >= timed) break;
         const start = performance.now();

@@ -121,15 +121,13 @@ export async function scoreFidelity(
     return cleared;
   };
   const toPhoto = { x: size.width / before.width, y: size.height / before.height };
-  if (options.allowed)
-    return compare(
-      before,
-      after,
-      ignored(maskFromRegions(options.allowed, before.width, before.height, size)),
-      toPhoto,
-    );
+  const allowedMask = () => maskFromRegions(options.allowed ?? [], before.width, before.height, size);
+  // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
+  // a rug is told apart by its outline).
+  const surfaces = ignored(allowedMask());
+  if (options.allowed) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
   const room = roomLines(before);
-  return compare(before, after, ignored(defaultMask(before, room)), toPhoto, room);
+  return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
 }
 
 async function decodeSmall(image: Buffer): Promise<Grey> {
@@ -332,6 +330,7 @@ function compare(
   before: Grey,
   after: Grey,
   mask: Float32Array,
+  surfaceMask: Float32Array,
   toPhoto: { x: number; y: number },
   room?: RoomLines,
 ): FidelityResult {
@@ -354,7 +353,7 @@ function compare(
   const addedLength = addedSum / height;
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength) / FULL_CHANGE));
   const structural = structuralChanges(lost, added, weights, width, height, room);
-  const surfaces = recolouredSurfaces(before, after, mask, lost, added);
+  const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added);
   if (surfaces.length) {
     const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
     score = Math.min(score, Math.max(0, RECOLOUR_SCORE - share));
