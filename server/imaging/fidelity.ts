@@ -8,9 +8,9 @@
  *   over), output edges with no input edge nearby are added structure (a new window, door or wall line). Both are
  *   measured as edge length in picture heights and turned into a 0–1 score.
  * - Surfaces: where the structure is the same, the colour of each small cell is compared after removing the one
- *   colour and tone shift the whole picture agrees on (white balance, exposure); a large region whose colour moved
- *   anyway, bounded by the room's own lines rather than by a new outline (a rug, a sofa), is a repainted or
- *   re-surfaced wall, floor or ceiling.
+ *   colour and tone change the whole picture agrees on (white balance, exposure, saturation, gamma); a large region
+ *   whose colour moved anyway, bounded by the room's own lines rather than by a new outline (a rug, a sofa), is a
+ *   repainted or re-surfaced wall, floor or ceiling.
  * Each change is reported with its kind and its box in the photo's pixels. Deterministic: the same bytes give the
  * same result.
  */
@@ -498,19 +498,102 @@ function structuralChanges(
 
 /** Colour cells: COLOUR_CELL work pixels square. */
 const COLOUR_CELL = 8;
-/** A cell's colour moved when its chromaticity (log R/G, log B/G) moved this much more than the whole picture's… */
-const CHROMA_MOVED = 0.1;
-/** …or its brightness (log) this much more: a white wall painted dark, not a shadow or a lamp's glow. */
-const LIGHT_MOVED = 0.7;
+/** A cell's colour moved when it lies this far (RGB levels) from what the picture-wide change predicts. */
+const COLOUR_MOVED = 24;
+/** The picture-wide colour model's features of one cell for output channel `c`: 1, r, g, b, and c's own square. */
+function colourFeatures(a: Float32Array, cell: number, c: number): number[] {
+  const r = (a[cell * 3] as number) / 255;
+  const g = (a[cell * 3 + 1] as number) / 255;
+  const b = (a[cell * 3 + 2] as number) / 255;
+  const own = (a[cell * 3 + c] as number) / 255;
+  return [1, r, g, b, own * own];
+}
+
+function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
+  const f = colourFeatures(a, cell, c);
+  const w = model[c] as number[];
+  let sum = 0;
+  for (let k = 0; k < f.length; k++) sum += (w[k] as number) * (f[k] as number);
+  return 255 * sum;
+}
+
+/** Per channel, the weights of colourFeatures fitted to `cells` (iteratively reweighted, Tukey's biweight). */
+function fitColourModel(a: Float32Array, b: Float32Array, cells: number[]): number[][] {
+  const model: number[][] = [0, 1, 2].map((c) => [0, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0, 0]);
+  const weights = new Float64Array(cells.length).fill(1);
+  for (let round = 0; round < 5; round++) {
+    for (let c = 0; c < 3; c++) {
+      const n = 5;
+      const ata = new Float64Array(n * n);
+      const atb = new Float64Array(n);
+      cells.forEach((cell, i) => {
+        const w = weights[i] as number;
+        if (w <= 0) return;
+        const f = colourFeatures(a, cell, c);
+        const y = (b[cell * 3 + c] as number) / 255;
+        for (let p = 0; p < n; p++) {
+          atb[p] = (atb[p] as number) + w * (f[p] as number) * y;
+          for (let q = 0; q < n; q++)
+            ata[p * n + q] = (ata[p * n + q] as number) + w * (f[p] as number) * (f[q] as number);
+        }
+      });
+      for (let p = 0; p < n; p++) ata[p * n + p] = (ata[p * n + p] as number) + 1e-6;
+      const solved = solve(ata, atb, n);
+      if (solved) model[c] = solved;
+    }
+    const residuals = cells.map((cell) =>
+      Math.hypot(...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c))),
+    );
+    const sorted = [...residuals].sort((p, q) => p - q);
+    const scale = Math.max(4, 4.685 * 1.4826 * (sorted[Math.floor(sorted.length / 2)] as number));
+    residuals.forEach((r, i) => {
+      const u = r / scale;
+      weights[i] = u >= 1 ? 0 : (1 - u * u) ** 2;
+    });
+  }
+  return model;
+}
+
+/** Gaussian elimination with partial pivoting; null when the system is singular. */
+function solve(matrix: Float64Array, vector: Float64Array, n: number): number[] | null {
+  const m = Float64Array.from(matrix);
+  const v = Float64Array.from(vector);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let row = col + 1; row < n; row++)
+      if (Math.abs(m[row * n + col] as number) > Math.abs(m[pivot * n + col] as number)) pivot = row;
+    if (Math.abs(m[pivot * n + col] as number) < 1e-12) return null;
+    for (let k = 0; k < n; k++) {
+      const t = m[col * n + k] as number;
+      m[col * n + k] = m[pivot * n + k] as number;
+      m[pivot * n + k] = t;
+    }
+    const t = v[col] as number;
+    v[col] = v[pivot] as number;
+    v[pivot] = t;
+    for (let row = col + 1; row < n; row++) {
+      const factor = (m[row * n + col] as number) / (m[col * n + col] as number);
+      for (let k = col; k < n; k++) m[row * n + k] = (m[row * n + k] as number) - factor * (m[col * n + k] as number);
+      v[row] = (v[row] as number) - factor * (v[col] as number);
+    }
+  }
+  const x = new Array<number>(n).fill(0);
+  for (let row = n - 1; row >= 0; row--) {
+    let sum = v[row] as number;
+    for (let k = row + 1; k < n; k++) sum -= (m[row * n + k] as number) * (x[k] as number);
+    x[row] = sum / (m[row * n + row] as number);
+  }
+  return x;
+}
+
 /** A recoloured region counts from this share of the picture: a wall, a floor, a ceiling, not a cushion. */
 const RECOLOUR_AREA = 0.04;
 /** A region whose border is mostly new outline (at least this share) is an object laid on the room: a rug, a sofa. */
 const OUTLINE_SHARE = 0.5;
 
 /**
- * Large regions whose colour changed where their structure did not, after the picture-wide colour and light shift
- * (estimated per group of similarly coloured cells, each group one vote, so a big wall cannot pass its own repaint
- * off as white balance) is taken out.
+ * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
+ * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out.
  */
 function recolouredSurfaces(
   before: Grey,
@@ -529,6 +612,7 @@ function recolouredSurfaces(
     const { data, channels } = colour;
     const g = channels >= 3 ? 1 : 0;
     const b = channels >= 3 ? 2 : 0;
+    const n = COLOUR_CELL * COLOUR_CELL;
     for (let cy = 0; cy < cellsY; cy++)
       for (let cx = 0; cx < cellsX; cx++) {
         let [r0, g0, b0] = [0, 0, 0];
@@ -542,12 +626,10 @@ function recolouredSurfaces(
             g0 += data[j + g] as number;
             b0 += data[j + b] as number;
           }
-        const n = COLOUR_CELL * COLOUR_CELL;
-        const [r, gg, bb] = [r0 / n, g0 / n, b0 / n];
         const cell = (cy * cellsX + cx) * 3;
-        out[cell] = Math.log((r + 6) / (gg + 6));
-        out[cell + 1] = Math.log((bb + 6) / (gg + 6));
-        out[cell + 2] = Math.log(0.299 * r + 0.587 * gg + 0.114 * bb + 10);
+        out[cell] = r0 / n;
+        out[cell + 1] = g0 / n;
+        out[cell + 2] = b0 / n;
       }
     return out;
   };
@@ -586,34 +668,19 @@ function recolouredSurfaces(
         }
       calm[cy * cellsX + cx] = quiet;
     }
-  // The picture-wide shift: cells grouped by their colour and light in the photo, one vote per group.
-  const groups = new Map<string, number[]>();
-  for (let cell = 0; cell < count; cell++) {
-    if (!calm[cell]) continue;
-    const key = [0, 1, 2].map((k) => Math.round((a[cell * 3 + k] as number) / (k === 2 ? 0.35 : 0.08))).join(',');
-    const list = groups.get(key) ?? [];
-    list.push(cell);
-    groups.set(key, list);
-  }
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((p, q) => p - q);
-    return sorted.length ? (sorted[Math.floor(sorted.length / 2)] as number) : 0;
-  };
-  const votes: number[][] = [[], [], []];
-  for (const cells of groups.values()) {
-    if (cells.length < 3) continue;
-    for (let k = 0; k < 3; k++)
-      votes[k]?.push(median(cells.map((cell) => (b[cell * 3 + k] as number) - (a[cell * 3 + k] as number))));
-  }
-  if ((votes[0]?.length ?? 0) < 2) return [];
-  const shift = votes.map(median) as [number, number, number];
+  // The picture-wide colour and tone change: per output channel, an affine mix of the photo's three channels plus a
+  // curve of its own channel (exposure, contrast, white balance, saturation, gamma), fitted to the calm cells with
+  // Tukey-weighted least squares, so the cells that moved differently (a repainted wall) do not pull it.
+  const calmCells: number[] = [];
+  for (let cell = 0; cell < count; cell++) if (calm[cell]) calmCells.push(cell);
+  if (calmCells.length < 16) return [];
+  const model = fitColourModel(a, b, calmCells);
   const moved = new Uint8Array(count);
-  for (let cell = 0; cell < count; cell++) {
-    if (!calm[cell]) continue;
-    const du = (b[cell * 3] as number) - (a[cell * 3] as number) - shift[0];
-    const dv = (b[cell * 3 + 1] as number) - (a[cell * 3 + 1] as number) - shift[1];
-    const dl = (b[cell * 3 + 2] as number) - (a[cell * 3 + 2] as number) - shift[2];
-    if (Math.hypot(du, dv) > CHROMA_MOVED || Math.abs(dl) > LIGHT_MOVED) moved[cell] = 1;
+  for (const cell of calmCells) {
+    const residual = Math.hypot(
+      ...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c)),
+    );
+    if (residual > COLOUR_MOVED) moved[cell] = 1;
   }
   const found: Array<WorkChange & { area: number }> = [];
   const seen = new Uint8Array(count);
