@@ -266,6 +266,8 @@ export interface ImagesTable {
   engine: ColumnType<string | null, string | null | undefined, string | null>;
   /** The fidelity score it passed with (0–1: how much of the input's structure it kept); null for enhanced and placed images, and older ones. */
   fidelity: ColumnType<number | null, number | null | undefined, number | null>;
+  /** What the fidelity check found changed, JSON `[{kind, box}]` (photo pixels); null when not checked or older. */
+  fidelity_changes: ColumnType<string | null, string | null | undefined, string | null>;
   /** How long the engine call that drew it took (ms), for the fleet report; null for images made before. */
   engine_ms: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: EpochMs;

@@ -120,6 +120,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'bench/bare-webhook-worker.ts': 'the least an outbox deliverer can do (reference for bench:webhooks)',
   'bench/engine.ts': 'asynchronous stages against a local remote-engine fake',
   'bench/fidelity.ts': 'the fidelity check against fake engines on generated rooms',
+  'bench/fidelity-real.ts':
+    'the fidelity check on the real-photo set: real stagings, real enhancements, labelled edits',
   'bench/impressions.ts': 'serving a placed image with a sponsored product, billed per impression',
   'bench/lib.ts': 'child servers, health waiting, MySQL setup, autocannon runs',
   'bench/lighthouse.ts': "Lighthouse scores of the dashboard's pages",

@@ -11,6 +11,7 @@ import { useState } from 'react';
 import { Alert } from '../components/alert.js';
 import { CompareSlider } from '../components/compare-slider.js';
 import { DISCLOSURE_TEXT, DISCLOSURES, fidelityText, isDisclosure } from '../components/disclosure.js';
+import { ChangeOutlines, changeText, type FidelityChange } from '../components/fidelity-changes.js';
 import { ApiSnippets } from '../components/playground/api-snippets.js';
 import { describeFormFailure, formText } from '../utils/forms.server.js';
 import { requireAccount } from '../utils/session.server.js';
@@ -130,8 +131,19 @@ export async function action({ context, request }: ActionFunctionArgs) {
     return json({ staged, keyId });
   } catch (error) {
     const failure = describeFormFailure(context, error, SHOWN_FIELDS);
-    return json(failure, { status: failure.status });
+    return json({ ...failure, changes: refusedChanges(error) }, { status: failure.status });
   }
+}
+
+/** A 422 structure_changed names what changed; the page lists it (the error's extra, when it carries one). */
+function refusedChanges(error: unknown): FidelityChange[] {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 3 && cause && typeof cause === 'object'; depth++) {
+    const extra = (cause as { extra?: { changes?: unknown } }).extra;
+    if (Array.isArray(extra?.changes)) return extra.changes as FidelityChange[];
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return [];
 }
 
 export default function Playground() {
@@ -149,6 +161,7 @@ export default function Playground() {
   const staging = navigation.state === 'submitting';
   const staged = result && 'staged' in result ? result.staged : null;
   const failure = result && 'formError' in result ? result : null;
+  const refused = failure && 'changes' in failure ? (failure.changes as FidelityChange[]) : [];
   const [source, setSource] = useState<'sample' | 'upload'>('sample');
   const [keyId, setKeyId] = useState<number | undefined>(keys[0]?.id);
   const [style, setStyle] = useState<string>(styles[0] ?? '');
@@ -183,6 +196,17 @@ export default function Playground() {
         {failure ? (
           <Alert tone="error">
             {failure.formError}
+            {refused.length > 0 ? (
+              <ul>
+                {refused.map((change, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the list is fixed for the page's lifetime
+                  <li key={index}>
+                    {changeText(change.kind)} at {change.box[0]}, {change.box[1]} ({change.box[2]} × {change.box[3]} px
+                    of the photo)
+                  </li>
+                ))}
+              </ul>
+            ) : null}
             {failure.status === 402 ? (
               <>
                 {' '}
@@ -392,6 +416,25 @@ export default function Playground() {
               </div>
             ) : null}
           </dl>
+          {staged.images.map((image) =>
+            image.changes && image.changes.length > 0 ? (
+              <section
+                key={image.id}
+                aria-label={`What the fidelity check flagged in variation ${image.variation + 1}`}
+              >
+                <h3>
+                  What the fidelity check flagged{staged.images.length > 1 ? ` (variation ${image.variation + 1})` : ''}
+                </h3>
+                <ChangeOutlines
+                  src={image.image_url}
+                  alt="The staged image with the regions the fidelity check flagged outlined"
+                  width={image.width}
+                  height={image.height}
+                  changes={image.changes}
+                />
+              </section>
+            ) : null,
+          )}
           {staged.images.length > 1 ? (
             <ul className="link-list">
               {staged.images.map((image) => (

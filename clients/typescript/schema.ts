@@ -1630,6 +1630,21 @@ export interface components {
                 disclosure_caption: string | null;
                 /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
                 fidelity: number | null;
+                /** @description What the fidelity check found changed, largest first (empty: nothing); null for images that are not checked. See docs/api/fidelity.md */
+                changes: {
+                    /**
+                     * @description opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)
+                     * @enum {string}
+                     */
+                    kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                    /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
+                    box: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ];
+                }[] | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
                 /** @description The seed it was drawn with: send it again to draw the same picture */
@@ -1698,6 +1713,21 @@ export interface components {
             disclosure_caption: string | null;
             /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
             fidelity: number | null;
+            /** @description What the fidelity check found changed, largest first (empty: nothing); null for images that are not checked. See docs/api/fidelity.md */
+            changes: {
+                /**
+                 * @description opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)
+                 * @enum {string}
+                 */
+                kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
+                box: [
+                    number,
+                    number,
+                    number,
+                    number
+                ];
+            }[] | null;
         };
         RerenderResult: {
             /** @constant */
@@ -1719,6 +1749,21 @@ export interface components {
                 disclosure_caption: string | null;
                 /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
                 fidelity: number | null;
+                /** @description What the fidelity check found changed, largest first (empty: nothing); null for images that are not checked. See docs/api/fidelity.md */
+                changes: {
+                    /**
+                     * @description opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)
+                     * @enum {string}
+                     */
+                    kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                    /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
+                    box: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ];
+                }[] | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
                 /** @description The seed it was drawn with: send it again to draw the same picture */
@@ -1794,6 +1839,12 @@ export interface components {
             required_scope?: string;
             /** @description structure_changed: the best fidelity score the engine reached (below FIDELITY_MIN) */
             fidelity?: number;
+            /** @description structure_changed: what changed in that drawing and where (docs/api/fidelity.md); box is [x, y, width, height] in the photo’s pixels */
+            changes?: {
+                /** @enum {string} */
+                kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                box: number[];
+            }[];
             /** @description forbidden (a role that may not): the roles that may call the operation */
             required_roles?: ("owner" | "admin" | "developer" | "billing" | "agent" | "viewer")[];
         };
@@ -2074,7 +2125,7 @@ export interface components {
          *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
          *     - `unsupported_option`: the running engine cannot do what the request asks (`option` names it); nothing was charged
          *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
-         *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored
+         *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity` and `changes` (what changed, where); the credits were refunded and nothing was stored
          */
         "Error.invalid_image.unsupported_option.engine_rejected.structure_changed": {
             headers: {
@@ -4240,6 +4291,20 @@ export interface operations {
                             credits_available?: number;
                             credits_remaining?: number;
                             fidelity?: number;
+                            changes?: {
+                                /**
+                                 * @description opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)
+                                 * @enum {string}
+                                 */
+                                kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                                /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
+                                box: [
+                                    number,
+                                    number,
+                                    number,
+                                    number
+                                ];
+                            }[];
                         } | null;
                         /**
                          * @description ISO 8601 UTC time
@@ -4352,6 +4417,21 @@ export interface operations {
                             disclosure_caption: string | null;
                             /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
                             fidelity: number | null;
+                            /** @description What the fidelity check found changed, largest first (empty: nothing); null for images that are not checked. See docs/api/fidelity.md */
+                            changes: {
+                                /**
+                                 * @description opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)
+                                 * @enum {string}
+                                 */
+                                kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                                /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
+                                box: [
+                                    number,
+                                    number,
+                                    number,
+                                    number
+                                ];
+                            }[] | null;
                         }[];
                     };
                 };
@@ -4448,6 +4528,21 @@ export interface operations {
                             disclosure_caption: string | null;
                             /** @description How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed) */
                             fidelity: number | null;
+                            /** @description What the fidelity check found changed, largest first (empty: nothing); null for images that are not checked. See docs/api/fidelity.md */
+                            changes: {
+                                /**
+                                 * @description opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)
+                                 * @enum {string}
+                                 */
+                                kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
+                                /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
+                                box: [
+                                    number,
+                                    number,
+                                    number,
+                                    number
+                                ];
+                            }[] | null;
                             /** @enum {string} */
                             kind: "staged" | "enhanced" | "placed" | "decluttered";
                             claim_code: string | null;

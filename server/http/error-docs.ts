@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { ROLES, rolesFor } from '../domain/teams/roles.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
+import { CHANGE_KINDS } from '../imaging/fidelity.js';
 import type { Meta } from '../trpc.js';
 
 const ERROR_SCHEMA_NAME = 'Error';
@@ -34,6 +35,19 @@ const ERROR_SCHEMA = {
       minimum: 0,
       maximum: 1,
       description: 'structure_changed: the best fidelity score the engine reached (below FIDELITY_MIN)',
+    },
+    changes: {
+      type: 'array',
+      description:
+        'structure_changed: what changed in that drawing and where (docs/api/fidelity.md); box is [x, y, width, height] in the photo’s pixels',
+      items: {
+        type: 'object',
+        required: ['kind', 'box'],
+        properties: {
+          kind: { type: 'string', enum: [...CHANGE_KINDS] },
+          box: { type: 'array', items: { type: 'integer' }, minItems: 4, maxItems: 4 },
+        },
+      },
     },
     required_roles: {
       type: 'array',
@@ -71,7 +85,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   not_a_room:
     'the picture does not look like a photo of a room (a pattern, a vivid graphic, a face); `image_index` names which of several; nothing was charged',
   structure_changed:
-    'the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored',
+    'the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity` and `changes` (what changed, where); the credits were refunded and nothing was stored',
   rate_limited: 'over a rate limit; retry after `Retry-After` seconds',
   internal_error: 'a fault on our side, logged; the body never carries its details',
   service_unavailable: 'the server is busy or the request ran too long (credits refunded); retry shortly',

@@ -1,13 +1,22 @@
 /**
  * Fidelity: did the engine keep the room? Both pictures are decoded small (long edge WORK_EDGE, upright; JPEG
- * shrinks on load, so a 12-megapixel photo costs a reduced-size decode), their grey edges are found (Sobel, thinned
- * to one-pixel lines) and compared where furniture may not go: input edges with no output edge nearby are lost
- * structure (a window painted over), output edges with no input edge nearby are added structure (a new window, door
- * or wall line). Both are measured as edge length in picture heights and turned into a 0–1 score.
- * Deterministic: the same bytes give the same score.
+ * shrinks on load, so a 12-megapixel photo costs a reduced-size decode) and the output is registered to the photo
+ * (./register.ts: engines reframe, crop and change the aspect ratio; one that cannot be placed is `unaligned`).
+ * Then two comparisons:
+ * - Structure: grey edges (Sobel, thinned to one-pixel lines, the output's contrast brought to the photo's) are
+ *   compared where furniture may not go: input edges with no output edge nearby are lost structure (a window painted
+ *   over), output edges with no input edge nearby are added structure (a new window, door or wall line). Both are
+ *   measured as edge length in picture heights and turned into a 0–1 score.
+ * - Surfaces: where the structure is the same, the colour of each small cell is compared after removing the one
+ *   colour and tone change the whole picture agrees on (white balance, exposure, saturation, gamma); a large region
+ *   whose colour moved anyway, bounded by the room's own lines rather than by a new outline (a rug, a sofa), is a
+ *   repainted or re-surfaced wall, floor or ceiling.
+ * Each change is reported with its kind and its box in the photo's pixels. Deterministic: the same bytes give the
+ * same result.
  */
 import sharp from 'sharp';
 import { MAX_PIXELS } from './input-rules.js';
+import { type Raster, registerOutput } from './register.js';
 
 /** Below this score the picture no longer shows the same room. */
 export const FIDELITY_MIN = 0.9;
@@ -31,9 +40,29 @@ export interface FidelityOptions {
   ignore?: readonly FidelityRegion[];
 }
 
+/** What changed, as the API reports it. */
+export const CHANGE_KINDS = [
+  'opening_removed',
+  'opening_added',
+  'opening_moved',
+  'wall_moved',
+  'builtin_changed',
+  'surface_recoloured',
+  'unaligned',
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** One change: its kind and its box `[x, y, width, height]` in the photo's pixels (after EXIF orientation). */
+export interface FidelityChange {
+  kind: ChangeKind;
+  box: [number, number, number, number];
+}
+
 export interface FidelityResult {
   /** 1: the structure is intact; below FIDELITY_MIN: walls, windows, doors or the view changed. */
   score: number;
+  /** The changes found, largest first (at most MAX_CHANGES); empty when the room is intact. */
+  changes: FidelityChange[];
   /** Input edges missing from the output where furniture may not go, in picture heights of edge length. */
   lost: number;
   /** Output edges with no counterpart in the input there, same unit. */
@@ -61,7 +90,7 @@ interface Grey {
   width: number;
   height: number;
   /** The same pixels in colour: the room's lines are easier to find in colour than in grey. */
-  colour?: { data: Buffer; channels: number };
+  colour: Raster;
 }
 
 /**
@@ -73,14 +102,32 @@ export async function scoreFidelity(
   output: Buffer,
   options: FidelityOptions = {},
 ): Promise<FidelityResult> {
-  const [before, after, size] = await Promise.all([decodeSmall(input), decodeSmall(output), uprightSize(input)]);
-  const other = after.width === before.width && after.height === before.height ? after : await refit(after, before);
-  const ignored = (mask: Float32Array) =>
-    options.ignore?.length ? clearRegions(mask, options.ignore, before.width, before.height, size) : mask;
-  if (options.allowed)
-    return compare(before, other, ignored(maskFromRegions(options.allowed, before.width, before.height, size)));
+  const [before, decoded, size] = await Promise.all([decodeSmall(input), decodeSmall(output), uprightSize(input)]);
+  const registered = await registerOutput(before.colour, decoded.colour);
+  if (!registered)
+    return {
+      score: 0,
+      changes: [{ kind: 'unaligned', box: [0, 0, size.width, size.height] }],
+      lost: 0,
+      added: 0,
+      checked: 0,
+    };
+  const after = greyOf(registered.image);
+  const ignored = (mask: Float32Array) => {
+    const cleared = options.ignore?.length
+      ? clearRegions(mask, options.ignore, before.width, before.height, size)
+      : mask;
+    for (let i = 0; i < cleared.length; i++) if (!registered.valid[i]) cleared[i] = 0;
+    return cleared;
+  };
+  const toPhoto = { x: size.width / before.width, y: size.height / before.height };
+  const allowedMask = () => maskFromRegions(options.allowed ?? [], before.width, before.height, size);
+  // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
+  // a rug is told apart by its outline).
+  const surfaces = ignored(allowedMask());
+  if (options.allowed) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
   const room = roomLines(before);
-  return compare(before, other, ignored(defaultMask(before, room)), room);
+  return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
 }
 
 async function decodeSmall(image: Buffer): Promise<Grey> {
@@ -91,15 +138,24 @@ async function decodeSmall(image: Buffer): Promise<Grey> {
     .toColourspace('srgb')
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const count = info.width * info.height;
+  return greyOf({
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+  });
+}
+
+/** The grey levels of a colour (or grey) raster. */
+function greyOf(colour: Raster): Grey {
+  const count = colour.width * colour.height;
   const grey = new Float32Array(count);
-  const channels = info.channels;
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
+  const { channels, data: bytes } = colour;
   const g = channels >= 3 ? 1 : 0;
   const b = channels >= 3 ? 2 : 0;
   for (let i = 0, j = 0; i < count; i++, j += channels)
     grey[i] = 0.299 * (bytes[j] as number) + 0.587 * (bytes[j + g] as number) + 0.114 * (bytes[j + b] as number);
-  return { data: grey, width: info.width, height: info.height, colour: { data, channels } };
+  return { data: grey, width: colour.width, height: colour.height, colour };
 }
 
 /** The picture's width and height after EXIF orientation, from the header. */
@@ -108,16 +164,6 @@ async function uprightSize(image: Buffer): Promise<{ width: number; height: numb
   const width = meta.width ?? 1;
   const height = meta.height ?? 1;
   return (meta.orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
-}
-
-/** An output of another aspect (it should not happen: engines fit theirs back) is stretched onto the input's grid. */
-async function refit(image: Grey, to: Grey): Promise<Grey> {
-  const bytes = Buffer.from(Uint8Array.from(image.data, (v) => Math.round(v)));
-  const data = await sharp(bytes, { raw: { width: image.width, height: image.height, channels: 1 } })
-    .resize(to.width, to.height, { fit: 'fill', kernel: 'linear' })
-    .raw()
-    .toBuffer();
-  return { data: Float32Array.from(data), width: to.width, height: to.height };
 }
 
 /** 1 where furniture may not go, 0 inside the (padded) regions where it may. */
@@ -194,8 +240,7 @@ function roomLines(image: Grey): RoomLines {
  */
 function rowSteps({ width, height, colour }: Grey): Float64Array {
   const window = Math.max(2, Math.round(LINE_WINDOW * height));
-  if (!colour) return new Float64Array(height);
-  const bytes = new Uint8Array(colour.data.buffer, colour.data.byteOffset, colour.data.length);
+  const bytes = colour.data;
   const channels = colour.channels;
   const g = channels >= 3 ? 1 : 0;
   const b = channels >= 3 ? 2 : 0;
@@ -281,7 +326,14 @@ function strongestStep(steps: Float64Array, from: number, to: number, fallback: 
   return best;
 }
 
-function compare(before: Grey, after: Grey, mask: Float32Array, room?: RoomLines): FidelityResult {
+function compare(
+  before: Grey,
+  after: Grey,
+  mask: Float32Array,
+  surfaceMask: Float32Array,
+  toPhoto: { x: number; y: number },
+  room?: RoomLines,
+): FidelityResult {
   const { width, height } = before;
   const gain = contrastGain(before, after, mask);
   const edgesBefore = sobel(before, 1);
@@ -299,8 +351,396 @@ function compare(before: Grey, after: Grey, mask: Float32Array, room?: RoomLines
   }
   const lostLength = lostSum / height;
   const addedLength = addedSum / height;
-  const score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength) / FULL_CHANGE));
-  return { score, lost: lostLength, added: addedLength, checked: checked / mask.length };
+  let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength) / FULL_CHANGE));
+  const structural = structuralChanges(lost, added, weights, width, height, room);
+  const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added);
+  if (surfaces.length) {
+    const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
+    score = Math.min(score, Math.max(0, RECOLOUR_SCORE - share));
+  }
+  const changes = [...structural, ...surfaces]
+    .sort((a, b) => b.size - a.size)
+    .slice(0, MAX_CHANGES)
+    .map(({ kind, box }) => ({ kind, box: inPhoto(box, toPhoto) }));
+  return { score, changes, lost: lostLength, added: addedLength, checked: checked / mask.length };
+}
+
+/** At most this many changes are reported, the largest. */
+const MAX_CHANGES = 12;
+/** The score of a picture with a recoloured surface, less the surface's share of the picture. */
+const RECOLOUR_SCORE = 0.85;
+
+/** A change found on the working grid: box `[x, y, w, h]` in work pixels, `size` to rank it. */
+interface WorkChange {
+  kind: ChangeKind;
+  box: [number, number, number, number];
+  size: number;
+}
+
+function inPhoto(box: [number, number, number, number], scale: { x: number; y: number }): FidelityChange['box'] {
+  const x = Math.max(0, Math.floor(box[0] * scale.x));
+  const y = Math.max(0, Math.floor(box[1] * scale.y));
+  return [
+    x,
+    y,
+    Math.max(1, Math.ceil((box[0] + box[2]) * scale.x) - x),
+    Math.max(1, Math.ceil((box[1] + box[3]) * scale.y) - y),
+  ];
+}
+
+/** Cells (REPORT_CELL work pixels square) of unmatched edges within REPORT_JOIN cells of each other form one change. */
+const REPORT_CELL = 4;
+const REPORT_JOIN = 2;
+/** A change is reported from this much weighted edge length (picture heights): a tenth of what refuses a picture. */
+const REPORT_MIN = 0.03;
+/** A change this long (share of the picture) and this thin is a line of the room: a wall, beam, ceiling or floor line. */
+const LINE_LONG = 0.3;
+const LINE_THIN = 0.06;
+const SHIFTED_LINE_THIN = 0.2;
+/** Lost and added pieces whose sizes agree within this factor are one opening that moved. */
+const MOVED_SIZE = 1.7;
+
+/**
+ * The weighted unmatched edges grouped into changes and named: mostly lost edges are an opening removed, mostly added
+ * ones an opening added, a removed and an added one of about the same size an opening moved, a long thin one a wall
+ * line moved; a mixed change standing on the floor is a built-in changed.
+ */
+function structuralChanges(
+  lost: Uint8Array,
+  added: Uint8Array,
+  weights: Float32Array,
+  width: number,
+  height: number,
+  room?: RoomLines,
+): WorkChange[] {
+  const cellsX = Math.ceil(width / REPORT_CELL);
+  const cellsY = Math.ceil(height / REPORT_CELL);
+  const lostCells = new Float32Array(cellsX * cellsY);
+  const addedCells = new Float32Array(cellsX * cellsY);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      const w = weights[i] as number;
+      if (w <= 0) continue;
+      const cell = Math.floor(y / REPORT_CELL) * cellsX + Math.floor(x / REPORT_CELL);
+      if (lost[i]) lostCells[cell] = (lostCells[cell] as number) + w;
+      if (added[i]) addedCells[cell] = (addedCells[cell] as number) + w;
+    }
+  const label = new Int32Array(cellsX * cellsY).fill(-1);
+  const found: Array<WorkChange & { lost: number; added: number }> = [];
+  for (let start = 0; start < label.length; start++) {
+    if (label[start] !== -1 || !((lostCells[start] as number) + (addedCells[start] as number))) continue;
+    const id = found.length;
+    label[start] = id;
+    const queue = [start];
+    let [left, top, right, bottom, lostSum, addedSum] = [cellsX, cellsY, 0, 0, 0, 0];
+    for (let head = 0; head < queue.length; head++) {
+      const cell = queue[head] as number;
+      const cx = cell % cellsX;
+      const cy = (cell - cx) / cellsX;
+      left = Math.min(left, cx);
+      right = Math.max(right, cx);
+      top = Math.min(top, cy);
+      bottom = Math.max(bottom, cy);
+      lostSum += lostCells[cell] as number;
+      addedSum += addedCells[cell] as number;
+      for (let dy = -REPORT_JOIN; dy <= REPORT_JOIN; dy++)
+        for (let dx = -REPORT_JOIN; dx <= REPORT_JOIN; dx++) {
+          const nx = cx + dx;
+          const ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) continue;
+          const next = ny * cellsX + nx;
+          if (label[next] !== -1 || !((lostCells[next] as number) + (addedCells[next] as number))) continue;
+          label[next] = id;
+          queue.push(next);
+        }
+    }
+    const box: [number, number, number, number] = [
+      left * REPORT_CELL,
+      top * REPORT_CELL,
+      Math.min(width, (right + 1) * REPORT_CELL) - left * REPORT_CELL,
+      Math.min(height, (bottom + 1) * REPORT_CELL) - top * REPORT_CELL,
+    ];
+    const lostLength = lostSum / height;
+    const addedLength = addedSum / height;
+    const lineOf = (thin: number) =>
+      (box[2] >= LINE_LONG * width && box[3] <= thin * height) ||
+      (box[3] >= LINE_LONG * height && box[2] <= thin * width);
+    const onFloor =
+      room !== undefined && box[1] + box[3] >= room.floor && box[1] > room.ceiling + 0.3 * (room.floor - room.ceiling);
+    // A line lost beside a line added (a corner or beam shifted) makes a wider change than either line.
+    const kind: ChangeKind = lineOf(LINE_THIN)
+      ? 'wall_moved'
+      : lostLength >= 2 * addedLength
+        ? 'opening_removed'
+        : addedLength >= 2 * lostLength
+          ? 'opening_added'
+          : lineOf(SHIFTED_LINE_THIN)
+            ? 'wall_moved'
+            : onFloor
+              ? 'builtin_changed'
+              : 'opening_moved';
+    found.push({ kind, box, size: lostLength + addedLength, lost: lostLength, added: addedLength });
+  }
+  const kept = found.filter((change) => change.size >= REPORT_MIN);
+  // A removed and an added opening of about the same size: one opening that moved.
+  const similar = (a: WorkChange, b: WorkChange) =>
+    Math.max(a.box[2], b.box[2]) <= MOVED_SIZE * Math.min(a.box[2], b.box[2]) &&
+    Math.max(a.box[3], b.box[3]) <= MOVED_SIZE * Math.min(a.box[3], b.box[3]);
+  for (const removed of kept.filter((c) => c.kind === 'opening_removed')) {
+    const moved = kept.find((c) => c.kind === 'opening_added' && similar(c, removed));
+    if (!moved) continue;
+    removed.kind = 'opening_moved';
+    moved.kind = 'opening_moved';
+  }
+  return kept;
+}
+
+/** Colour cells: COLOUR_CELL work pixels square. */
+const COLOUR_CELL = 8;
+/** A cell's colour moved when it lies this far (RGB levels) from what the picture-wide change predicts. */
+const COLOUR_MOVED = 24;
+/** The picture-wide colour model's features of one cell for output channel `c`: 1, r, g, b, and c's own square. */
+function colourFeatures(a: Float32Array, cell: number, c: number): number[] {
+  const r = (a[cell * 3] as number) / 255;
+  const g = (a[cell * 3 + 1] as number) / 255;
+  const b = (a[cell * 3 + 2] as number) / 255;
+  const own = (a[cell * 3 + c] as number) / 255;
+  return [1, r, g, b, own * own];
+}
+
+function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
+  const f = colourFeatures(a, cell, c);
+  const w = model[c] as number[];
+  let sum = 0;
+  for (let k = 0; k < f.length; k++) sum += (w[k] as number) * (f[k] as number);
+  return 255 * sum;
+}
+
+/** Per channel, the weights of colourFeatures fitted to `cells` (iteratively reweighted, Tukey's biweight). */
+function fitColourModel(a: Float32Array, b: Float32Array, cells: number[]): number[][] {
+  const model: number[][] = [0, 1, 2].map((c) => [0, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0, 0]);
+  const weights = new Float64Array(cells.length).fill(1);
+  for (let round = 0; round < 5; round++) {
+    for (let c = 0; c < 3; c++) {
+      const n = 5;
+      const ata = new Float64Array(n * n);
+      const atb = new Float64Array(n);
+      cells.forEach((cell, i) => {
+        const w = weights[i] as number;
+        if (w <= 0) return;
+        const f = colourFeatures(a, cell, c);
+        const y = (b[cell * 3 + c] as number) / 255;
+        for (let p = 0; p < n; p++) {
+          atb[p] = (atb[p] as number) + w * (f[p] as number) * y;
+          for (let q = 0; q < n; q++)
+            ata[p * n + q] = (ata[p * n + q] as number) + w * (f[p] as number) * (f[q] as number);
+        }
+      });
+      for (let p = 0; p < n; p++) ata[p * n + p] = (ata[p * n + p] as number) + 1e-6;
+      const solved = solve(ata, atb, n);
+      if (solved) model[c] = solved;
+    }
+    const residuals = cells.map((cell) =>
+      Math.hypot(...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c))),
+    );
+    const sorted = [...residuals].sort((p, q) => p - q);
+    const scale = Math.max(4, 4.685 * 1.4826 * (sorted[Math.floor(sorted.length / 2)] as number));
+    residuals.forEach((r, i) => {
+      const u = r / scale;
+      weights[i] = u >= 1 ? 0 : (1 - u * u) ** 2;
+    });
+  }
+  return model;
+}
+
+/** Gaussian elimination with partial pivoting; null when the system is singular. */
+function solve(matrix: Float64Array, vector: Float64Array, n: number): number[] | null {
+  const m = Float64Array.from(matrix);
+  const v = Float64Array.from(vector);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let row = col + 1; row < n; row++)
+      if (Math.abs(m[row * n + col] as number) > Math.abs(m[pivot * n + col] as number)) pivot = row;
+    if (Math.abs(m[pivot * n + col] as number) < 1e-12) return null;
+    for (let k = 0; k < n; k++) {
+      const t = m[col * n + k] as number;
+      m[col * n + k] = m[pivot * n + k] as number;
+      m[pivot * n + k] = t;
+    }
+    const t = v[col] as number;
+    v[col] = v[pivot] as number;
+    v[pivot] = t;
+    for (let row = col + 1; row < n; row++) {
+      const factor = (m[row * n + col] as number) / (m[col * n + col] as number);
+      for (let k = col; k < n; k++) m[row * n + k] = (m[row * n + k] as number) - factor * (m[col * n + k] as number);
+      v[row] = (v[row] as number) - factor * (v[col] as number);
+    }
+  }
+  const x = new Array<number>(n).fill(0);
+  for (let row = n - 1; row >= 0; row--) {
+    let sum = v[row] as number;
+    for (let k = row + 1; k < n; k++) sum -= (m[row * n + k] as number) * (x[k] as number);
+    x[row] = sum / (m[row * n + row] as number);
+  }
+  return x;
+}
+
+/** A recoloured region counts from this share of the picture: a wall, a floor, a ceiling, not a cushion. */
+const RECOLOUR_AREA = 0.04;
+/** A region whose border is mostly new outline (at least this share) is an object laid on the room: a rug, a sofa. */
+const OUTLINE_SHARE = 0.5;
+
+/**
+ * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
+ * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out.
+ */
+function recolouredSurfaces(
+  before: Grey,
+  after: Grey,
+  mask: Float32Array,
+  lost: Uint8Array,
+  added: Uint8Array,
+): Array<WorkChange & { area: number }> {
+  const { width, height } = before;
+  const cellsX = Math.floor(width / COLOUR_CELL);
+  const cellsY = Math.floor(height / COLOUR_CELL);
+  const count = cellsX * cellsY;
+  if (count < 16) return [];
+  const stats = (colour: Raster) => {
+    const out = new Float32Array(count * 3);
+    const { data, channels } = colour;
+    const g = channels >= 3 ? 1 : 0;
+    const b = channels >= 3 ? 2 : 0;
+    const n = COLOUR_CELL * COLOUR_CELL;
+    for (let cy = 0; cy < cellsY; cy++)
+      for (let cx = 0; cx < cellsX; cx++) {
+        let [r0, g0, b0] = [0, 0, 0];
+        for (let y = cy * COLOUR_CELL; y < (cy + 1) * COLOUR_CELL; y++)
+          for (
+            let x = cx * COLOUR_CELL, j = (y * width + x) * channels;
+            x < (cx + 1) * COLOUR_CELL;
+            x++, j += channels
+          ) {
+            r0 += data[j] as number;
+            g0 += data[j + g] as number;
+            b0 += data[j + b] as number;
+          }
+        const cell = (cy * cellsX + cx) * 3;
+        out[cell] = r0 / n;
+        out[cell + 1] = g0 / n;
+        out[cell + 2] = b0 / n;
+      }
+    return out;
+  };
+  const a = stats(before.colour);
+  const b = stats(after.colour);
+  // Per cell: usable (checked, registered), and whether its edges changed (an outline added: an object) or not.
+  const usable = new Uint8Array(count);
+  const outline = new Uint8Array(count);
+  const changed = new Uint8Array(count);
+  for (let cy = 0; cy < cellsY; cy++)
+    for (let cx = 0; cx < cellsX; cx++) {
+      let weight = 0;
+      let addedHere = 0;
+      let lostHere = 0;
+      for (let y = cy * COLOUR_CELL; y < (cy + 1) * COLOUR_CELL; y++)
+        for (let x = cx * COLOUR_CELL, i = y * width + x; x < (cx + 1) * COLOUR_CELL; x++, i++) {
+          weight += mask[i] as number;
+          addedHere += added[i] as number;
+          lostHere += lost[i] as number;
+        }
+      const cell = cy * cellsX + cx;
+      usable[cell] = weight >= 0.5 * COLOUR_CELL * COLOUR_CELL ? 1 : 0;
+      outline[cell] = addedHere >= 2 ? 1 : 0;
+      changed[cell] = addedHere + lostHere >= 2 ? 1 : 0;
+    }
+  // A cell next to changed edges is part of the change (the edges' own blur), not a surface.
+  const calm = new Uint8Array(count);
+  for (let cy = 0; cy < cellsY; cy++)
+    for (let cx = 0; cx < cellsX; cx++) {
+      let quiet = usable[cy * cellsX + cx] as number;
+      for (let dy = -1; dy <= 1 && quiet; dy++)
+        for (let dx = -1; dx <= 1 && quiet; dx++) {
+          const nx = cx + dx;
+          const ny = cy + dy;
+          if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && changed[ny * cellsX + nx]) quiet = 0;
+        }
+      calm[cy * cellsX + cx] = quiet;
+    }
+  // The picture-wide colour and tone change: per output channel, an affine mix of the photo's three channels plus a
+  // curve of its own channel (exposure, contrast, white balance, saturation, gamma), fitted to the calm cells with
+  // Tukey-weighted least squares, so the cells that moved differently (a repainted wall) do not pull it.
+  const calmCells: number[] = [];
+  for (let cell = 0; cell < count; cell++) if (calm[cell]) calmCells.push(cell);
+  if (calmCells.length < 16) return [];
+  const model = fitColourModel(a, b, calmCells);
+  const moved = new Uint8Array(count);
+  for (const cell of calmCells) {
+    const residual = Math.hypot(
+      ...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c)),
+    );
+    if (residual > COLOUR_MOVED) moved[cell] = 1;
+  }
+  const found: Array<WorkChange & { area: number }> = [];
+  const seen = new Uint8Array(count);
+  for (let start = 0; start < count; start++) {
+    if (!moved[start] || seen[start]) continue;
+    seen[start] = 1;
+    const queue = [start];
+    const border = new Set<number>();
+    let [left, top, right, bottom] = [cellsX, cellsY, 0, 0];
+    for (let head = 0; head < queue.length; head++) {
+      const cell = queue[head] as number;
+      const cx = cell % cellsX;
+      const cy = (cell - cx) / cellsX;
+      left = Math.min(left, cx);
+      right = Math.max(right, cx);
+      top = Math.min(top, cy);
+      bottom = Math.max(bottom, cy);
+      for (const [dx, dy] of [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ] as const) {
+        const nx = cx + dx;
+        const ny = cy + dy;
+        if (nx < 0 || ny < 0 || nx >= cellsX || ny >= cellsY) continue;
+        const next = ny * cellsX + nx;
+        if (moved[next]) {
+          if (!seen[next]) {
+            seen[next] = 1;
+            queue.push(next);
+          }
+        } else border.add(next);
+      }
+    }
+    if (queue.length < RECOLOUR_AREA * count) continue;
+    // The border's cells and their neighbours: how much of it is a new outline.
+    let outlined = 0;
+    for (const cell of border) {
+      const cx = cell % cellsX;
+      const cy = (cell - cx) / cellsX;
+      let hit = 0;
+      for (let dy = -1; dy <= 1 && !hit; dy++)
+        for (let dx = -1; dx <= 1 && !hit; dx++) {
+          const nx = cx + dx;
+          const ny = cy + dy;
+          if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && outline[ny * cellsX + nx]) hit = 1;
+        }
+      outlined += hit;
+    }
+    if (border.size && outlined >= OUTLINE_SHARE * border.size) continue;
+    const area = queue.length * COLOUR_CELL * COLOUR_CELL;
+    found.push({
+      kind: 'surface_recoloured',
+      box: [left * COLOUR_CELL, top * COLOUR_CELL, (right - left + 1) * COLOUR_CELL, (bottom - top + 1) * COLOUR_CELL],
+      size: area / (height * height),
+      area,
+    });
+  }
+  return found;
 }
 
 /** Changes are grouped on a grid of CLUSTER_CELL pixels; touching cells (8 neighbours) form one object. */

@@ -6,6 +6,7 @@ import { apiKeyProcedure, router } from '../trpc.js';
 import {
   declutterOutput,
   enhanceOutput,
+  fidelityChangesSchema,
   isoTimestamp,
   nullableTimestamp,
   placeOutput,
@@ -23,6 +24,7 @@ const jobErrorSchema = z.object({
   credits_available: z.number().int().optional(),
   credits_remaining: z.number().int().optional(),
   fidelity: z.number().min(0).max(1).optional(),
+  changes: fidelityChangesSchema.unwrap().optional(),
 });
 
 export const jobsRouter = router({

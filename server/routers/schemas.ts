@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../domain/audit/audit.js';
 import { DISCLOSURE_PROFILES } from '../domain/disclosure/disclosure.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { CHANGE_KINDS } from '../imaging/fidelity.js';
 
 /** Shapes shared by several routers' inputs and outputs. */
 export const isoTimestamp = z.string().meta({ description: 'ISO 8601 UTC time', example: '2026-11-21T19:40:00.000Z' });
@@ -70,6 +71,25 @@ const fidelitySchema = z.number().min(0).max(1).nullable().meta({
     "How much of the input's structure (walls, windows, doors, ceiling lines, the view) the image kept, 0–1; staged, decluttered and re-rendered images are kept only at FIDELITY_MIN (default 0.9) or above; null for images that are not checked (enhanced, placed)",
 });
 
+/** What the fidelity check found changed: the kinds it names and where, in the photo's pixels. */
+export const fidelityChangesSchema = z
+  .array(
+    z.object({
+      kind: z.enum(CHANGE_KINDS).meta({
+        description:
+          'opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)',
+      }),
+      box: z
+        .tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()])
+        .meta({ description: '[x, y, width, height] in the photo’s pixels (after EXIF orientation)' }),
+    }),
+  )
+  .nullable()
+  .meta({
+    description:
+      'What the fidelity check found changed, largest first (empty: nothing); null for images that are not checked. See docs/api/fidelity.md',
+  });
+
 export const imageSchema = z.object({
   id: z.string().meta({ description: 'Image id (img_…)' }),
   image_url: z.string().meta({ description: 'Absolute, unguessable URL serving the image without credentials' }),
@@ -78,6 +98,7 @@ export const imageSchema = z.object({
   original_url: originalUrlSchema,
   disclosure_caption: captionSchema,
   fidelity: fidelitySchema,
+  changes: fidelityChangesSchema,
 });
 
 /** The disclosure fields at the top of a body: the profile used, and the first image's page and caption. */
@@ -152,6 +173,7 @@ export const declutterOutput = enhanceOutput
     id: z.string().meta({ description: 'Image id (img_…): re-render it with POST /api/v1/images/{id}/rerender' }),
     ...disclosureFields,
     fidelity: fidelitySchema,
+    changes: fidelityChangesSchema,
   })
   .meta({ id: 'DeclutterResult' });
 

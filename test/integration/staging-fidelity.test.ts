@@ -86,8 +86,19 @@ describeEachDatabase('Fidelity check', (dialect) => {
         code: 'structure_changed',
         message: expect.stringMatching(/changed the building/),
         fidelity: expect.any(Number),
+        changes: expect.any(Array),
       });
       expect(response.body.fidelity).toBeLessThan(FIDELITY_MIN);
+      // It names the window the engine painted, where it is on the photo (640 × 400).
+      const window = response.body.changes.find((change: { kind: string }) => change.kind === 'opening_added');
+      expect(window, JSON.stringify(response.body.changes)).toBeDefined();
+      const [x, y, width, height] = window.box as number[];
+      for (const value of window.box) expect(Number.isInteger(value)).toBe(true);
+      expect(x).toBeGreaterThanOrEqual(0);
+      expect(y).toBeGreaterThanOrEqual(0);
+      expect(x! + width!).toBeLessThanOrEqual(640);
+      expect(y! + height!).toBeLessThanOrEqual(400);
+      expect(width! * height!).toBeGreaterThan(0.01 * 640 * 400);
       // Drawn twice: the request's seed, then a new one.
       const seeds = fake.commissions.slice(asked).map((commission) => commission.seed);
       expect(seeds).toHaveLength(2);
@@ -215,7 +226,10 @@ describeEachDatabase('Fidelity check', (dialect) => {
         const event = deliveries
           .map((request) => JSON.parse(request.rawBody.toString('utf8')))
           .find((body) => body.data?.image_id === id);
-        expect(event.data.fidelity).toBe(staged.body.images.find((image: { id: string }) => image.id === id).fidelity);
+        const image = staged.body.images.find((image: { id: string }) => image.id === id);
+        expect(event.data.fidelity).toBe(image.fidelity);
+        expect(event.data.changes).toEqual(image.changes);
+        expect(Array.isArray(image.changes)).toBe(true);
       }
 
       const accepted = await post('/api/v1/declutter', account.key, {}, ASYNC);

@@ -25,6 +25,8 @@ export interface EventData {
     disclosure_caption?: string | null;
     /** Its fidelity score (0–1: how much of the input's structure it kept). */
     fidelity?: number | null;
+    /** What its fidelity check found changed: kinds and boxes `[x, y, width, height]` in the photo's pixels. */
+    changes?: Array<{ kind: string; box: [number, number, number, number] }> | null;
     /** A re-render: the image it replaced. */
     rerender_of?: string;
   };

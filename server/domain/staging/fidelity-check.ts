@@ -1,15 +1,19 @@
 import { AppError } from '../../errors.js';
 import type { Disclosure, EngineImage, Scene } from '../../imaging/engine.js';
-import { scoreFidelity } from '../../imaging/fidelity.js';
+import { type FidelityChange, scoreFidelity } from '../../imaging/fidelity.js';
 import { disclosureRegions } from '../../imaging/finish.js';
 import type { ImagingDeps } from './deps.js';
 import { freshSeed } from './variations.js';
 
-/** An engine output that kept the room, the seed that drew it and its fidelity score (three decimals). */
+/**
+ * An engine output that kept the room, the seed that drew it, its fidelity score (three decimals) and what the check
+ * still found changed (kinds and boxes in the photo's pixels; usually none).
+ */
 export interface CheckedOutput<O extends EngineImage> {
   output: O;
   seed: number;
   fidelity: number;
+  changes: FidelityChange[];
 }
 
 /**
@@ -18,7 +22,7 @@ export interface CheckedOutput<O extends EngineImage> {
  * may not go (the scene's pieces say where it may, when the engine knows them; the disclosure it draws never
  * counts). Below FIDELITY_MIN a remote engine draws once more with a new seed; still below, 422 `structure_changed`
  * (the caller's undo refunds the hold). The built-in engine only draws furniture over the photo, so a second draw
- * would not change a failing score: it fails at once.
+ * would not change a failing score: it fails at once. The 422 names what changed in the best-scoring drawing.
  */
 export async function renderChecked<O extends EngineImage & { scene?: Scene }>(
   deps: Pick<ImagingDeps, 'engine' | 'fidelityMin'>,
@@ -29,14 +33,16 @@ export async function renderChecked<O extends EngineImage & { scene?: Scene }>(
   const attempts = deps.engine.capabilities.engine === 'builtin' ? 1 : 2;
   let seed = first.seed;
   let best = 0;
+  let bestChanges: FidelityChange[] = [];
   for (let attempt = 1; ; attempt++) {
     const output = await render(seed);
-    const { score } = await scoreFidelity(input, output.data, {
+    const { score, changes } = await scoreFidelity(input, output.data, {
       allowed: output.scene?.pieces,
       ignore: disclosureRegions(output, first.drawing),
     });
     const fidelity = Math.floor(score * 1000) / 1000;
-    if (score >= deps.fidelityMin) return { output, seed, fidelity };
+    if (score >= deps.fidelityMin) return { output, seed, fidelity, changes };
+    if (attempt === 1 || fidelity > best) bestChanges = changes;
     best = Math.max(best, fidelity);
     if (attempt >= attempts) break;
     let next = freshSeed();
@@ -47,6 +53,6 @@ export async function renderChecked<O extends EngineImage & { scene?: Scene }>(
     'structure_changed',
     `The staging engine changed the building (walls, windows, doors or the view; fidelity ${best.toFixed(3)}, ` +
       `at least ${deps.fidelityMin} needed)${attempts > 1 ? ' twice' : ''}; your credits were refunded and nothing was stored.`,
-    { fidelity: best },
+    { fidelity: best, changes: bestChanges },
   );
 }

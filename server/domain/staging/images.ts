@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, DisclosureProfile, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
+import type { FidelityChange } from '../../imaging/fidelity.js';
 import { AppError } from '../../errors.js';
 import { IMAGE_COUNTER, recordUsage } from '../usage/rollup.js';
 import { type OutputOrigin, serializeScene } from './originals.js';
@@ -20,6 +21,8 @@ export interface StoredOutput {
   seed?: number;
   /** Its fidelity score, for the outputs that were checked. */
   fidelity?: number;
+  /** What the check found changed there (kinds and boxes in the photo's pixels). */
+  changes?: readonly FidelityChange[];
 }
 
 export async function insertImages(
@@ -64,6 +67,7 @@ export async function insertImages(
     free_rerenders_used: 0,
     engine: input.engine ?? null,
     fidelity: stored.fidelity ?? null,
+    fidelity_changes: stored.changes ? JSON.stringify(stored.changes) : null,
     engine_ms: stored.output.engineMs ?? null,
     created_at: input.now,
   }));
@@ -174,4 +178,15 @@ export async function pageRedeemedImages(
 /** The image whose original's page is `/o/<token>`, or undefined. */
 export async function findImageByOriginalToken(db: Executor, token: string): Promise<Image | undefined> {
   return db.selectFrom('images').selectAll().where('original_token', '=', token).executeTakeFirst();
+}
+
+/** What an image's fidelity check found changed; null for images that were not checked (or checked before). */
+export function fidelityChanges(image: Pick<Image, 'fidelity_changes'>): FidelityChange[] | null {
+  if (image.fidelity_changes === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(image.fidelity_changes);
+    return Array.isArray(parsed) ? (parsed as FidelityChange[]) : null;
+  } catch {
+    return null;
+  }
 }

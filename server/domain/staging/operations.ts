@@ -17,7 +17,7 @@ import { finalizeHold, keepHoldAlive, releaseHold } from '../credits/holds.js';
 import { type Charge, chargeCredits, type HeldCharge } from './charge.js';
 import type { ApiCaller, ImagingDeps } from './deps.js';
 import { hasImageSource, type ImageSources, readImageSources } from './image-input.js';
-import { findOwnImage, insertImages, type StoredOutput } from './images.js';
+import { fidelityChanges, findOwnImage, insertImages, type StoredOutput } from './images.js';
 import { keepOrigin, knownOutputOf, originalsOf, recogniseOutput } from './originals.js';
 import { declutterResponse, enhanceResponse, placeResponse, rerenderResponse, stageResponse } from './responses.js';
 import { drawingOf, labelOf, newOriginalToken, originalPageUrl, profileOfLabel } from '../disclosure/disclosure.js';
@@ -424,7 +424,7 @@ async function performStage(
         const id = ids[position] ?? newId('image');
         const originalToken = prepared.originalTokens[position] ?? newOriginalToken();
         const drawing = drawingFor(deps, prepared.disclosure, originalToken);
-        const { output, seed, fidelity } = await renderChecked(
+        const { output, seed, fidelity, changes } = await renderChecked(
           deps,
           room,
           { seed: variationSeed(prepared.seed, variation), drawing },
@@ -436,6 +436,7 @@ async function performStage(
           originalToken,
           seed,
           fidelity: Math.min(fidelity, emptied?.fidelity ?? 1),
+          changes: [...(emptied?.changes ?? []), ...changes],
         });
       }
     }
@@ -489,6 +490,7 @@ async function performStage(
               variation,
               seed: image.seed ?? variationSeed(prepared.seed, variation),
               fidelity: image.fidelity,
+              changes: fidelityChanges(image),
               ...disclosureFields(deps, image),
             },
             now,
@@ -611,8 +613,11 @@ async function performDeclutter(
     const [id] = prepared.ids;
     const [originalToken] = prepared.originalTokens;
     const drawing = drawingFor(deps, prepared.disclosure, originalToken);
-    const { output, seed, fidelity } = await renderChecked(deps, input, { seed: prepared.seed, drawing }, (seed) =>
-      deps.engine.declutter(input, { seed, ...drawing }),
+    const { output, seed, fidelity, changes } = await renderChecked(
+      deps,
+      input,
+      { seed: prepared.seed, drawing },
+      (seed) => deps.engine.declutter(input, { seed, ...drawing }),
     );
     const stored = {
       ...(await store(deps, written, id, output)),
@@ -620,6 +625,7 @@ async function performDeclutter(
       originalToken,
       seed,
       fidelity,
+      changes,
     };
     return commitOneImage(
       deps,
@@ -814,7 +820,7 @@ async function performRerender(
       const [id] = prepared.ids;
       const [originalToken] = prepared.originalTokens;
       const drawing = drawingFor(deps, prepared.disclosure, originalToken);
-      const { output, seed, fidelity } = await renderChecked(
+      const { output, seed, fidelity, changes } = await renderChecked(
         deps,
         input,
         { seed: prepared.seed, drawing },
@@ -834,6 +840,7 @@ async function performRerender(
         originalToken,
         seed,
         fidelity,
+        changes,
       };
       return inTransaction(deps.db, async (trx) => {
         if (held) await finalizeHold(trx, held.holdId);
@@ -874,6 +881,7 @@ async function performRerender(
             variation: 0,
             seed,
             fidelity,
+            changes,
             rerender_of: prepared.replacedImageId,
             ...disclosureFields(deps, image),
           },

@@ -1,9 +1,11 @@
 import type { DisclosureProfile, Image } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
+import type { FidelityChange } from '../../imaging/fidelity.js';
 import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
 import { disclosureCaption, originalPageUrl } from '../disclosure/disclosure.js';
+import { fidelityChanges } from './images.js';
 import type { DeclutterResult, EnhanceResult, PlaceResult, RerenderResult, StageResult } from './operations.js';
 import { creditsPerStagedImage, variationSeed } from './variations.js';
 
@@ -29,6 +31,8 @@ export interface ImageBody {
   disclosure_caption: string | null;
   /** How much of the input's structure it kept (0–1); null for images that are not checked. */
   fidelity: number | null;
+  /** What the fidelity check found changed (kinds, boxes in the photo's pixels); null for images not checked. */
+  changes: FidelityChange[] | null;
 }
 
 export function presentImage(links: ImageLinks, image: Image): ImageBody {
@@ -41,6 +45,7 @@ export function presentImage(links: ImageLinks, image: Image): ImageBody {
     original_url: originalUrl,
     disclosure_caption: disclosureCaption(image.disclosure, originalUrl),
     fidelity: image.fidelity,
+    changes: fidelityChanges(image),
   };
 }
 
@@ -156,5 +161,6 @@ export function declutterResponse(links: ImageLinks, result: DeclutterResult) {
     original_url: body.original_url,
     disclosure_caption: body.disclosure_caption,
     fidelity: body.fidelity,
+    changes: body.changes,
   };
 }

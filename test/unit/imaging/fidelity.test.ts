@@ -47,6 +47,72 @@ describe('scoreFidelity', () => {
   });
 });
 
+describe('scoreFidelity on outputs of another size or framing', () => {
+  let room: Buffer;
+
+  beforeAll(async () => {
+    room = (await makeCase('furniture_blobs', 4242, SIZE)).input;
+  });
+
+  const resized = (width: number, height: number, image = room) =>
+    sharp(image).resize(width, height, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+
+  // refit() used to hand sharp a one-channel buffer and read three channels back: every such output scored 0.
+  it('keeps the score of an output one pixel off the aspect ratio after rounding', async () => {
+    const result = await scoreFidelity(room, await resized(1151, 864));
+    expect(result.score).toBeGreaterThan(0.97);
+    expect(result.changes).toEqual([]);
+  });
+
+  it('keeps the score of an output of another size, and of one under 320 px', async () => {
+    expect((await scoreFidelity(room, await resized(2304, 1728))).score).toBeGreaterThan(0.97);
+    expect((await scoreFidelity(room, await resized(288, 216))).score).toBeGreaterThan(0.9);
+    expect((await scoreFidelity(room, await resized(200, 151))).score).toBeGreaterThan(0.9);
+  });
+
+  it('registers an output the engine cropped and zoomed, or returned in another aspect ratio', async () => {
+    const zoomed = await sharp(room)
+      .extract({ left: 58, top: 43, width: 1036, height: 778 })
+      .resize(1152, 864)
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    expect((await scoreFidelity(room, zoomed)).score).toBeGreaterThan(0.95);
+    const wider = await sharp(room).extract({ left: 0, top: 80, width: 1152, height: 648 }).jpeg().toBuffer();
+    const result = await scoreFidelity(room, wider);
+    expect(result.score).toBeGreaterThan(0.95);
+    expect(result.changes.map((change) => change.kind)).not.toContain('unaligned');
+  });
+
+  it('passes a change of white balance and exposure', async () => {
+    const graded = await sharp(room).linear([1.1, 1.0, 0.85], [8, 4, 0]).gamma(1.6).jpeg().toBuffer();
+    const result = await scoreFidelity(room, graded);
+    expect(result.score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    expect(result.changes.map((change) => change.kind)).not.toContain('surface_recoloured');
+  });
+
+  it('reports an output of another shape that cannot be placed as unaligned, refused', async () => {
+    const flat = await sharp({ create: { width: 900, height: 900, channels: 3, background: '#d8d0c0' } })
+      .jpeg()
+      .toBuffer();
+    const result = await scoreFidelity(room, flat);
+    expect(result.score).toBe(0);
+    expect(result.changes).toEqual([{ kind: 'unaligned', box: [0, 0, SIZE[0], SIZE[1]] }]);
+  });
+
+  it("names what changed and where, in the photo's pixels", async () => {
+    const added = await makeCase('window_added', 31, SIZE);
+    const result = await scoreFidelity(added.input, added.output);
+    expect(result.score).toBeLessThan(FIDELITY_MIN);
+    expect(result.changes[0]?.kind).toBe('opening_added');
+    const [x, y, w, h] = result.changes[0]?.box ?? [];
+    expect(x! + w!).toBeLessThanOrEqual(SIZE[0]);
+    expect(y! + h!).toBeLessThanOrEqual(SIZE[1]);
+    expect(w! * h!).toBeGreaterThan(0.005 * SIZE[0] * SIZE[1]);
+    const removed = await makeCase('window_removed', 32, SIZE);
+    expect((await scoreFidelity(removed.input, removed.output)).changes[0]?.kind).toBe('opening_removed');
+  });
+});
+
 describe('fake engines on generated rooms', () => {
   const below = (result: ClassResult) => result.scores.filter((s) => s < FIDELITY_MIN).length;
   const structural: ClassResult[] = [];

@@ -1,0 +1,211 @@
+/**
+ * Registration for the fidelity check: where each pixel of an engine's output lies on the photo. Engines reframe,
+ * crop, zoom or return another aspect ratio; comparing such an output pixel by pixel would read every line of the
+ * room as moved. ORB features of both small decodes are matched (Hamming distance, Lowe's ratio test) and a
+ * homography is fitted with RANSAC (OpenCV's WebAssembly build); the output is then warped onto the photo's grid.
+ * Without enough agreeing features (a flat, drawn or very dark room) an output of the photo's own shape is taken as
+ * it is (stretched to the grid); one of another shape cannot be placed, and the check reports it as unaligned.
+ */
+import { type Cv, openCv } from './opencv.js';
+
+/** A small decode: width × height pixels of `channels` interleaved bytes. */
+export interface Raster {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: number;
+}
+
+export interface Registration {
+  /** The output on the photo's grid (same size and channels as the photo's decode). */
+  image: Raster;
+  /** 1 where the warped output has a pixel, 0 where the photo shows what the output left out (a crop). */
+  valid: Uint8Array;
+  /** True when a homography other than the plain stretch was applied. */
+  warped: boolean;
+}
+
+const FEATURES = 800;
+const RATIO = 0.8;
+/** RANSAC's reprojection threshold in work pixels (a 320 px picture). */
+const REPROJECTION = 3;
+const MIN_INLIERS = 14;
+const MIN_INLIER_SHARE = 0.25;
+/** The plain stretch is kept when it explains at least this share of the homography's inliers. */
+const STRETCH_SHARE = 0.85;
+/** Aspect ratios this close (relative) are the same shape: a rounding, a few pixels trimmed. */
+const SAME_SHAPE = 0.03;
+/** A plausible reframing: the output's scale on the photo stays within these bounds, its corners within the bounds. */
+const MIN_SCALE = 0.55;
+const MAX_SCALE = 1.8;
+/** The agreeing features span at least this share of the photo's width and of its height. */
+const MIN_SPREAD = 0.25;
+/** At least this share of the photo must be covered by the warped output. */
+const MIN_COVER = 0.6;
+
+/**
+ * `after` placed on `before`'s grid, or null when it cannot be placed (another shape and no consistent features, or
+ * a fit that is no plausible reframing of a room photo).
+ */
+export async function registerOutput(before: Raster, after: Raster): Promise<Registration | null> {
+  const { cv } = await openCv();
+  const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
+  const sameShape = Math.abs(after.width / after.height / (before.width / before.height) - 1) <= SAME_SHAPE;
+  const fit = fitHomography(cv, before, after, stretch);
+  let matrix: number[] | null = null;
+  if (fit && plausible(fit.matrix, after, before) && !(sameShape && fit.stretchInliers >= STRETCH_SHARE * fit.inliers))
+    matrix = fit.matrix;
+  if (!matrix && !sameShape) return null;
+  if (matrix) {
+    const warped = warp(cv, after, matrix, before);
+    let covered = 0;
+    for (const v of warped.valid) covered += v;
+    if (covered >= MIN_COVER * warped.valid.length) return { ...warped, warped: true };
+    if (!sameShape) return null;
+  }
+  if (after.width === before.width && after.height === before.height)
+    return { image: after, valid: new Uint8Array(before.width * before.height).fill(1), warped: false };
+  return { ...warp(cv, after, stretch, before), warped: false };
+}
+
+interface Fit {
+  matrix: number[];
+  inliers: number;
+  /** Of the ratio-tested matches, how many the plain stretch also puts within REPROJECTION. */
+  stretchInliers: number;
+}
+
+/** A Mat holding a copy of the raster's bytes. */
+function matOf(cv: Cv, raster: Raster) {
+  const mat = new cv.Mat(raster.height, raster.width, raster.channels === 1 ? cv.CV_8UC1 : cv.CV_8UC3);
+  mat.data.set(raster.data);
+  return mat;
+}
+
+function greyMat(cv: Cv, raster: Raster) {
+  const rgb = matOf(cv, raster);
+  if (raster.channels === 1) return rgb;
+  const grey = new cv.Mat();
+  cv.cvtColor(rgb, grey, cv.COLOR_RGB2GRAY);
+  rgb.delete();
+  return grey;
+}
+
+function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[]): Fit | null {
+  const greyBefore = greyMat(cv, before);
+  const greyAfter = greyMat(cv, after);
+  const orb = new cv.ORB(FEATURES);
+  const none = new cv.Mat();
+  const keysBefore = new cv.KeyPointVector();
+  const keysAfter = new cv.KeyPointVector();
+  const descBefore = new cv.Mat();
+  const descAfter = new cv.Mat();
+  const matcher = new cv.BFMatcher(cv.NORM_HAMMING, false);
+  const pairs = new cv.DMatchVectorVector();
+  const owned: Array<{ delete(): void }> = [greyBefore, greyAfter, orb, none, keysBefore, keysAfter, descBefore];
+  owned.push(descAfter, matcher, pairs);
+  try {
+    orb.detectAndCompute(greyBefore, none, keysBefore, descBefore);
+    orb.detectAndCompute(greyAfter, none, keysAfter, descAfter);
+    if (descBefore.rows < MIN_INLIERS || descAfter.rows < MIN_INLIERS) return null;
+    matcher.knnMatch(descAfter, descBefore, pairs, 2);
+    const from: number[] = [];
+    const to: number[] = [];
+    for (let i = 0; i < pairs.size(); i++) {
+      const pair = pairs.get(i);
+      if (pair.size() < 2) continue;
+      const best = pair.get(0);
+      const second = pair.get(1);
+      if (best.distance >= RATIO * second.distance) continue;
+      const a = keysAfter.get(best.queryIdx).pt;
+      const b = keysBefore.get(best.trainIdx).pt;
+      from.push(a.x, a.y);
+      to.push(b.x, b.y);
+    }
+    const count = from.length / 2;
+    if (count < MIN_INLIERS) return null;
+    const src = cv.matFromArray(count, 1, cv.CV_32FC2, from);
+    const dst = cv.matFromArray(count, 1, cv.CV_32FC2, to);
+    const mask = new cv.Mat();
+    owned.push(src, dst, mask);
+    const h = cv.findHomography(src, dst, cv.RANSAC, REPROJECTION, mask);
+    owned.push(h);
+    if (h.empty()) return null;
+    let inliers = 0;
+    let [left, top, right, bottom] = [before.width, before.height, 0, 0];
+    for (let i = 0; i < count; i++) {
+      if (!mask.data[i]) continue;
+      inliers++;
+      const x = to[2 * i] as number;
+      const y = to[2 * i + 1] as number;
+      [left, top, right, bottom] = [Math.min(left, x), Math.min(top, y), Math.max(right, x), Math.max(bottom, y)];
+    }
+    if (inliers < MIN_INLIERS || inliers < MIN_INLIER_SHARE * count) return null;
+    // Agreeing features bunched in one place are one object that moved (a window), not the frame of the picture.
+    if (right - left < MIN_SPREAD * before.width || bottom - top < MIN_SPREAD * before.height) return null;
+    const matrix = Array.from(h.data64F as Float64Array);
+    let stretchInliers = 0;
+    for (let i = 0; i < count; i++) {
+      const x = (from[2 * i] as number) * (stretch[0] as number);
+      const y = (from[2 * i + 1] as number) * (stretch[4] as number);
+      if (Math.hypot(x - (to[2 * i] as number), y - (to[2 * i + 1] as number)) <= REPROJECTION) stretchInliers++;
+    }
+    return { matrix, inliers, stretchInliers };
+  } finally {
+    for (const object of owned) object.delete();
+  }
+}
+
+/** The output's corners land inside a generous frame around the photo and its scale is a reframing's. */
+function plausible(m: number[], after: Raster, before: Raster): boolean {
+  const corners: Array<[number, number]> = [
+    [0, 0],
+    [after.width, 0],
+    [0, after.height],
+    [after.width, after.height],
+  ];
+  const mapped = corners.map(([x, y]) => {
+    const w = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
+    if (w <= 1e-6) return null;
+    return [
+      ((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / w,
+      ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / w,
+    ] as const;
+  });
+  if (mapped.some((p) => p === null)) return false;
+  const points = mapped as Array<readonly [number, number]>;
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  const spanX = (Math.max(...xs) - Math.min(...xs)) / before.width;
+  const spanY = (Math.max(...ys) - Math.min(...ys)) / before.height;
+  for (const span of [spanX, spanY]) if (span < MIN_SCALE || span > MAX_SCALE) return false;
+  // Opposite sides keep their lengths within a third: a photo's reframing, not a view from elsewhere.
+  const side = (a: readonly [number, number], b: readonly [number, number]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+  const [tl, tr, bl, br] = points as [
+    readonly [number, number],
+    readonly [number, number],
+    readonly [number, number],
+    readonly [number, number],
+  ];
+  const ratio = (p: number, q: number) => Math.max(p, q) / Math.max(1e-6, Math.min(p, q));
+  return ratio(side(tl, tr), side(bl, br)) <= 1.33 && ratio(side(tl, bl), side(tr, br)) <= 1.33;
+}
+
+function warp(cv: Cv, after: Raster, m: number[], before: Raster): { image: Raster; valid: Uint8Array } {
+  const source = matOf(cv, after);
+  const ones = new cv.Mat(after.height, after.width, cv.CV_8UC1, new cv.Scalar(1));
+  const matrix = cv.matFromArray(3, 3, cv.CV_64F, m);
+  const size = new cv.Size(before.width, before.height);
+  const out = new cv.Mat();
+  const cover = new cv.Mat();
+  try {
+    cv.warpPerspective(source, out, matrix, size, cv.INTER_LINEAR, cv.BORDER_REPLICATE, new cv.Scalar());
+    cv.warpPerspective(ones, cover, matrix, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
+    return {
+      image: { data: Uint8Array.from(out.data), width: before.width, height: before.height, channels: after.channels },
+      valid: Uint8Array.from(cover.data),
+    };
+  } finally {
+    for (const object of [source, ones, matrix, out, cover]) object.delete();
+  }
+}
