@@ -83,7 +83,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   unsupported_option: 'the running engine cannot do what the request asks (`option` names it); nothing was charged',
   engine_rejected: 'the staging engine refused the image (a content policy); the credits were refunded',
   not_a_room:
-    'the picture does not look like a photo of a room (a pattern, a vivid graphic, a face); `image_index` names which of several; nothing was charged',
+    'the picture does not look like a photo of a room (a texture, a pattern, a printed page, an animal); `image_index` names which of several; nothing was charged',
   structure_changed:
     'the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity` and `changes` (what changed, where); the credits were refunded and nothing was stored',
   rate_limited: 'over a rate limit; retry after `Retry-After` seconds',
