@@ -1638,12 +1638,7 @@ export interface components {
                      */
                     kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
                     /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
-                    box: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ];
+                    box: number[];
                 }[] | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
@@ -1721,12 +1716,7 @@ export interface components {
                  */
                 kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
                 /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
-                box: [
-                    number,
-                    number,
-                    number,
-                    number
-                ];
+                box: number[];
             }[] | null;
         };
         RerenderResult: {
@@ -1757,12 +1747,7 @@ export interface components {
                      */
                     kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
                     /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
-                    box: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ];
+                    box: number[];
                 }[] | null;
                 /** @description Which variation of its photo (0-based) */
                 variation: number;
@@ -2107,7 +2092,7 @@ export interface components {
         /**
          * @description Unprocessable Entity:
          *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
-         *     - `not_a_room`: the picture does not look like a photo of a room (a pattern, a vivid graphic, a face); `image_index` names which of several; nothing was charged
+         *     - `not_a_room`: the picture does not look like a photo of a room (a texture, a pattern, a printed page, an animal); `image_index` names which of several; nothing was charged
          */
         "Error.invalid_image.not_a_room": {
             headers: {
@@ -2142,9 +2127,9 @@ export interface components {
          * @description Unprocessable Entity:
          *     - `invalid_image`: the bytes are not a decodable image, or its size is out of range
          *     - `unsupported_option`: the running engine cannot do what the request asks (`option` names it); nothing was charged
-         *     - `not_a_room`: the picture does not look like a photo of a room (a pattern, a vivid graphic, a face); `image_index` names which of several; nothing was charged
+         *     - `not_a_room`: the picture does not look like a photo of a room (a texture, a pattern, a printed page, an animal); `image_index` names which of several; nothing was charged
          *     - `engine_rejected`: the staging engine refused the image (a content policy); the credits were refunded
-         *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity`; the credits were refunded and nothing was stored
+         *     - `structure_changed`: the engine changed the building (walls, windows, doors, the view) even when drawn again; extra `fidelity` and `changes` (what changed, where); the credits were refunded and nothing was stored
          */
         "Error.invalid_image.unsupported_option.not_a_room.engine_rejected.structure_changed": {
             headers: {
@@ -4298,12 +4283,7 @@ export interface operations {
                                  */
                                 kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
                                 /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
-                                box: [
-                                    number,
-                                    number,
-                                    number,
-                                    number
-                                ];
+                                box: number[];
                             }[];
                         } | null;
                         /**
@@ -4425,12 +4405,7 @@ export interface operations {
                                  */
                                 kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
                                 /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
-                                box: [
-                                    number,
-                                    number,
-                                    number,
-                                    number
-                                ];
+                                box: number[];
                             }[] | null;
                         }[];
                     };
@@ -4536,12 +4511,7 @@ export interface operations {
                                  */
                                 kind: "opening_removed" | "opening_added" | "opening_moved" | "wall_moved" | "builtin_changed" | "surface_recoloured" | "unaligned";
                                 /** @description [x, y, width, height] in the photo’s pixels (after EXIF orientation) */
-                                box: [
-                                    number,
-                                    number,
-                                    number,
-                                    number
-                                ];
+                                box: number[];
                             }[] | null;
                             /** @enum {string} */
                             kind: "staged" | "enhanced" | "placed" | "decluttered";

@@ -79,8 +79,10 @@ export const fidelityChangesSchema = z
         description:
           'opening_removed / opening_added / opening_moved (a window, door or archway), wall_moved (a wall, corner, beam, ceiling or floor line), builtin_changed, surface_recoloured (a wall, floor or ceiling repainted or re-surfaced), unaligned (the output could not be placed on the photo)',
       }),
+      // An array of four rather than a tuple: OpenAPI 3.0 has no tuples, and a tuple becomes an array without items.
       box: z
-        .tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()])
+        .array(z.number().int().min(0))
+        .length(4)
         .meta({ description: '[x, y, width, height] in the photo’s pixels (after EXIF orientation)' }),
     }),
   )
