@@ -238,6 +238,7 @@ describeEachDatabase('Credits for image operations: charged before processing, r
           original_url: image.original_url,
           disclosure_caption: image.disclosure_caption,
           fidelity: image.fidelity,
+          changes: image.changes,
         },
       });
     }
