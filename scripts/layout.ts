@@ -55,7 +55,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/domain/operators': "operators' views and actions: accounts, fleet, purchases, products, invalid ad traffic",
   'server/domain/security': 'sign-up and sign-in, password reset and change, sessions, two-factor',
   'server/domain/settings': "an account's settings: notifications, security, staging defaults",
-  'server/domain/staging': 'the image operations (stage, enhance, declutter, place, re-render) and their pipeline',
+  'server/domain/staging':
+    'the image operations: operations/ holds one file each (stage, enhance, declutter, place, re-render) and their pipeline',
   'server/domain/teams': 'members, invitations and roles',
   'server/domain/usage': 'daily rollup, usage report, transactions',
   'server/domain/webhooks': 'webhook settings, signing, and delivery/ (worker, attempts, retry schedule, test ping)',

@@ -5,15 +5,12 @@ import { listApiKeys } from '../domain/keys/api-keys.js';
 import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
 import { admitImageWork } from '../limits/image-admission.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
-import {
-  prepareDeclutter,
-  prepareEnhance,
-  preparePlace,
-  prepareRerender,
-  prepareStage,
-  type PreparedOperation,
-  runImageRequest,
-} from '../domain/staging/operations.js';
+import { prepareDeclutter } from '../domain/staging/operations/declutter.js';
+import { prepareEnhance } from '../domain/staging/operations/enhance.js';
+import { type PreparedOperation, runImageRequest } from '../domain/staging/operations/pipeline.js';
+import { preparePlace } from '../domain/staging/operations/place.js';
+import { prepareRerender } from '../domain/staging/operations/rerender.js';
+import { prepareStage } from '../domain/staging/operations/stage.js';
 import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
 import { MAX_SEED } from '../imaging/engines/prompts.js';
