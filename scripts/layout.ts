@@ -32,7 +32,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/response-control.ts': "a procedure's success status and headers, whichever adapter runs it",
   'server/root.ts': 'the app router: one router per domain',
   'server/services.ts': 'everything long-lived a process builds once (database, engine, storage, workers)',
-  'server/trpc.ts': 'tRPC context, procedure builders (session, API key, image), throttles',
+  'server/trpc':
+    'tRPC set-up and procedure builders, one file each: session, API key, image, throttles (routers import index.ts)',
   'server/version.ts': "the package's version",
   'server/worker-main.ts': 'npm run worker: webhook delivery, jobs and the hold sweeper without HTTP',
   'server/adapters': "library-internals.ts: every reliance on a library's undocumented behaviour",

@@ -14,7 +14,7 @@ import { stagingRouter } from './routers/staging.js';
 import { teamsRouter } from './routers/teams.js';
 import { usageRouter } from './routers/usage.js';
 import { webhooksRouter } from './routers/webhooks.js';
-import { createCallerFactory, router } from './trpc.js';
+import { createCallerFactory, router } from './trpc/index.js';
 
 /** One router per domain; REST paths come from each procedure's `meta.openapi`. */
 export const appRouter = router({

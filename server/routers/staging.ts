@@ -16,7 +16,7 @@ import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
 import { MAX_SEED } from '../imaging/engines/prompts.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import type { AuthenticatedKey } from '../domain/keys/api-keys.js';
-import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
+import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc/index.js';
 import {
   declutterOutput,
   disclosureSchema,
