@@ -78,10 +78,12 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/routers/health.ts': '/api/health',
   'server/routers/jobs.ts': 'an asynchronous job and its result',
   'server/routers/keys.ts': 'API keys',
+  'server/routers/playground.ts': "the dashboard's playground: stage a photo with one of the account's keys",
   'server/routers/schemas.ts': "shapes several routers' inputs and outputs share",
   'server/routers/security.ts': 'password change, two-factor, sessions, audit log',
   'server/routers/settings.ts': 'notifications, staging defaults, security settings',
-  'server/routers/staging.ts': 'the image operations and the playground',
+  'server/routers/staging.ts':
+    'the image operations (stage, enhance, declutter, place, re-render), styles, capabilities',
   'server/routers/teams.ts': 'members, invitations, account switching',
   'server/routers/usage.ts': 'usage report and transactions',
   'server/routers/webhooks.ts': 'webhook settings, deliveries, test ping',

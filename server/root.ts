@@ -8,6 +8,7 @@ import { earningsRouter } from './routers/earnings.js';
 import { healthRouter } from './routers/health.js';
 import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
+import { playgroundRouter } from './routers/playground.js';
 import { securityRouter } from './routers/security.js';
 import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
@@ -26,6 +27,7 @@ export const appRouter = router({
   credits: creditsRouter,
   webhooks: webhooksRouter,
   staging: stagingRouter,
+  playground: playgroundRouter,
   jobs: jobsRouter,
   claims: claimsRouter,
   billing: billingRouter,
