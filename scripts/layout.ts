@@ -32,7 +32,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/response-control.ts': "a procedure's success status and headers, whichever adapter runs it",
   'server/root.ts': 'the app router: one router per domain',
   'server/services.ts': 'everything long-lived a process builds once (database, engine, storage, workers)',
-  'server/trpc.ts': 'tRPC context, procedure builders (session, API key, image), throttles',
+  'server/trpc':
+    'tRPC set-up and procedure builders, one file each: session, API key, image, throttles (routers import index.ts)',
   'server/version.ts': "the package's version",
   'server/worker-main.ts': 'npm run worker: webhook delivery, jobs and the hold sweeper without HTTP',
   'server/adapters': "library-internals.ts: every reliance on a library's undocumented behaviour",
@@ -55,7 +56,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/domain/operators': "operators' views and actions: accounts, fleet, purchases, products, invalid ad traffic",
   'server/domain/security': 'sign-up and sign-in, password reset and change, sessions, two-factor',
   'server/domain/settings': "an account's settings: notifications, security, staging defaults",
-  'server/domain/staging': 'the image operations (stage, enhance, declutter, place, re-render) and their pipeline',
+  'server/domain/staging':
+    'the image operations: operations/ holds one file each (stage, enhance, declutter, place, re-render) and their pipeline',
   'server/domain/teams': 'members, invitations and roles',
   'server/domain/usage': 'daily rollup, usage report, transactions',
   'server/domain/webhooks': 'webhook settings, signing, and delivery/ (worker, attempts, retry schedule, test ping)',
@@ -76,10 +78,12 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/routers/health.ts': '/api/health',
   'server/routers/jobs.ts': 'an asynchronous job and its result',
   'server/routers/keys.ts': 'API keys',
+  'server/routers/playground.ts': "the dashboard's playground: stage a photo with one of the account's keys",
   'server/routers/schemas.ts': "shapes several routers' inputs and outputs share",
   'server/routers/security.ts': 'password change, two-factor, sessions, audit log',
   'server/routers/settings.ts': 'notifications, staging defaults, security settings',
-  'server/routers/staging.ts': 'the image operations and the playground',
+  'server/routers/staging.ts':
+    'the image operations (stage, enhance, declutter, place, re-render), styles, capabilities',
   'server/routers/teams.ts': 'members, invitations, account switching',
   'server/routers/usage.ts': 'usage report and transactions',
   'server/routers/webhooks.ts': 'webhook settings, deliveries, test ping',

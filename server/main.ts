@@ -42,7 +42,7 @@ import {
 } from './http/openapi.js';
 import { proceduresOf, rewriteBridgeErrors } from './adapters/library-internals.js';
 import { appRouter } from './root.js';
-import type { Meta } from './trpc.js';
+import type { Meta } from './trpc/index.js';
 import { log } from './observability/logger.js';
 import { createRouteLabeler, requestLogging } from './observability/request-log.js';
 import { PROJECT_ROOT } from './paths.js';

@@ -8,13 +8,14 @@ import { earningsRouter } from './routers/earnings.js';
 import { healthRouter } from './routers/health.js';
 import { jobsRouter } from './routers/jobs.js';
 import { keysRouter } from './routers/keys.js';
+import { playgroundRouter } from './routers/playground.js';
 import { securityRouter } from './routers/security.js';
 import { settingsRouter } from './routers/settings.js';
 import { stagingRouter } from './routers/staging.js';
 import { teamsRouter } from './routers/teams.js';
 import { usageRouter } from './routers/usage.js';
 import { webhooksRouter } from './routers/webhooks.js';
-import { createCallerFactory, router } from './trpc.js';
+import { createCallerFactory, router } from './trpc/index.js';
 
 /** One router per domain; REST paths come from each procedure's `meta.openapi`. */
 export const appRouter = router({
@@ -26,6 +27,7 @@ export const appRouter = router({
   credits: creditsRouter,
   webhooks: webhooksRouter,
   staging: stagingRouter,
+  playground: playgroundRouter,
   jobs: jobsRouter,
   claims: claimsRouter,
   billing: billingRouter,

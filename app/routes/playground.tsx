@@ -59,10 +59,7 @@ function WordChoice(props: {
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   await requireAccount(context, request);
-  const [options, billing] = await Promise.all([
-    context.trpc.staging.playgroundOptions(),
-    context.trpc.billing.overview(),
-  ]);
+  const [options, billing] = await Promise.all([context.trpc.playground.options(), context.trpc.billing.overview()]);
   return { ...options, credits: billing.credits, origin: new URL(request.url).origin };
 }
 
@@ -78,7 +75,7 @@ function failed(formError: string, fieldErrors: Partial<Record<Fields, string>> 
   );
 }
 
-/** Turns the form into one `staging.playground` call: the same stageImages operation and charge as POST /api/v1/stage. */
+/** Turns the form into one `playground.stage` call: the same stageImages operation and charge as POST /api/v1/stage. */
 export async function action({ context, request }: ActionFunctionArgs) {
   await requireAccount(context, request);
   let form: FormData;
@@ -96,8 +93,8 @@ export async function action({ context, request }: ActionFunctionArgs) {
   }
   const source = formText(form, 'source');
   const photo = form.get('photo');
-  const style = formText(form, 'style') as Parameters<typeof context.trpc.staging.playground>[0]['style'];
-  const roomType = formText(form, 'room_type') as Parameters<typeof context.trpc.staging.playground>[0]['room_type'];
+  const style = formText(form, 'style') as Parameters<typeof context.trpc.playground.stage>[0]['style'];
+  const roomType = formText(form, 'room_type') as Parameters<typeof context.trpc.playground.stage>[0]['room_type'];
   const keyId = Number(formText(form, 'key_id'));
   // Only offered where the engine has them (see the loader's capabilities); the procedure checks again.
   const variations = Number(formText(form, 'variations') ?? '1') || 1;
@@ -116,9 +113,9 @@ export async function action({ context, request }: ActionFunctionArgs) {
   const sample =
     source === 'upload'
       ? undefined
-      : (formText(form, 'sample') as Parameters<typeof context.trpc.staging.playground>[0]['sample']);
+      : (formText(form, 'sample') as Parameters<typeof context.trpc.playground.stage>[0]['sample']);
   try {
-    const staged = await context.trpc.staging.playground({
+    const staged = await context.trpc.playground.stage({
       key_id: keyId,
       image,
       sample,

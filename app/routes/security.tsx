@@ -30,7 +30,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     context.trpc.security.sessions(),
     context.trpc.teams.current(),
   ]);
-  // Sent here because the account refused them (server/trpc.ts): say why, and say so again once it is resolved.
+  // Sent here because the account refused them (server/trpc/session.ts): say why, and say so again once it is resolved.
   const sentHere = new URL(request.url).searchParams.get('two_factor') === 'required';
   const requirement = current.two_factor_required
     ? ({ state: 'refused', account: current.name } as const)

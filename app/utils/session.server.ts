@@ -37,7 +37,7 @@ export interface SignedIn {
 
 /**
  * The signed-in user and their current account, looked up once per page request: the root loader, the route's loader
- * and its action all get the same answer (the session is verified once, in server/trpc.ts). Null when signed out.
+ * and its action all get the same answer (the session is verified once, in server/trpc/session.ts). Null when signed out.
  */
 const signedInOf = new WeakMap<AppLoadContext, Promise<SignedIn | null>>();
 

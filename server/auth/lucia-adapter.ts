@@ -17,7 +17,7 @@ export class KyselyLuciaAdapter implements Adapter {
 
   /**
    * The session, its user, and the account it currently acts on with the user's role there (null when the user is
-   * no longer a member of it: server/trpc.ts then falls back to the personal account). One query.
+   * no longer a member of it: server/trpc/session.ts then falls back to the personal account). One query.
    */
   async getSessionAndUser(sessionId: string): Promise<[session: DatabaseSession | null, user: DatabaseUser | null]> {
     const row = await this.db

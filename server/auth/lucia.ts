@@ -34,7 +34,7 @@ export interface SessionAccount {
   name: string;
   role: Role;
   suspended_at: number | null;
-  /** The account requires two-factor sign-in of its members (server/trpc.ts refuses a session without it). */
+  /** The account requires two-factor sign-in of its members (server/trpc/session.ts refuses a session without it). */
   require_2fa: boolean;
 }
 

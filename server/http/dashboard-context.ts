@@ -4,7 +4,7 @@ import { toErrorResponse } from '../errors.js';
 import { DirectResponse } from '../response-control.js';
 import { createCaller } from '../root.js';
 import type { Services } from '../services.js';
-import type { Context } from '../trpc.js';
+import type { Context } from '../trpc/index.js';
 import { cspNonceOf } from './security-headers.js';
 
 /** What a loader's refused call becomes: a response Remix renders as the route's error page, with its status. */

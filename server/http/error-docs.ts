@@ -3,7 +3,7 @@ import type { OpenAPIObject } from 'trpc-to-openapi';
 import { ROLES, rolesFor } from '../domain/teams/roles.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
 import { CHANGE_KINDS } from '../imaging/fidelity.js';
-import type { Meta } from '../trpc.js';
+import type { Meta } from '../trpc/index.js';
 
 const ERROR_SCHEMA_NAME = 'Error';
 const ERROR_REF = `#/components/schemas/${ERROR_SCHEMA_NAME}`;

@@ -13,7 +13,7 @@ import { log } from '../observability/logger.js';
 import { requestInfoOf } from '../observability/request-log.js';
 import { appRouter } from '../root.js';
 import type { Services } from '../services.js';
-import type { AuthKind, Context, Meta } from '../trpc.js';
+import type { AuthKind, Context, Meta } from '../trpc/index.js';
 import { APP_VERSION } from '../version.js';
 
 const SECURITY_SCHEME_BY_AUTH: Record<Exclude<AuthKind, 'none'>, string> = {

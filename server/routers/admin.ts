@@ -13,7 +13,7 @@ import { declareInvalidTraffic } from '../domain/operators/invalid-traffic.js';
 import { operatorInputs } from '../domain/operators/inputs.js';
 import { refundPurchase } from '../domain/operators/purchases.js';
 import { searchAccounts } from '../domain/operators/search.js';
-import { operatorProcedure, router } from '../trpc.js';
+import { operatorProcedure, router } from '../trpc/index.js';
 import {
   adFundsTransactionSchema,
   auditEntrySchema,

@@ -8,7 +8,7 @@ import { startCheckout } from '../domain/billing/checkout.js';
 import { decodeInlineImage } from '../domain/staging/image-input.js';
 import { resolveRange } from '../domain/usage/report.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { adFundsTransactionSchema, campaignSchema, noInput, pageQuery, productSchema } from './schemas.js';
 
 const cents = z.number().int();

@@ -21,7 +21,7 @@ import {
   sessionOriginOf,
   sessionProcedure,
   signedInUserIdOf,
-} from '../trpc.js';
+} from '../trpc/index.js';
 import { newPasswordField, noInput, successSchema, userSchema } from './schemas.js';
 
 const credentialsInput = z.object({

@@ -4,7 +4,7 @@ import { getBillingOverview } from '../domain/billing/overview.js';
 import { removePaymentMethod } from '../domain/billing/payment-methods.js';
 import { getAutoTopUp, putAutoTopUp } from '../domain/billing/settings.js';
 import type { Services } from '../services.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { nullableTimestamp, noInput, strictBoolean } from './schemas.js';
 
 const paymentMethodSchema = z.object({

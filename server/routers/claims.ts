@@ -5,7 +5,7 @@ import { listClaims, previewClaim, redeemClaim } from '../domain/claims/claims.j
 import { listRedeemedImages, pageRedeemedImages } from '../domain/staging/images.js';
 import { originalPreview } from '../domain/staging/playground.js';
 import { imageLinks } from '../services.js';
-import { limitPerClientIp, router, sessionProcedure } from '../trpc.js';
+import { limitPerClientIp, router, sessionProcedure } from '../trpc/index.js';
 import { presentImage } from '../domain/staging/responses.js';
 import { imageSchema, isoTimestamp, noInput, nullableTimestamp, pageQuery } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyProcedure, router } from '../trpc.js';
+import { apiKeyProcedure, router } from '../trpc/index.js';
 import { noInput } from './schemas.js';
 
 export const balanceSchema = z.object({

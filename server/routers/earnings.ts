@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { earningsReport } from '../domain/payouts/earnings.js';
 import { listPayouts, MIN_PAYOUT_CENTS, requestPayout } from '../domain/payouts/request.js';
 import { resolveRange } from '../domain/usage/report.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
 const cents = z.number().int();

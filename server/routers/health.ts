@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { databaseAnswers } from '../../db/client.js';
-import { publicProcedure, router } from '../trpc.js';
+import { publicProcedure, router } from '../trpc/index.js';
 import { APP_VERSION } from '../version.js';
 
 const healthSchema = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { iso } from '../clock.js';
 import { findOwnJob } from '../domain/jobs/jobs.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
-import { apiKeyProcedure, router } from '../trpc.js';
+import { apiKeyProcedure, router } from '../trpc/index.js';
 import {
   declutterOutput,
   enhanceOutput,

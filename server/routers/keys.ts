@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiKey } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import { createApiKey, KEY_SCOPES, listApiKeys, revokeApiKey, scopesOf } from '../domain/keys/api-keys.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { isoTimestamp, keyIdParam, noInput, nullableTimestamp } from './schemas.js';
 
 const keyMode = z.enum(['live', 'test']);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../domain/audit/audit.js';
 import { DISCLOSURE_PROFILES } from '../domain/disclosure/disclosure.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
+import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
 import { CHANGE_KINDS } from '../imaging/fidelity.js';
 
 /** Shapes shared by several routers' inputs and outputs. */
@@ -261,3 +262,43 @@ export const adFundsTransactionSchema = z.object({
   reason: z.enum(['purchase', 'spend', 'adjustment']),
   created_at: isoTimestamp,
 });
+
+/* Image requests: options that both the API's image endpoints (./staging.ts) and the dashboard's playground
+   (./playground.ts) take, and what the running engine offers. */
+
+export const labelSchema = z.enum(LABELS).meta({
+  description: 'Older form of disclosure: virtually_staged = label, none = none',
+});
+
+export const variationsInput = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(4)
+  .default(1)
+  .meta({ description: 'Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities' });
+
+export const capabilitiesOutput = z
+  .object({
+    engine: z.enum(['builtin', 'replicate', 'openai', 'comfyui']),
+    operations: z.array(z.enum(['stage', 'enhance', 'place_products', 'declutter'])),
+    max_variations: z.number().int(),
+    declutter: z.boolean(),
+    label: z.boolean(),
+    styles: z.array(styleSchema),
+    room_types: z.array(roomTypeSchema),
+  })
+  .meta({ id: 'Capabilities' });
+
+/** What the running engine offers, as GET /api/v1/capabilities shows it. */
+export function presentCapabilities(capabilities: EngineCapabilities): z.infer<typeof capabilitiesOutput> {
+  return {
+    engine: capabilities.engine,
+    operations: ['stage', 'enhance', 'place_products', ...(capabilities.declutter ? (['declutter'] as const) : [])],
+    max_variations: capabilities.maxVariations,
+    declutter: capabilities.declutter,
+    label: capabilities.label,
+    styles: [...STYLES],
+    room_types: [...ROOM_TYPES],
+  };
+}

@@ -4,7 +4,7 @@ import { changePassword } from '../domain/security/identity.js';
 import { endSessions, listSessions } from '../domain/security/sessions.js';
 import { disableTwoFactor, enableTwoFactor, setUpTwoFactor, twoFactorStatus } from '../domain/security/two-factor.js';
 import type { Services } from '../services.js';
-import { limitSecondFactorAttempts, router, sessionProcedure } from '../trpc.js';
+import { limitSecondFactorAttempts, router, sessionProcedure } from '../trpc/index.js';
 import { auditEntrySchema, newPasswordField, noInput, nullableTimestamp, successSchema } from './schemas.js';
 
 const securityLinks = (services: Services) => ({ securityUrl: `${services.config.publicBaseUrl}/security` });

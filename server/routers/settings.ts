@@ -9,7 +9,7 @@ import {
 import { getSecuritySettings, setSecuritySettings } from '../domain/settings/security.js';
 import { getStagingSettings, setStagingSettings } from '../domain/settings/staging.js';
 import { LABELS } from '../imaging/engine.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { disclosureSchema, noInput } from './schemas.js';
 
 const stagingSettingsSchema = z.object({

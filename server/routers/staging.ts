@@ -1,35 +1,31 @@
 import { z } from 'zod';
 import { enqueueJob } from '../domain/jobs/jobs.js';
-import { AppError } from '../errors.js';
-import { listApiKeys } from '../domain/keys/api-keys.js';
-import { PLAYGROUND_SAMPLES, playgroundCaller, sampleImage, sampleLabel } from '../domain/staging/playground.js';
-import { admitImageWork } from '../limits/image-admission.js';
 import type { ApiCaller } from '../domain/staging/deps.js';
-import {
-  prepareDeclutter,
-  prepareEnhance,
-  preparePlace,
-  prepareRerender,
-  prepareStage,
-  type PreparedOperation,
-  runImageRequest,
-} from '../domain/staging/operations.js';
-import { DEFAULT_ROOM_TYPE, DEFAULT_STYLE, PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
-import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
+import { prepareDeclutter } from '../domain/staging/operations/declutter.js';
+import { prepareEnhance } from '../domain/staging/operations/enhance.js';
+import { type PreparedOperation, runImageRequest } from '../domain/staging/operations/pipeline.js';
+import { preparePlace } from '../domain/staging/operations/place.js';
+import { prepareRerender } from '../domain/staging/operations/rerender.js';
+import { prepareStage } from '../domain/staging/operations/stage.js';
+import { DEFAULT_ROOM_TYPE, PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { MAX_SEED } from '../imaging/engines/prompts.js';
 import type { IdempotencyClaim } from '../domain/idempotency/requests.js';
 import type { AuthenticatedKey } from '../domain/keys/api-keys.js';
-import { type Context, imageProcedure, publicProcedure, router, sessionProcedure } from '../trpc.js';
+import { type Context, imageProcedure, publicProcedure, router } from '../trpc/index.js';
 import {
+  capabilitiesOutput,
   declutterOutput,
   disclosureSchema,
   enhanceOutput,
+  labelSchema,
   noInput,
   placeOutput,
+  presentCapabilities,
   rerenderOutput,
   roomTypeSchema,
   stageOutput,
   styleSchema,
+  variationsInput,
 } from './schemas.js';
 
 /** Both request forms (JSON and multipart); the bridge sees multipart as JSON (server/http/image-upload.ts). */
@@ -48,20 +44,10 @@ const claimCodeInput = z
   .min(1)
   .max(64)
   .meta({ description: 'Add the output to this open claim, issued by this account (e.g. RS-7K3M9QXD)' });
-const labelSchema = z.enum(LABELS).meta({
-  description: 'Older form of disclosure: virtually_staged = label, none = none',
-});
 const disclosureInput = disclosureSchema.optional().meta({
   description:
     'none, label (the "Virtually staged" mark), caption (no mark; caption with the original’s link) or ca_ab723 (mark, QR code to the original, caption); default: the account’s (GET /api/v1/settings/staging)',
 });
-const variationsInput = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(4)
-  .default(1)
-  .meta({ description: 'Different pictures of each image (1–4), each 1 credit; see GET /api/v1/capabilities' });
 const seedInput = z.coerce
   .number()
   .int()
@@ -73,31 +59,6 @@ const flagInput = z.union([z.boolean(), z.enum(['true', 'false']).transform((val
 const declutterInput = flagInput.meta({
   description: 'Empty the room of its furniture before staging it: 1 more credit per image',
 });
-
-const capabilitiesOutput = z
-  .object({
-    engine: z.enum(['builtin', 'replicate', 'openai', 'comfyui']),
-    operations: z.array(z.enum(['stage', 'enhance', 'place_products', 'declutter'])),
-    max_variations: z.number().int(),
-    declutter: z.boolean(),
-    label: z.boolean(),
-    styles: z.array(styleSchema),
-    room_types: z.array(roomTypeSchema),
-  })
-  .meta({ id: 'Capabilities' });
-
-/** What the running engine offers, as GET /api/v1/capabilities shows it. */
-function presentCapabilities(capabilities: EngineCapabilities): z.infer<typeof capabilitiesOutput> {
-  return {
-    engine: capabilities.engine,
-    operations: ['stage', 'enhance', 'place_products', ...(capabilities.declutter ? (['declutter'] as const) : [])],
-    max_variations: capabilities.maxVariations,
-    declutter: capabilities.declutter,
-    label: capabilities.label,
-    styles: [...STYLES],
-    room_types: [...ROOM_TYPES],
-  };
-}
 
 /** The 202 body of an asynchronous request. */
 export const acceptedJobSchema = z
@@ -137,81 +98,19 @@ function callerOf(ctx: { apiKey: AuthenticatedKey; idempotency: IdempotencyClaim
   return { accountId, keyId, idempotency: ctx.idempotency, defaultDisclosure };
 }
 
+/**
+ * The one answer of every image endpoint once its request is prepared: with `Prefer: respond-async`, a job charged
+ * now and 202; otherwise the operation run now and its 200 body.
+ */
+function answerImageRequest<P extends PreparedOperation>(ctx: Context, caller: ApiCaller, prepared: P) {
+  return prefersAsync(ctx.headers)
+    ? acceptJob(ctx, caller, prepared)
+    : runImageRequest(ctx.services.imaging, caller, prepared);
+}
+
 const ASYNC_NOTE = ' With `Prefer: respond-async`: 202 and a job to poll (GET /api/v1/jobs/{id}).';
 
 export const stagingRouter = router({
-  /** Dashboard only (no REST path): what the playground offers and the keys it can charge. */
-  playgroundOptions: sessionProcedure
-    .meta({ permission: 'develop' })
-    .input(noInput)
-    .output(
-      z.object({
-        styles: z.array(styleSchema),
-        room_types: z.array(roomTypeSchema),
-        samples: z.array(z.object({ id: z.enum(PLAYGROUND_SAMPLES), label: z.string() })),
-        capabilities: capabilitiesOutput,
-        keys: z.array(
-          z.object({ id: z.number().int(), name: z.string(), prefix: z.string(), mode: z.enum(['live', 'test']) }),
-        ),
-      }),
-    )
-    .query(async ({ ctx }) => {
-      const keys = await listApiKeys(ctx.services.db, ctx.account.id);
-      return {
-        styles: [...STYLES],
-        room_types: [...ROOM_TYPES],
-        samples: PLAYGROUND_SAMPLES.map((id) => ({ id, label: sampleLabel(id) })),
-        capabilities: presentCapabilities(ctx.services.engine.capabilities),
-        keys: keys
-          .filter((key) => key.revoked_at === null)
-          .map((key) => ({ id: key.id, name: key.name, prefix: key.prefix, mode: key.mode })),
-      };
-    }),
-
-  /**
-   * Dashboard only: stages one photo (uploaded, or a drawn sample) exactly as POST /api/v1/stage does with the
-   * chosen key of the signed-in account: one credit from the account, a claim, `staging.complete` to the key's webhook.
-   */
-  playground: sessionProcedure
-    .meta({ permission: 'develop' })
-    .input(
-      z.object({
-        key_id: z.number().int().positive(),
-        image: z.string().optional().meta({ description: 'The photo, base64 or a data:image/…;base64, URL' }),
-        sample: z.enum(PLAYGROUND_SAMPLES).optional(),
-        style: styleSchema.default(DEFAULT_STYLE),
-        room_type: roomTypeSchema.default(DEFAULT_ROOM_TYPE),
-        variations: variationsInput,
-        declutter: z.boolean().optional(),
-        disclosure: disclosureSchema.optional(),
-        label: labelSchema.optional(),
-      }),
-    )
-    .output(stageOutput)
-    .mutation(async ({ ctx, input }) => {
-      const { image: upload, sample } = input;
-      const message = 'Upload a photo or pick a sample (one of the two).';
-      const oneOfTwo = () => new AppError('invalid_request', message, { details: [{ path: 'image', message }] });
-      if ((upload === undefined) === (sample === undefined)) throw oneOfTwo();
-      const caller = await playgroundCaller(ctx.services.db, ctx.account.id, input.key_id, ctx.services.clock.now());
-      const image = upload ?? (sample === undefined ? undefined : (await sampleImage(sample)).toString('base64'));
-      if (image === undefined) throw oneOfTwo();
-      // The same limits, charge and operation as POST /api/v1/stage on that key.
-      return admitImageWork(ctx.services.imageAdmission, caller.keyId, async () => {
-        const deps = ctx.services.imaging;
-        const prepared = await prepareStage(deps, caller, {
-          sources: { image },
-          style: input.style,
-          roomType: input.room_type,
-          variations: input.variations,
-          declutter: input.declutter,
-          disclosure: input.disclosure,
-          label: input.label,
-        });
-        return runImageRequest(deps, caller, prepared);
-      });
-    }),
-
   styles: publicProcedure
     .meta({
       openapi: {
@@ -306,7 +205,7 @@ export const stagingRouter = router({
         label: input.label,
         claimCode: input.claim_code,
       });
-      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+      return answerImageRequest(ctx, caller, prepared);
     }),
 
   enhance: imageProcedure
@@ -333,7 +232,7 @@ export const stagingRouter = router({
         sources: { image: input.image, image_url: input.image_url, uploads: ctx.uploads },
         claimCode: input.claim_code,
       });
-      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+      return answerImageRequest(ctx, caller, prepared);
     }),
 
   declutter: imageProcedure
@@ -376,7 +275,7 @@ export const stagingRouter = router({
         label: input.label,
         claimCode: input.claim_code,
       });
-      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+      return answerImageRequest(ctx, caller, prepared);
     }),
 
   rerender: imageProcedure
@@ -417,7 +316,7 @@ export const stagingRouter = router({
         disclosure: input.disclosure,
         label: input.label,
       });
-      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+      return answerImageRequest(ctx, caller, prepared);
     }),
 
   placeProducts: imageProcedure
@@ -461,6 +360,6 @@ export const stagingRouter = router({
         maxProducts: input.max_products,
         claimCode: input.claim_code,
       });
-      return prefersAsync(ctx.headers) ? acceptJob(ctx, caller, prepared) : runImageRequest(deps, caller, prepared);
+      return answerImageRequest(ctx, caller, prepared);
     }),
 });

@@ -11,7 +11,7 @@ import {
   switchAccount,
 } from '../domain/teams/members.js';
 import { PERMISSION_NAMES, ROLES, roleAllows } from '../domain/teams/roles.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { isoTimestamp, noInput } from './schemas.js';
 
 const roleSchema = z.enum(ROLES).meta({ description: 'owner, admin, developer, billing, agent or viewer' });

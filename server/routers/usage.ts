@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ledgerEntryView } from '../domain/credits/ledger.js';
 import { MAX_REPORT_DAYS, resolveRange, usageReport } from '../domain/usage/report.js';
 import { listTransactions } from '../domain/usage/transactions.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { isoTimestamp, keyIdParam, pageQuery, transactionSchema } from './schemas.js';
 
 const count = z.number().int();

@@ -11,7 +11,7 @@ import {
   upsertWebhook,
 } from '../domain/webhooks/webhooks.js';
 import { roleAllows } from '../domain/teams/roles.js';
-import { router, sessionProcedure } from '../trpc.js';
+import { router, sessionProcedure } from '../trpc/index.js';
 import { isoTimestamp, keyIdParam, noInput, nullableTimestamp, strictBoolean } from './schemas.js';
 
 const TAGS = ['Webhooks'];

@@ -3,7 +3,7 @@ import { proceduresOf } from '../../server/adapters/library-internals.js';
 import { countImageFailure } from '../../server/domain/staging/failures.js';
 import { AppError } from '../../server/errors.js';
 import { adminRouter } from '../../server/routers/admin.js';
-import type { Meta } from '../../server/trpc.js';
+import type { Meta } from '../../server/trpc/index.js';
 import { signUp, signUpWithKey, uniqueEmail } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { confirmEmailOf, outboxFor } from '../fixtures/mail.js';

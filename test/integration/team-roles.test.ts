@@ -2,7 +2,7 @@ import { authenticator } from 'otplib';
 import { beforeAll, expect, it } from 'vitest';
 import { appRouter } from '../../server/root.js';
 import { PERMISSIONS, type Permission, ROLES } from '../../server/domain/teams/roles.js';
-import type { Meta } from '../../server/trpc.js';
+import type { Meta } from '../../server/trpc/index.js';
 import { createKey, type SignedUp, signUp } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { confirmEmail, tokenFromOutbox } from '../fixtures/mail.js';

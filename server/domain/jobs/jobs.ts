@@ -8,7 +8,7 @@ import { log } from '../../observability/logger.js';
 import { newOriginalName } from '../../storage/storage.js';
 import type { HeldCharge } from '../staging/charge.js';
 import type { ApiCaller, ImagingDeps } from '../staging/deps.js';
-import { chargePrepared, type PreparedOperation } from '../staging/operations.js';
+import { chargePrepared, type PreparedOperation } from '../staging/operations/pipeline.js';
 
 /*
  * Asynchronous image requests: the request is prepared (read, inspected, checked) and charged as

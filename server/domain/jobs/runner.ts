@@ -9,7 +9,7 @@ import { releaseHold } from '../credits/holds.js';
 import { emitEvent } from '../events/outbox.js';
 import type { HeldCharge } from '../staging/charge.js';
 import type { ApiCaller, ImagingDeps } from '../staging/deps.js';
-import { performPrepared, type PreparedOperation } from '../staging/operations.js';
+import { performPrepared, type PreparedOperation } from '../staging/operations/pipeline.js';
 import { requestSeed } from '../staging/variations.js';
 import { discardJobInputs, JOB_HOLD_LEASE_MS, JOB_WAKE, type JobInput, jobSignal, readJobInputs } from './jobs.js';
 

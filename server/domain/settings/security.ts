@@ -6,7 +6,7 @@ import { type AuditOrigin, recordAudit } from '../audit/audit.js';
 
 type Executor = Kysely<Database>;
 
-/** What the account asks of its members at sign-in. Checked on every Token request in server/trpc.ts. */
+/** What the account asks of its members at sign-in. Checked on every Token request in server/trpc/session.ts. */
 export interface SecuritySettings {
   require_2fa: boolean;
 }

@@ -6,7 +6,11 @@ import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
 import { disclosureCaption, originalPageUrl } from '../disclosure/disclosure.js';
 import { fidelityChanges } from './images.js';
-import type { DeclutterResult, EnhanceResult, PlaceResult, RerenderResult, StageResult } from './operations.js';
+import type { DeclutterResult } from './operations/declutter.js';
+import type { EnhanceResult } from './operations/enhance.js';
+import type { PlaceResult } from './operations/place.js';
+import type { RerenderResult } from './operations/rerender.js';
+import type { StageResult } from './operations/stage.js';
 import { creditsPerStagedImage, variationSeed } from './variations.js';
 
 /*
