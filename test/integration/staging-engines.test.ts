@@ -259,6 +259,7 @@ describeOnSqlite('Staging engines', SQLITE_ONLY, (dialect) => {
           original_url: expect.stringMatching(/\/o\/\w+$/),
           disclosure_caption: `Virtually staged: furniture and decor were added digitally. Original photo: ${response.body.original_url}`,
           fidelity: expect.any(Number),
+          changes: expect.any(Array),
         });
         expect(response.body.fidelity).toBeGreaterThanOrEqual(0.9);
         const { bytes, metadata } = await fetchImage(server, response.body.image_url);

@@ -37,6 +37,7 @@ describeEachDatabase('Staging, enhancing and placing products over HTTP', (diale
               /^Virtually staged: .* Original photo: http:\/\/127\.0\.0\.1:1\/o\//,
             ),
             fidelity: expect.any(Number),
+            changes: [],
           },
         ],
         style: 'scandinavian',
