@@ -143,7 +143,7 @@ describe.skipIf(skipReason !== null)(`The operator console${skipReason ? ` [skip
     const page = await newPage();
     await withFailureScreenshot(page, 'operator-invalid-traffic', async () => {
       await page.goto(`${server.url}/login`);
-      await submitCredentials(page, OPERATOR);
+      await submitCredentials(page, OPERATOR, operatorSecondFactor(server, OPERATOR));
       await page.goto(`${server.url}/admin/accounts/${brand.userId}`);
       const form = page.locator('form[aria-labelledby="invalid-traffic-title"]');
       await form.getByLabel('Reason').fill('\u200b');
