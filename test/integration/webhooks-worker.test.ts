@@ -193,7 +193,8 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
   it('retries an attempt whose worker died mid-delivery once its lease ends, with the same event id', async () => {
     const { userId, keyId } = await hooked();
     receiver.mode = { kind: 'hang' };
-    const doomed = startSeparateWorker({ leaseMs: 1_000, timeoutMs: 900, log: () => {} });
+    // The attempt's deadline is long enough that the "crash" below always comes first, even on a loaded machine.
+    const doomed = startSeparateWorker({ leaseMs: 3_000, timeoutMs: 2_900, log: () => {} });
     const [eventId] = await emitStagingEvents(server.services.db, { accountId: userId, keyId, count: 1 });
     await receiver.waitFor(() => requestsFor(eventId!).length === 1, 2_000);
     // The "crash": its database connection goes away, then its HTTP connection; it can record nothing.
@@ -203,10 +204,10 @@ describeEachDatabase('Webhook delivery worker', (dialect) => {
     receiver.mode = { kind: 'ok' };
     expect(await statusOf(eventId!)).toMatchObject({ status: 'pending', attempts: 0 });
     startWorker();
-    await expect.poll(() => statusOf(eventId!), { timeout: 3_000 }).toMatchObject({ status: 'delivered', attempts: 1 });
+    await expect.poll(() => statusOf(eventId!), { timeout: 8_000 }).toMatchObject({ status: 'delivered', attempts: 1 });
     const attempts = requestsFor(eventId!);
     expect(attempts).toHaveLength(2);
-    expect(attempts[1]!.receivedAt - attempts[0]!.receivedAt).toBeGreaterThanOrEqual(900);
+    expect(attempts[1]!.receivedAt - attempts[0]!.receivedAt).toBeGreaterThanOrEqual(2_900);
   });
 
   it('stop() waits for attempts in flight and writes their results', async () => {
