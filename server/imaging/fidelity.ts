@@ -357,10 +357,8 @@ function compare(
   let excused = 0;
   const structural: WorkChange[] = [];
   for (const change of found) {
-    const look = appraise(change, before, after, room);
-    if (process.env.FID_DEBUG) (change as unknown as { dbg: unknown }).dbg = look;
-    if (look.excuse) excused += change.size;
-    if (!look.excuse || process.env.FID_DEBUG) structural.push(change);
+    if (appraise(change, before, after, room)) excused += change.size;
+    else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
   const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added);
@@ -371,7 +369,7 @@ function compare(
   const changes = [...structural, ...surfaces]
     .sort((a, b) => b.size - a.size)
     .slice(0, MAX_CHANGES)
-    .map((c) => ({ kind: c.kind, box: inPhoto(c.box, toPhoto), ...(process.env.FID_DEBUG ? { dbg: (c as unknown as { dbg: unknown }).dbg } : {}) }));
+    .map(({ kind, box }) => ({ kind, box: inPhoto(box, toPhoto) }));
   return { score, changes, lost: lostLength, added: addedLength, checked: checked / mask.length };
 }
 
@@ -384,8 +382,8 @@ const HUNG_BRIGHT = 0.9;
 const HUNG_LOST_SHARE = 0.35;
 /** Wall decor's bottom stays above this share of the wall, from the ceiling line down (a door reaches the floor). */
 const HUNG_BOTTOM = 0.85;
-/** Wall decor is at most this share of the wall's height tall. */
-const HUNG_HEIGHT = 0.6;
+/** Wall decor (a picture, a mirror) is at most this share of the wall's height tall; a window or door is taller. */
+const HUNG_HEIGHT = 0.4;
 /** The spot it hangs on was plain wall: about as bright as its surroundings in the photo. */
 const PLAIN_MIN = 0.8;
 const PLAIN_MAX = 1.25;
@@ -393,18 +391,20 @@ const PLAIN_MAX = 1.25;
 const ONE_SIDED = 0.2;
 const LINE_ASPECT = 4;
 
-interface Appraisal {
-  excuse: boolean;
-  /** Correlation of the grey levels of both pictures in the change's box. */
-  same: number;
-  /** Mean grey of the output in the box over that of the ring around it (the wall it hangs on). */
-  bright: number;
-  /** Share of the box's pixels whose output grey spread (texture) is well above the input's. */
-  reachesFloor: boolean;
-  lostShare: number;
-}
-
-function appraise(change: WorkChange & { lost?: number; added?: number }, before: Grey, after: Grey, room?: RoomLines): Appraisal {
+/**
+ * Whether a structural change is no change of the building, judged from what both pictures show in its box and in a
+ * ring around it: the same content under a new tone (a one-sided edge change, the grey levels still correlated, the
+ * box as bright against its surroundings as before, and not a long line between two surfaces, which a repaint would
+ * sharpen or soften), or a picture, mirror or the like hung on what was plain wall (mostly added edges, darker than
+ * the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line). An opening shows
+ * daylight, brighter than the wall, or is as tall as a door.
+ */
+function appraise(
+  change: WorkChange & { lost: number; added: number },
+  before: Grey,
+  after: Grey,
+  room?: RoomLines,
+): boolean {
   const { width, height } = before;
   const [bx, by, bw, bh] = change.box;
   const x0 = Math.max(0, bx);
@@ -444,9 +444,8 @@ function appraise(change: WorkChange & { lost?: number; added?: number }, before
     }
   const bright = rn && rs > 0 ? sb / n / (rs / rn) : 1;
   const brightBefore = rn && rsBefore > 0 ? sa / n / (rsBefore / rn) : 1;
-  const reachesFloor = room ? y1 >= room.floor - 0.08 * (room.floor - room.ceiling) : false;
-  const total = (change.lost ?? 0) + (change.added ?? 0);
-  const lostShare = total > 0 ? (change.lost ?? 0) / total : 0;
+  const total = change.lost + change.added;
+  const lostShare = total > 0 ? change.lost / total : 0;
   // The same content, only lighter, darker, sharper or softer (a tone change): nothing was built or removed.
   // A tone change only weakens or only strengthens edges; a line that shifted loses and gains them side by side.
   const oneSided = lostShare >= 1 - ONE_SIDED || lostShare <= ONE_SIDED;
@@ -457,13 +456,11 @@ function appraise(change: WorkChange & { lost?: number; added?: number }, before
   // curtain. An opening shows daylight (brighter than the wall) or, as a door, reaches the floor.
   // It hangs on what was plain wall (not where a bright window was) and its bottom stays clear of the floor line.
   const plainBefore = brightBefore >= PLAIN_MIN && brightBefore <= PLAIN_MAX;
-  const hangs = room ? y1 <= room.ceiling + HUNG_BOTTOM * (room.floor - room.ceiling) : !reachesFloor;
-  // Pictures and mirrors stay within about half the wall's height; windows and doors are taller.
-  const modest = (y1 - y0) <= HUNG_HEIGHT * (room ? room.floor - room.ceiling : height);
+  const hangs = room ? y1 <= room.ceiling + HUNG_BOTTOM * (room.floor - room.ceiling) : true;
+  // Pictures and mirrors are smaller than windows and doors.
+  const modest = y1 - y0 <= HUNG_HEIGHT * (room ? room.floor - room.ceiling : height);
   const hung = lostShare <= HUNG_LOST_SHARE && hangs && modest && plainBefore && bright < HUNG_BRIGHT;
-  const wallH = room ? room.floor - room.ceiling : height;
-  const rel = room ? { t: (y0 - room.ceiling) / wallH, b: (y1 - room.ceiling) / wallH, h: (y1 - y0) / wallH, w: (x1 - x0) / wallH } : {};
-  return { excuse: tone || hung, same, bright, brightBefore, reachesFloor, lostShare, ...rel } as Appraisal;
+  return tone || hung;
 }
 
 /** At most this many changes are reported, the largest. */
