@@ -36,12 +36,12 @@ const STRETCH_SHARE = 0.85;
 /** Aspect ratios this close (relative) are the same shape: a rounding, a few pixels trimmed. */
 const SAME_SHAPE = 0.03;
 /** A plausible reframing: the output's scale on the photo stays within these bounds, its corners within the bounds. */
-const MIN_SCALE = 0.55;
+const MIN_SCALE = 0.4;
 const MAX_SCALE = 1.8;
-/** The agreeing features span at least this share of the photo's width and of its height. */
+/** The agreeing features span at least this share of the output's width and of its height. */
 const MIN_SPREAD = 0.25;
 /** At least this share of the photo must be covered by the warped output. */
-const MIN_COVER = 0.6;
+const MIN_COVER = 0.35;
 
 /**
  * `after` placed on `before`'s grid, or null when it cannot be placed (another shape and no consistent features, or
@@ -132,17 +132,18 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
     owned.push(h);
     if (h.empty()) return null;
     let inliers = 0;
-    let [left, top, right, bottom] = [before.width, before.height, 0, 0];
+    let [left, top, right, bottom] = [after.width, after.height, 0, 0];
     for (let i = 0; i < count; i++) {
       if (!mask.data[i]) continue;
       inliers++;
-      const x = to[2 * i] as number;
-      const y = to[2 * i + 1] as number;
+      const x = from[2 * i] as number;
+      const y = from[2 * i + 1] as number;
       [left, top, right, bottom] = [Math.min(left, x), Math.min(top, y), Math.max(right, x), Math.max(bottom, y)];
     }
     if (inliers < MIN_INLIERS || inliers < MIN_INLIER_SHARE * count) return null;
-    // Agreeing features bunched in one place are one object that moved (a window), not the frame of the picture.
-    if (right - left < MIN_SPREAD * before.width || bottom - top < MIN_SPREAD * before.height) return null;
+    // Agreeing features bunched in one place are one object that moved (a window), not the frame of the picture. The
+    // spread is measured on the output: a crop shows only part of the photo, and its features can only come from there.
+    if (right - left < MIN_SPREAD * after.width || bottom - top < MIN_SPREAD * after.height) return null;
     const matrix = Array.from(h.data64F as Float64Array);
     let stretchInliers = 0;
     for (let i = 0; i < count; i++) {
