@@ -31,13 +31,8 @@ const RATIO = 0.8;
 const REPROJECTION = 3;
 const MIN_INLIERS = 14;
 const MIN_INLIER_SHARE = 0.25;
-/**
- * The plain stretch is kept when it explains at least this share of the homography's inliers. Half, not most: an
- * engine that draws furniture over a furnished photo on the photo's own grid (the built-in one) leaves many matches
- * between old and new pieces that a wrong homography explains too (at 0.85, a built-in staging of a furnished room was
- * refused for openings "moved" by the misplaced output in 5 of 12 drawings; at 0.5, none).
- */
-const STRETCH_SHARE = 0.5;
+/** The plain stretch is kept when it explains at least this share of the homography's inliers. */
+const STRETCH_SHARE = 0.85;
 /** Aspect ratios this close (relative) are the same shape: a rounding, a few pixels trimmed. */
 const SAME_SHAPE = 0.03;
 /** A plausible reframing: the output's scale on the photo stays within these bounds, its corners within the bounds. */

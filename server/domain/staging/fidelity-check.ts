@@ -30,7 +30,10 @@ export async function renderChecked<O extends EngineImage & { scene?: Scene }>(
   first: { seed: number; drawing: Disclosure },
   render: (seed: number) => Promise<O>,
 ): Promise<CheckedOutput<O>> {
-  const attempts = deps.engine.capabilities.engine === 'builtin' ? 1 : 2;
+  // The built-in engine only draws furniture over the photo, on the photo's own grid: a second draw would not change
+  // a failing score, and its output needs no registration.
+  const builtin = deps.engine.capabilities.engine === 'builtin';
+  const attempts = builtin ? 1 : 2;
   let seed = first.seed;
   let best = 0;
   let bestChanges: FidelityChange[] = [];
@@ -39,6 +42,7 @@ export async function renderChecked<O extends EngineImage & { scene?: Scene }>(
     const { score, changes } = await scoreFidelity(input, output.data, {
       allowed: output.scene?.pieces,
       ignore: disclosureRegions(output, first.drawing),
+      onPhotoGrid: builtin,
     });
     const fidelity = Math.floor(score * 1000) / 1000;
     if (score >= deps.fidelityMin) return { output, seed, fidelity, changes };
