@@ -59,4 +59,7 @@ export async function submitCredentials(page: Page, email: string, secondFactor?
     await page.getByRole('button', { name: /^sign in$/i }).click();
   }
   await page.waitForURL('**/overview');
+  // The address bar can change a moment before the overview renders (a client-side navigation): wait until the
+  // sign-in or sign-up form is gone.
+  await page.locator('#login-title, #signup-title').waitFor({ state: 'detached' });
 }
