@@ -27,6 +27,7 @@ import {
   startChildServer,
   statusMb,
   waitForHealthy,
+  intEnv,
 } from './lib.js';
 
 const IMAGES = intEnv('BENCH_ENGINE_IMAGES', 200);
@@ -35,14 +36,6 @@ const WORKERS = intEnv('BENCH_ENGINE_WORKERS', 1);
 const CONCURRENCY = intEnv('BENCH_ENGINE_CONCURRENCY', 8);
 const MYSQL_BASE = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 const TARGET_SHARE = 0.9;
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return value;
-}
 
 /** CPU seconds (user + system) and peak RSS (VmHWM, MB) of a process, from /proc. */
 function processStats(pid: number | undefined): { cpuSeconds: number; peakRssMb: number } {

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { intEnv } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity.js';
 import {
   loadRealCases,
@@ -21,12 +22,6 @@ import {
 
 const TARGET_MEDIAN_MS = 60;
 const TARGET_P99_MS = 150;
-
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { intEnv } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity.js';
 import {
   type ClassResult,
@@ -22,12 +23,6 @@ const TARGET_CAUGHT = 0.95;
 const TARGET_REJECTED = 0.05;
 const TARGET_MS = 50;
 const TWELVE_MP: [number, number] = [4000, 3000];
-
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);

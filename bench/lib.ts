@@ -31,6 +31,15 @@ export interface LoadResult {
   serverCpuMsPerRequest: number | null;
 }
 
+/** A positive whole number from the environment, or `fallback` when the variable is unset or empty. */
+export function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return value;
+}
+
 export function loadOptionsFromEnv(): LoadOptions {
   return {
     connections: positiveIntEnv('BENCH_CONNECTIONS', 50),
