@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fidelity-real`: the fidelity check (server/imaging/fidelity.ts) on the whole real-photo set
+ * `npm run bench:fidelity-real`: the fidelity check (server/imaging/fidelity/) on the whole real-photo set
  * (bench/fidelity-real-set.ts; REAL_ROOMS_DIR, default test/fixtures/real-rooms): per class, how many cases it gets
  * right (real stagings and enhancements accepted, hand edits that change the building refused, furniture and wall
  * decor composites accepted) against the targets, then the time of one check of a 12-megapixel JPEG pair (both the
@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { intEnv } from './lib.js';
-import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity.js';
+import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import {
   loadRealCases,
   REAL_CLASSES,

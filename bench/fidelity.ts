@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fidelity`: the fidelity check (server/imaging/fidelity.ts) against fake engines on generated rooms
+ * `npm run bench:fidelity`: the fidelity check (server/imaging/fidelity/) against fake engines on generated rooms
  * (test/fixtures/fidelity-rooms.ts). Per engine: how many outputs score below FIDELITY_MIN (caught, for engines that change
  * the building; wrongly rejected, for engines that only add furniture), then the time to score one 12-megapixel
  * JPEG pair. Targets: every structural engine caught ≥ 95 %, furniture rejected ≤ 5 %, ≤ 50 ms per 12 MP pair.
@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { intEnv } from './lib.js';
-import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity.js';
+import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import {
   type ClassResult,
   evaluateEngine,

@@ -23,7 +23,7 @@ import sharp from 'sharp';
 import { openDatabase } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { changeCredits } from '../server/domain/credits/ledger.js';
-import { scoreFidelity } from '../server/imaging/fidelity.js';
+import { scoreFidelity } from '../server/imaging/fidelity/index.js';
 import { createImageEngine } from '../server/imaging/sharp-engine.js';
 import { newImageName, newOriginalName } from '../server/storage/storage.js';
 import { newId } from '../server/ids.js';

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { ROLES, rolesFor } from '../domain/teams/roles.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
-import { CHANGE_KINDS } from '../imaging/fidelity.js';
+import { CHANGE_KINDS } from '../imaging/fidelity/index.js';
 import type { Meta } from '../trpc/index.js';
 
 const ERROR_SCHEMA_NAME = 'Error';

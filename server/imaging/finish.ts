@@ -7,7 +7,7 @@ import type { OverlayOptions, Sharp } from 'sharp';
 import { markBox, markOverlay } from './disclosure-mark.js';
 import { qrOverlay, qrRegion } from './disclosure-qr.js';
 import type { Disclosure } from './engine.js';
-import type { FidelityRegion } from './fidelity.js';
+import type { FidelityRegion } from './fidelity/index.js';
 
 /** Every staged output, whichever engine drew it, is encoded with these settings. */
 export const STAGED_JPEG = { quality: 88, chromaSubsampling: '4:2:0' } as const;

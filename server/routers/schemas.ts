@@ -3,7 +3,7 @@ import { AUDIT_ACTIONS } from '../domain/audit/audit.js';
 import { DISCLOSURE_PROFILES } from '../domain/disclosure/disclosure.js';
 import { PRODUCT_CATEGORIES, ROOM_TYPES, STYLES } from '../imaging/catalog-data.js';
 import { type EngineCapabilities, LABELS } from '../imaging/engine.js';
-import { CHANGE_KINDS } from '../imaging/fidelity.js';
+import { CHANGE_KINDS } from '../imaging/fidelity/index.js';
 
 /** Shapes shared by several routers' inputs and outputs. */
 export const isoTimestamp = z.string().meta({ description: 'ISO 8601 UTC time', example: '2026-11-21T19:40:00.000Z' });

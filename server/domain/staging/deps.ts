@@ -22,7 +22,7 @@ export interface ImagingDeps {
   publicBaseUrl: string;
   /** FREE_RERENDERS: re-renders per image that cost nothing within 24 h of its creation. */
   freeRerenders: number;
-  /** FIDELITY_MIN: the least fidelity score an engine's output needs to be kept (../../imaging/fidelity.ts). */
+  /** FIDELITY_MIN: the least fidelity score an engine's output needs to be kept (../../imaging/fidelity/). */
   fidelityMin: number;
 }
 

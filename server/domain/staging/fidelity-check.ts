@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { Disclosure, EngineImage, Scene } from '../../imaging/engine.js';
-import { type FidelityChange, scoreFidelity } from '../../imaging/fidelity.js';
+import { type FidelityChange, scoreFidelity } from '../../imaging/fidelity/index.js';
 import { disclosureRegions } from '../../imaging/finish.js';
 import type { ImagingDeps } from './deps.js';
 import { freshSeed } from './variations.js';

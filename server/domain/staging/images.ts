@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, DisclosureProfile, Image, ImageKind } from '../../../db/schema.js';
 import type { EngineImage } from '../../imaging/engine.js';
-import type { FidelityChange } from '../../imaging/fidelity.js';
+import type { FidelityChange } from '../../imaging/fidelity/index.js';
 import { AppError } from '../../errors.js';
 import { IMAGE_COUNTER, recordUsage } from '../usage/rollup.js';
 import { type OutputOrigin, serializeScene } from './originals.js';

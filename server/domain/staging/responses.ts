@@ -1,7 +1,7 @@
 import type { DisclosureProfile, Image } from '../../../db/schema.js';
 import { iso } from '../../clock.js';
 import type { RoomType, Style } from '../../imaging/catalog-data.js';
-import type { FidelityChange } from '../../imaging/fidelity.js';
+import type { FidelityChange } from '../../imaging/fidelity/index.js';
 import type { SponsoredPlacement } from '../ads/revenue.js';
 import type { ImageStorage } from '../../storage/storage.js';
 import { disclosureCaption, originalPageUrl } from '../disclosure/disclosure.js';

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { renderChecked } from '../../../server/domain/staging/fidelity-check.js';
 import { STYLES } from '../../../server/imaging/catalog-data.js';
-import { FIDELITY_MIN } from '../../../server/imaging/fidelity.js';
+import { FIDELITY_MIN } from '../../../server/imaging/fidelity/index.js';
 import { createImageEngine } from '../../../server/imaging/sharp-engine.js';
 import { rejection } from './fixtures.js';
 

@@ -10,7 +10,7 @@ import {
   realRoomsDir,
   realSetPresent,
 } from '../../fixtures/fidelity-real-set.js';
-import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity.js';
+import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 
 /*
  * The fidelity targets on a sample of the real-photo set (REAL_ROOMS_DIR, default test/fixtures/real-rooms):

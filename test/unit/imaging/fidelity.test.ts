@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ClassResult, evaluateEngine, makeCase, STRUCTURAL } from '../../fixtures/fidelity-rooms.js';
-import { FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity.js';
+import { FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 
 // A small version of `npm run bench:fidelity` (100 rooms per engine, up to 12 MP): 8 rooms per fake engine at 1 MP.
 const ROOMS = 8;

@@ -1,0 +1,122 @@
+/** Without a scene: which edge changes are furniture standing on the floor (they weigh nothing). */
+import { cellRegions, type Neighbourhood, square } from './cells.js';
+import type { RoomLines } from './room-lines.js';
+
+/** Changes are grouped on a grid of CLUSTER_CELL pixels; touching cells (8 neighbours) form one object. */
+const CLUSTER_CELL = 4;
+/** An object standing on the floor whose top stays below this share of the wall (from the ceiling) is furniture. */
+const FURNITURE_TOP = 0.3;
+/** Slender: at most this share of the picture wide, its top at least SLENDER_TOP of the wall below the ceiling. */
+const SLENDER = 0.08;
+const SLENDER_TOP = 0.1;
+/** Where a slender piece's width is taken, as shares of its height from the top: the stem, below a lamp's shade. */
+const STEM_FROM = 0.3;
+const STEM_TO = 0.9;
+/** A slender piece's foot is at least this share of the wall below the floor line (a lamp that towers is near). */
+const SLENDER_FOOT = 0.08;
+
+/**
+ * Changes one above the other in a column, at most this share of the wall apart, belong to one object: a piece of
+ * furniture's top edge stands above its flat front (a headboard, a sofa's back), a lamp's shade above a thin pole.
+ */
+const BRIDGE = 0.12;
+
+/** "On the floor": its bottom reaches this share of the wall above the floor line, or lower. */
+const FLOOR_REACH = 0.08;
+
+/**
+ * Without a scene, a change that stands on the floor and stays below door height is a piece of furniture: its
+ * edges (its outline, and the wall it hides) weigh nothing. So is one that stands well in front of the back wall
+ * and is slender where it rises high (a floor lamp), and a low change floating just above a piece (the top edge of
+ * a headboard over its flat front). Changes that float on the wall (a window) or reach up to door or ceiling height
+ * (a door, a wall corner) keep the mask's weight.
+ */
+export function withoutFurniture(
+  mask: Float32Array,
+  lost: Uint8Array,
+  added: Uint8Array,
+  width: number,
+  height: number,
+  { ceiling, floor }: RoomLines,
+): Float32Array {
+  const cellsX = Math.ceil(width / CLUSTER_CELL);
+  const cellsY = Math.ceil(height / CLUSTER_CELL);
+  const changed = new Uint8Array(cellsX * cellsY);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      if (lost[y * width + x] || added[y * width + x])
+        changed[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] = 1;
+  const furniture: boolean[] = [];
+  const objects: Array<{ top: number; bottom: number; left: number; right: number; low: boolean }> = [];
+  const wall = Math.max(1, floor - ceiling);
+  const bridge = Math.max(1, Math.round((BRIDGE * wall) / CLUSTER_CELL));
+  // Touching cells, and cells up to `bridge` rows apart in one column, are one object.
+  const touching: Neighbourhood = (cx, cy, visit) => {
+    square(1)(cx, cy, visit);
+    for (let dy = 2; dy <= bridge; dy++) {
+      visit(cx, cy + dy);
+      visit(cx, cy - dy);
+    }
+  };
+  const label = new Int32Array(cellsX * cellsY);
+  for (const { cells, top, bottom, left, right } of cellRegions(
+    cellsX,
+    cellsY,
+    (cell) => changed[cell] === 1,
+    touching,
+    label,
+  )) {
+    // The stem: the object's width between STEM_FROM and STEM_TO of its height (a lamp's pole, not its shade or shadow).
+    const stemTop = top + STEM_FROM * (bottom - top);
+    const stemBottom = top + STEM_TO * (bottom - top);
+    let stemLeft = cellsX;
+    let stemRight = -1;
+    // What rises above the height a piece of furniture reaches (FURNITURE_TOP): a lamp's shade behind a table.
+    const highRow = (ceiling + FURNITURE_TOP * wall) / CLUSTER_CELL;
+    let highLeft = cellsX;
+    let highRight = -1;
+    for (const cell of cells) {
+      const cy = Math.floor(cell / cellsX);
+      if (cy < highRow) {
+        highLeft = Math.min(highLeft, cell % cellsX);
+        highRight = Math.max(highRight, cell % cellsX);
+      }
+      if (cy < stemTop || cy > stemBottom) continue;
+      stemLeft = Math.min(stemLeft, cell % cellsX);
+      stemRight = Math.max(stemRight, cell % cellsX);
+    }
+    const narrow = (from: number, to: number) => to >= from && (to - from + 1) * CLUSTER_CELL <= SLENDER * width;
+    const topRow = top * CLUSTER_CELL;
+    const bottomRow = (bottom + 1) * CLUSTER_CELL;
+    const onFloor = bottomRow >= floor - FLOOR_REACH * wall;
+    const low = topRow >= ceiling + FURNITURE_TOP * wall;
+    // A floor lamp or a plant: its stem narrower than any door and short of the ceiling line (which a wall corner
+    // reaches). Its foot must stand clearly in front of the back wall: a door is as slender, but stands on the floor line.
+    const slender =
+      (narrow(stemLeft, stemRight) || narrow(highLeft, highRight)) &&
+      topRow >= ceiling + SLENDER_TOP * wall &&
+      bottomRow >= floor + SLENDER_FOOT * wall;
+    objects.push({ top: topRow, bottom: bottomRow, left: left * CLUSTER_CELL, right: (right + 1) * CLUSTER_CELL, low });
+    furniture.push(onFloor && (low || slender));
+  }
+  // A low change floating just above a piece of furniture, within its width, is part of it (a headboard's top edge
+  // over its flat front).
+  const pieces = objects.filter((_, id) => furniture[id]);
+  objects.forEach((object, id) => {
+    if (furniture[id] || !object.low) return;
+    furniture[id] = pieces.some(
+      (piece) =>
+        piece.left - CLUSTER_CELL <= object.left &&
+        object.right <= piece.right + CLUSTER_CELL &&
+        object.bottom >= piece.top - bridge * CLUSTER_CELL,
+    );
+  });
+  const weights = Float32Array.from(mask);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const id = label[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] as number;
+      if (id >= 0 && furniture[id]) weights[y * width + x] = 0;
+    }
+  }
+  return weights;
+}

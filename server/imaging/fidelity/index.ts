@@ -1,0 +1,204 @@
+/**
+ * Fidelity: did the engine keep the room? Both pictures are decoded small (long edge WORK_EDGE, upright; JPEG
+ * shrinks on load, so a 12-megapixel photo costs a reduced-size decode) and the output is registered to the photo
+ * (../register.ts: engines reframe, crop and change the aspect ratio; one that cannot be placed is `unaligned`).
+ * Then two comparisons:
+ * - Structure: grey edges (Sobel, thinned to one-pixel lines, the output's contrast brought to the photo's) are
+ *   compared where furniture may not go: input edges with no output edge nearby are lost structure (a window painted
+ *   over), output edges with no input edge nearby are added structure (a new window, door or wall line). Both are
+ *   measured as edge length in picture heights and turned into a 0–1 score.
+ * - Surfaces: where the structure is the same, the colour of each small cell is compared after removing the one
+ *   colour and tone change the whole picture agrees on (white balance, exposure, saturation, gamma); a large region
+ *   whose colour moved anyway, bounded by the room's own lines rather than by a new outline (a rug, a sofa), is a
+ *   repainted or re-surfaced wall, floor or ceiling.
+ * Each change is reported with its kind and its box in the photo's pixels. Deterministic: the same bytes give the
+ * same result.
+ *
+ * This file holds the whole check's flow; each step lives beside it: picture.ts (the working picture), edges.ts
+ * (Sobel edges and how they match), room-lines.ts (the back wall's ceiling and floor lines, the default mask),
+ * furniture.ts (what stands on the floor), structure.ts (edge changes grouped and named), appraise.ts (changes that
+ * are no change of the building), colour-model.ts and surfaces.ts (recoloured walls, floors and ceilings), report.ts
+ * (the kinds of change and their boxes in the photo).
+ */
+import { registerOutput } from '../register.js';
+import { appraise } from './appraise.js';
+import { contrastGain, sobel, unmatched } from './edges.js';
+import { withoutFurniture } from './furniture.js';
+import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
+import { type FidelityChange, inPhoto, type WorkChange } from './report.js';
+import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
+import { structuralChanges } from './structure.js';
+import { recolouredSurfaces } from './surfaces.js';
+
+export { CHANGE_KINDS, type ChangeKind, type FidelityChange } from './report.js';
+
+/** Below this score the picture no longer shows the same room. */
+export const FIDELITY_MIN = 0.9;
+
+/** A region of the picture (picture pixels, after EXIF orientation) where furniture may legitimately appear. */
+export interface FidelityRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface FidelityOptions {
+  /**
+   * Where the engine put furniture (a scene's pieces, in picture pixels): everything else must stay as it was.
+   * Without it, the floor and the lower wall may change, and so may any object that stands on the floor and stays
+   * below door height (or is as slender as a lamp); an empty list checks the whole picture.
+   */
+  allowed?: readonly FidelityRegion[];
+  /** Never checked, with or without `allowed`: what is drawn over every output on purpose (the disclosure mark). */
+  ignore?: readonly FidelityRegion[];
+  /**
+   * The output is drawn on the photo's own grid (an engine that only draws over the photo and never reframes it, like
+   * the built-in one): it is compared pixel for pixel, not registered. Registration could only go wrong there: over
+   * a furnished photo, the old and the new pieces match each other and can pull a homography off the room.
+   */
+  onPhotoGrid?: boolean;
+}
+
+/** Lost plus added edge length (in picture heights) at which the score reaches 0; FIDELITY_MIN sits at a tenth of it. */
+const FULL_CHANGE = 3;
+/** Scene boxes grow by this share of their size (at least ALLOWED_PAD_MIN work pixels) to take in drop shadows. */
+const ALLOWED_PAD = 0.1;
+const ALLOWED_PAD_MIN = 3;
+/** At most this many changes are reported, the largest. */
+const MAX_CHANGES = 12;
+/** The score of a picture with a recoloured surface, less the surface's share of the picture. */
+const RECOLOUR_SCORE = 0.85;
+
+export interface FidelityResult {
+  /** 1: the structure is intact; below FIDELITY_MIN: walls, windows, doors or the view changed. */
+  score: number;
+  /** The changes found, largest first (at most MAX_CHANGES); empty when the room is intact. */
+  changes: FidelityChange[];
+  /** Input edges missing from the output where furniture may not go, in picture heights of edge length. */
+  lost: number;
+  /** Output edges with no counterpart in the input there, same unit. */
+  added: number;
+  /** Share of the picture that was checked (weights of the furniture-free mask, 0–1). */
+  checked: number;
+}
+
+/**
+ * Scores `output` (an engine's picture of `input`, same size after EXIF orientation) for how much of the input's
+ * structure it keeps. Rejects with sharp's error when either picture cannot be decoded at all.
+ */
+export async function scoreFidelity(
+  input: Buffer,
+  output: Buffer,
+  options: FidelityOptions = {},
+): Promise<FidelityResult> {
+  const [before, decoded, size] = await Promise.all([decodeSmall(input), decodeSmall(output), uprightSize(input)]);
+  const sameSize = decoded.width === before.width && decoded.height === before.height;
+  const registered =
+    options.onPhotoGrid && sameSize
+      ? { image: decoded.colour, valid: new Uint8Array(before.width * before.height).fill(1), warped: false }
+      : await registerOutput(before.colour, decoded.colour);
+  if (!registered)
+    return {
+      score: 0,
+      changes: [{ kind: 'unaligned', box: [0, 0, size.width, size.height] }],
+      lost: 0,
+      added: 0,
+      checked: 0,
+    };
+  const after = greyOf(registered.image);
+  const ignored = (mask: Float32Array) => {
+    const cleared = options.ignore?.length
+      ? clearRegions(mask, options.ignore, before.width, before.height, size)
+      : mask;
+    for (let i = 0; i < cleared.length; i++) if (!registered.valid[i]) cleared[i] = 0;
+    return cleared;
+  };
+  const toPhoto = { x: size.width / before.width, y: size.height / before.height };
+  const allowedMask = () => maskFromRegions(options.allowed ?? [], before.width, before.height, size);
+  // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
+  // a rug is told apart by its outline).
+  const surfaces = ignored(allowedMask());
+  if (options.allowed) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
+  const room = roomLines(before);
+  return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
+}
+
+/** 1 where furniture may not go, 0 inside the (padded) regions where it may. */
+function maskFromRegions(
+  regions: readonly FidelityRegion[],
+  width: number,
+  height: number,
+  size: { width: number; height: number },
+): Float32Array {
+  return clearRegions(new Float32Array(width * height).fill(1), regions, width, height, size);
+}
+
+/** Sets `mask` to 0 inside each region (picture pixels, padded as scene boxes are), in place. */
+function clearRegions(
+  mask: Float32Array,
+  regions: readonly FidelityRegion[],
+  width: number,
+  height: number,
+  size: { width: number; height: number },
+): Float32Array {
+  const sx = width / size.width;
+  const sy = height / size.height;
+  for (const region of regions) {
+    const padX = Math.max(ALLOWED_PAD_MIN, ALLOWED_PAD * region.width * sx);
+    const padY = Math.max(ALLOWED_PAD_MIN, ALLOWED_PAD * region.height * sy);
+    const x0 = Math.max(0, Math.floor(region.x * sx - padX));
+    const y0 = Math.max(0, Math.floor(region.y * sy - padY));
+    const x1 = Math.min(width, Math.ceil((region.x + region.width) * sx + padX));
+    const y1 = Math.min(height, Math.ceil((region.y + region.height) * sy + padY));
+    for (let y = y0; y < y1; y++) mask.fill(0, y * width + x0, y * width + x1);
+  }
+  return mask;
+}
+
+function compare(
+  before: Grey,
+  after: Grey,
+  mask: Float32Array,
+  surfaceMask: Float32Array,
+  toPhoto: { x: number; y: number },
+  room?: RoomLines,
+): FidelityResult {
+  const { width, height } = before;
+  const gain = contrastGain(before, after, mask);
+  const edgesBefore = sobel(before, 1);
+  const edgesAfter = sobel(after, gain);
+  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height);
+  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height);
+  const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
+  let lostSum = 0;
+  let addedSum = 0;
+  let checked = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (lost[i]) lostSum += weights[i] as number;
+    if (added[i]) addedSum += weights[i] as number;
+    checked += mask[i] as number;
+  }
+  const lostLength = lostSum / height;
+  const addedLength = addedSum / height;
+  const found = structuralChanges(lost, added, weights, width, height, room);
+  // Each change is looked at in both pictures: the same content under a new tone, or an object hung or set in front
+  // of the room, is no change of the building; its edges are taken out of the score.
+  let excused = 0;
+  const structural: WorkChange[] = [];
+  for (const change of found) {
+    if (appraise(change, before, after, room)) excused += change.size;
+    else structural.push(change);
+  }
+  let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
+  const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added);
+  if (surfaces.length) {
+    const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
+    score = Math.min(score, Math.max(0, RECOLOUR_SCORE - share));
+  }
+  const changes = [...structural, ...surfaces]
+    .sort((a, b) => b.size - a.size)
+    .slice(0, MAX_CHANGES)
+    .map(({ kind, box }) => ({ kind, box: inPhoto(box, toPhoto) }));
+  return { score, changes, lost: lostLength, added: addedLength, checked: checked / mask.length };
+}

@@ -1,0 +1,125 @@
+/** Walls, floors and ceilings repainted or re-surfaced: large regions whose colour moved where their edges did not. */
+import type { Raster } from '../register.js';
+import { cellRegions, setNear, sides } from './cells.js';
+import { fitColourModel, predictColour } from './colour-model.js';
+import type { Grey } from './picture.js';
+import type { WorkChange } from './report.js';
+
+/** Colour cells: COLOUR_CELL work pixels square. */
+const COLOUR_CELL = 8;
+/** A cell's colour moved when it lies this far (RGB levels) from what the picture-wide change predicts. */
+const COLOUR_MOVED = 18;
+/** A recoloured region counts from this share of the picture: a wall, a floor, a ceiling, not a cushion. */
+const RECOLOUR_AREA = 0.04;
+/** A region whose border is mostly new outline (at least this share) is an object laid on the room: a rug, a sofa. */
+const OUTLINE_SHARE = 0.5;
+
+/**
+ * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
+ * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out.
+ */
+export function recolouredSurfaces(
+  before: Grey,
+  after: Grey,
+  mask: Float32Array,
+  lost: Uint8Array,
+  added: Uint8Array,
+): Array<WorkChange & { area: number }> {
+  const { width, height } = before;
+  const cellsX = Math.floor(width / COLOUR_CELL);
+  const cellsY = Math.floor(height / COLOUR_CELL);
+  const count = cellsX * cellsY;
+  if (count < 16) return [];
+  const stats = (colour: Raster) => {
+    const out = new Float32Array(count * 3);
+    const { data, channels } = colour;
+    const g = channels >= 3 ? 1 : 0;
+    const b = channels >= 3 ? 2 : 0;
+    const n = COLOUR_CELL * COLOUR_CELL;
+    for (let cy = 0; cy < cellsY; cy++)
+      for (let cx = 0; cx < cellsX; cx++) {
+        let [r0, g0, b0] = [0, 0, 0];
+        for (let y = cy * COLOUR_CELL; y < (cy + 1) * COLOUR_CELL; y++)
+          for (
+            let x = cx * COLOUR_CELL, j = (y * width + x) * channels;
+            x < (cx + 1) * COLOUR_CELL;
+            x++, j += channels
+          ) {
+            r0 += data[j] as number;
+            g0 += data[j + g] as number;
+            b0 += data[j + b] as number;
+          }
+        const cell = (cy * cellsX + cx) * 3;
+        out[cell] = r0 / n;
+        out[cell + 1] = g0 / n;
+        out[cell + 2] = b0 / n;
+      }
+    return out;
+  };
+  const a = stats(before.colour);
+  const b = stats(after.colour);
+  // Per cell: usable (checked, registered), and whether its edges changed (an outline added: an object) or not.
+  const usable = new Uint8Array(count);
+  const outline = new Uint8Array(count);
+  const changed = new Uint8Array(count);
+  for (let cy = 0; cy < cellsY; cy++)
+    for (let cx = 0; cx < cellsX; cx++) {
+      let weight = 0;
+      let addedHere = 0;
+      let lostHere = 0;
+      for (let y = cy * COLOUR_CELL; y < (cy + 1) * COLOUR_CELL; y++)
+        for (let x = cx * COLOUR_CELL, i = y * width + x; x < (cx + 1) * COLOUR_CELL; x++, i++) {
+          weight += mask[i] as number;
+          addedHere += added[i] as number;
+          lostHere += lost[i] as number;
+        }
+      const cell = cy * cellsX + cx;
+      usable[cell] = weight >= 0.5 * COLOUR_CELL * COLOUR_CELL ? 1 : 0;
+      outline[cell] = addedHere >= 2 ? 1 : 0;
+      changed[cell] = addedHere + lostHere >= 2 ? 1 : 0;
+    }
+  // A cell next to changed edges is part of the change (the edges' own blur), not a surface.
+  const calm = new Uint8Array(count);
+  for (let cy = 0; cy < cellsY; cy++)
+    for (let cx = 0; cx < cellsX; cx++)
+      calm[cy * cellsX + cx] = usable[cy * cellsX + cx] && !setNear(changed, cellsX, cellsY, cx, cy) ? 1 : 0;
+  // The picture-wide colour and tone change: per output channel, an affine mix of the photo's three channels plus a
+  // curve of its own channel (exposure, contrast, white balance, saturation, gamma), fitted to the calm cells with
+  // Tukey-weighted least squares, so the cells that moved differently (a repainted wall) do not pull it.
+  const calmCells: number[] = [];
+  for (let cell = 0; cell < count; cell++) if (calm[cell]) calmCells.push(cell);
+  if (calmCells.length < 16) return [];
+  const model = fitColourModel(a, b, calmCells);
+  const moved = new Uint8Array(count);
+  for (const cell of calmCells) {
+    const residual = Math.hypot(
+      ...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c)),
+    );
+    if (residual > COLOUR_MOVED) moved[cell] = 1;
+  }
+  const found: Array<WorkChange & { area: number }> = [];
+  for (const region of cellRegions(cellsX, cellsY, (cell) => moved[cell] === 1, sides)) {
+    if (region.cells.length < RECOLOUR_AREA * count) continue;
+    // The cells around the region, and how much of that border is a new outline (in or beside a border cell).
+    const border = new Set<number>();
+    for (const cell of region.cells) {
+      const cx = cell % cellsX;
+      sides(cx, (cell - cx) / cellsX, (nx, ny) => {
+        if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !moved[ny * cellsX + nx]) border.add(ny * cellsX + nx);
+      });
+    }
+    let outlined = 0;
+    for (const cell of border)
+      if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
+    if (border.size && outlined >= OUTLINE_SHARE * border.size) continue;
+    const { left, top, right, bottom } = region;
+    const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
+    found.push({
+      kind: 'surface_recoloured',
+      box: [left * COLOUR_CELL, top * COLOUR_CELL, (right - left + 1) * COLOUR_CELL, (bottom - top + 1) * COLOUR_CELL],
+      size: area / (height * height),
+      area,
+    });
+  }
+  return found;
+}
