@@ -1,9 +1,15 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { renderApiReference } from './api-reference.js';
 
+/**
+ * Swagger UI's files, found through the package's manifest: importing the package itself would load its 1.5 MB
+ * browser bundle into every server process, only to ask for the folder it lies in.
+ */
+const SWAGGER_UI_ASSETS = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 /** Our configuration and styles for Swagger UI (server/http/docs-assets, copied next to the compiled server). */
 const OWN_ASSETS = fileURLToPath(new URL('./docs-assets/', import.meta.url));
 
@@ -35,7 +41,7 @@ const SWAGGER_PAGE = `<!doctype html>
 export function docsRouter(document: OpenAPIObject): Router {
   const docs = express.Router();
   let reference: Map<string, string> | undefined;
-  docs.use('/assets', express.static(getAbsoluteFSPath(), { maxAge: '1d', index: false }));
+  docs.use('/assets', express.static(SWAGGER_UI_ASSETS, { maxAge: '1d', index: false }));
   docs.use('/own', express.static(OWN_ASSETS, { maxAge: '1h', index: false }));
   docs.get('/try', (_req, res) => res.type('html').send(SWAGGER_PAGE));
   docs.get(['/', '/:page'], (req, res, next) => {
