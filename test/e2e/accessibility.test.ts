@@ -6,7 +6,7 @@ import { signUpWithKey } from '../fixtures/api-client.js';
 import { busyAccount } from '../helpers/busy-account.js';
 import { onServer, roomJpeg } from '../fixtures/images.js';
 import { operatorSecondFactor, operatorToken } from '../helpers/operators.js';
-import { CHECK_WIDTHS, withFailureScreenshot } from '../helpers/page-checks.js';
+import { CHECK_WIDTHS, pageReady, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -81,7 +81,7 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
       await page.setViewportSize({ width, height: 900 });
       for (const path of paths) {
         await page.goto(`${server.url}${path}`);
-        await page.waitForLoadState('networkidle');
+        await pageReady(page);
         if (path === '/docs/try') await page.locator('.opblock').first().waitFor();
         problems.push(...(await blockingViolations(page, `${path} at ${width}px`)));
       }

@@ -4,7 +4,7 @@ import { signUp } from '../fixtures/api-client.js';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
 import { busyAccount } from '../helpers/busy-account.js';
 import { operatorSecondFactor, operatorToken } from '../helpers/operators.js';
-import { expectPageFits, withFailureScreenshot } from '../helpers/page-checks.js';
+import { expectPageFits, pageReady, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
@@ -126,7 +126,7 @@ describe.skipIf(skipReason !== null)(
           }
           // The API reference is Swagger UI's page, checked by its own test.
           if (path.startsWith('/docs')) continue;
-          await page.waitForLoadState('networkidle');
+          await pageReady(page);
           const found = await page.evaluate(inspectPage);
           for (const element of found.unlabeled) problems.push(`${path}: control without a label: ${element}`);
           for (const element of found.unexplainedDisabled)

@@ -83,6 +83,18 @@ function findOverflows(): { overflows: Overflow[]; pageOverflow: number; headerH
 }
 
 /**
+ * Waits until the page is what a person sees: loaded and, on a dashboard page, hydrated (the root layout marks
+ * `<html data-hydrated>` once React's effects have run). Pages without the dashboard's scripts (the API reference,
+ * an image's original page) are ready once loaded.
+ */
+export async function pageReady(page: Page): Promise<void> {
+  await page.waitForLoadState('load');
+  await page.waitForFunction(
+    () => !('__remixContext' in window) || document.documentElement.dataset.hydrated === 'true',
+  );
+}
+
+/**
  * Asserts the current page fits at 1280 px and at 390 px: nothing leaves its card, the page never scrolls
  * sideways, and the header stays one row. Leaves the viewport at 1280 px.
  */
