@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BrowserTestsFirst } from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -19,6 +20,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/helpers/global-setup.ts'],
+    sequence: { sequencer: BrowserTestsFirst },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     env: {
       NODE_ENV: 'test',
