@@ -2,6 +2,7 @@ import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFuncti
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { Alert } from '../components/alert.js';
+import { RedeemedClaimCells } from '../components/claims/redeemed-claim-cells.js';
 import { DataTable } from '../components/data-table.js';
 import { Field } from '../components/field.js';
 import { formatTimestamp } from '../utils/format.js';
@@ -157,13 +158,7 @@ export default function Claims() {
         >
           {(claim) => (
             <tr key={claim.claim_code}>
-              <th scope="row">
-                <code className="nowrap">{claim.claim_code}</code>
-              </th>
-              <td data-label="Images">{claim.image_count}</td>
-              <td className="nowrap" data-label="Redeemed (UTC)">
-                {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
-              </td>
+              <RedeemedClaimCells claim={claim} />
               <td className="cell-actions">
                 <Link to="/gallery" className="button button--ghost button--small">
                   View images<span className="visually-hidden"> of claim {claim.claim_code}</span>

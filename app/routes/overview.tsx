@@ -2,6 +2,7 @@ import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFuncti
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { Alert } from '../components/alert.js';
 import { Badge } from '../components/badge.js';
+import { RedeemedClaimCells } from '../components/claims/redeemed-claim-cells.js';
 import { DataTable } from '../components/data-table.js';
 import { DISCLOSURE_TEXT, DISCLOSURES, isDisclosure } from '../components/disclosure.js';
 import { formatTimestamp } from '../utils/format.js';
@@ -376,13 +377,7 @@ function ClaimsOverview({ data }: { data: OverviewData }) {
       <DataTable rows={redeemedClaims} columns={['Claim', 'Images', 'Redeemed (UTC)']} empty="No claims yet.">
         {(claim) => (
           <tr key={claim.claim_code}>
-            <th scope="row">
-              <code className="nowrap">{claim.claim_code}</code>
-            </th>
-            <td data-label="Images">{claim.image_count}</td>
-            <td className="nowrap" data-label="Redeemed (UTC)">
-              {claim.redeemed_at ? formatTimestamp(claim.redeemed_at) : '—'}
-            </td>
+            <RedeemedClaimCells claim={claim} />
           </tr>
         )}
       </DataTable>
