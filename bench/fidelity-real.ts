@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { intEnv } from './lib.js';
+import { intEnv, quantile } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import {
   loadRealCases,
@@ -23,10 +23,6 @@ import {
 const TARGET_MEDIAN_MS = 60;
 const TARGET_P99_MS = 150;
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-};
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 
 async function main() {

@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { intEnv } from './lib.js';
+import { intEnv, quantile } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import {
   type ClassResult,
@@ -24,10 +24,6 @@ const TARGET_REJECTED = 0.05;
 const TARGET_MS = 50;
 const TWELVE_MP: [number, number] = [4000, 3000];
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))] ?? Number.NaN;
-};
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');

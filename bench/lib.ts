@@ -31,6 +31,13 @@ export interface LoadResult {
   serverCpuMsPerRequest: number | null;
 }
 
+/** The nearest-rank quantile `q` (0–1) of `values` (any order): the p99 of 100 values is the 99th smallest. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+}
+
 /** A positive whole number from the environment, or `fallback` when the variable is unset or empty. */
 export function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];

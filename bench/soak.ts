@@ -33,6 +33,7 @@ import {
   freshMysqlDatabase,
   postJson,
   processTree,
+  quantile,
   readProcFile,
   startChildServer,
   statusMb,
@@ -251,12 +252,6 @@ function processTrends(samples: RssSample[], rootPid: number): string {
     .join(', ');
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 /** Resident memory of a process and of every process under it, in MB, from /proc. */
 function treeRss(pid: number): RssSample {
   const sample: RssSample = new Map();
@@ -350,7 +345,7 @@ async function soak(world: World, rate: number, appPid: number): Promise<Minute[
     sampleRss();
     console.log(
       `minute ${String(m + 1).padStart(2)}: ${minute.operations} operations, ${minute.errors} errors, ` +
-        `p50 ${percentile(minute.latencies, 50).toFixed(0)} ms, p99 ${percentile(minute.latencies, 99).toFixed(0)} ms, ` +
+        `p50 ${quantile(minute.latencies, 0.5).toFixed(0)} ms, p99 ${quantile(minute.latencies, 0.99).toFixed(0)} ms, ` +
         `RSS ${describeRss(minute.peak, appPid)}`,
     );
     if (m === MINUTES - 1) await Promise.all(pending);
@@ -468,9 +463,9 @@ async function main() {
     const trend = rssTrend(samples.map(totalMb));
     const peakStart = totalMb(settled[0]!.peak);
     const peakEnd = totalMb(settled.at(-1)!.peak);
-    const p99sOfAll = minutes.map((m) => percentile(m.latencies, 99));
+    const p99sOfAll = minutes.map((m) => quantile(m.latencies, 0.99));
     const p99s = p99sOfAll.slice(minutes.length - settled.length);
-    const median = percentile(p99s, 50);
+    const median = quantile(p99s, 0.5);
     const drift = Math.max(...p99s.map((p) => Math.abs(p - median) / median));
     const errors = minutes.reduce((sum, m) => sum + m.errors, 0);
     const operations = minutes.reduce((sum, m) => sum + m.operations, 0);

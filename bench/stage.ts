@@ -32,6 +32,7 @@ import {
   allocatorOf,
   postJson,
   processCpuSeconds,
+  quantile,
   rerunOnAppAllocator,
   startChildServer,
   statusMb,
@@ -66,11 +67,6 @@ async function photo(): Promise<Buffer> {
   return sharp(base, { raw: { width: 4000, height: 3000, channels: 3 } })
     .jpeg({ quality: 90 })
     .toBuffer();
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 interface Run {
@@ -304,8 +300,8 @@ async function main() {
         name,
         perSecond(run).toFixed(2),
         perSecondWithTails(run).toFixed(2),
-        percentile(run.latencies, 50).toFixed(0),
-        percentile(run.latencies, 95).toFixed(0),
+        quantile(run.latencies, 0.5).toFixed(0),
+        quantile(run.latencies, 0.95).toFixed(0),
         (run.latencies.at(-1) ?? NaN).toFixed(0),
         String(run.images),
         String(run.failures),
