@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserServerEnv, browserSkipReason, launchChromium, submitCredentials } from '../helpers/browser.js';
@@ -6,13 +5,11 @@ import { signUpWithKey } from '../fixtures/api-client.js';
 import { busyAccount } from '../helpers/busy-account.js';
 import { onServer, roomJpeg } from '../fixtures/images.js';
 import { operatorSecondFactor, operatorToken } from '../helpers/operators.js';
-import { CHECK_WIDTHS, pageReady, withFailureScreenshot } from '../helpers/page-checks.js';
+import { blockingViolations, CHECK_WIDTHS, pageReady, withFailureScreenshot } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 
 const skipReason = browserSkipReason();
 const OPERATOR = 'a11y-operator@roomstage.example';
-/** What people who use a screen reader, a keyboard or speech input cannot get past; "moderate" findings are advice. */
-const BLOCKING = new Set(['serious', 'critical']);
 
 const VISITOR_PAGES = [
   '/',
@@ -62,17 +59,6 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
   afterAll(async () => {
     await browser?.close();
   });
-
-  /** axe-core's serious and critical findings on the page as it is now, one line each, named by `where`. */
-  async function blockingViolations(page: Page, where: string): Promise<string[]> {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    return violations
-      .filter((violation) => BLOCKING.has(violation.impact ?? ''))
-      .map(
-        (violation) =>
-          `${where}: ${violation.impact} ${violation.id} ×${violation.nodes.length} at ${violation.nodes[0]?.target.join(' ')}`,
-      );
-  }
 
   /** Visits each path at both widths (Swagger UI once it has drawn its operations) and collects findings. */
   async function checkPages(page: Page, paths: string[]): Promise<string[]> {
