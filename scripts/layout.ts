@@ -58,7 +58,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   'server/domain/settings': "an account's settings: notifications, security, staging defaults",
   'server/domain/staging':
     'the image operations: operations/ holds one file each (stage, enhance, declutter, place, re-render) and their pipeline',
-  'server/domain/teams': 'members, invitations and roles',
+  'server/domain/teams': "members, invites, a user's memberships and roles, a file each",
   'server/domain/usage': 'daily rollup, usage report, transactions',
   'server/domain/webhooks': 'webhook settings, signing, and delivery/ (worker, attempts, retry schedule, test ping)',
   'server/http': 'Express routes and middleware: uploads, docs, OpenAPI, security headers, same-origin, metrics',

@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import { sessionIdHash } from '../auth/lucia-adapter.js';
-import {
-  acceptInvite,
-  changeMemberRole,
-  inviteMember,
-  listAccountsOf,
-  listMembers,
-  removeMember,
-  revokeInvite,
-  switchAccount,
-} from '../domain/teams/members.js';
+import { acceptInvite, inviteMember, revokeInvite } from '../domain/teams/invites.js';
+import { changeMemberRole, listMembers, removeMember } from '../domain/teams/members.js';
+import { listAccountsOf, switchAccount } from '../domain/teams/memberships.js';
 import { PERMISSION_NAMES, ROLES, roleAllows } from '../domain/teams/roles.js';
 import { router, sessionProcedure } from '../trpc/index.js';
 import { isoTimestamp, noInput } from './schemas.js';

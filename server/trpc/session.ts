@@ -6,7 +6,7 @@ import { sessionCookieHeader } from '../auth/session-cookie.js';
 import type { AuditOrigin } from '../domain/audit/audit.js';
 import { SUSPENDED_MESSAGE } from '../domain/keys/credential.js';
 import { type SessionOrigin, touchSession } from '../domain/security/sessions.js';
-import { membershipOf, notAMember, switchAccount } from '../domain/teams/members.js';
+import { membershipOf, notAMember, switchAccount } from '../domain/teams/memberships.js';
 import { forbiddenForRole, roleAllows, rolesFor } from '../domain/teams/roles.js';
 import { AppError, AUTH_MESSAGES, UNKNOWN_ENDPOINT_MESSAGE } from '../errors.js';
 import { type Context, publicProcedure } from './setup.js';

@@ -8,7 +8,7 @@ import { changeAdFunds } from '../ads/funds.js';
 import { releaseHold } from '../credits/holds.js';
 import { changeCredits } from '../credits/ledger.js';
 import { emitEvent } from '../events/outbox.js';
-import { membershipOf } from '../teams/members.js';
+import { membershipOf } from '../teams/memberships.js';
 
 type Executor = Kysely<Database>;
 

@@ -1,5 +1,6 @@
 import type { Role } from '../../../db/schema.js';
 import { AppError } from '../../errors.js';
+import type { AuditOrigin } from '../audit/audit.js';
 
 export const ROLES = ['owner', 'admin', 'developer', 'billing', 'agent', 'viewer'] as const satisfies readonly Role[];
 
@@ -21,7 +22,7 @@ export const PERMISSIONS = {
   billing: ['owner', 'admin', 'billing'],
   /** Claims (preview, redeem), images, earnings and payouts. */
   redeem: ['owner', 'admin', 'agent'],
-  /** Members, invites and account security settings (admins may not touch owners: server/domain/teams/members.ts). */
+  /** Members, invites and account security settings (admins may not touch owners: requireOwnerFor below). */
   manage_members: ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
@@ -48,4 +49,19 @@ export function forbiddenForRole(role: Role, requiredRoles: readonly Role[], act
     `Your role in this account (${role}) may not ${action}: it needs ${requiredRoles.join(' or ')}. Ask an owner or admin of the account.`,
     { required_roles: [...requiredRoles] },
   );
+}
+
+/** Who changes the members: the signed-in user and their role in the account. */
+export interface MemberActor {
+  userId: string;
+  role: Role;
+  origin: AuditOrigin;
+}
+
+const OWNERS_ONLY: readonly Role[] = ['owner'];
+
+/** Admins may do everything but touch owners: making, changing, removing or inviting one is the owners' alone. */
+export function requireOwnerFor(actor: MemberActor, ...roles: Role[]) {
+  if (actor.role !== 'owner' && roles.includes('owner'))
+    throw forbiddenForRole(actor.role, OWNERS_ONLY, 'change owners or make someone an owner');
 }
