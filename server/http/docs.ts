@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { renderApiReference } from './api-reference.js';
+import { renderApiReference } from './api-reference/index.js';
 
 /**
  * Swagger UI's files, found through the package's manifest: importing the package itself would load its 1.5 MB

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { renderApiReference } from '../../server/http/api-reference.js';
+import { renderApiReference } from '../../server/http/api-reference/index.js';
 
 const DOCUMENT = {
   openapi: '3.1.0',

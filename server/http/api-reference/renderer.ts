@@ -1,60 +1,20 @@
+/** An OpenAPI document's operations and schemas as HTML: fields as tables, responses with their errors. */
 import type { OpenAPIObject } from 'trpc-to-openapi';
-
-/**
- * The API reference for people at /docs: plain HTML written once from the OpenAPI document, with no script, so it is
- * readable at once on a slow phone, by a screen reader and by a search engine. Tags are sections, each operation has
- * its anchor; schemas the document names are described once at the end and linked.
- */
-
-type Schema = Record<string, unknown>;
-type Operation = Schema & { operationId?: string; tags?: string[]; summary?: string; description?: string };
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-const SCHEMA_PREFIX = '#/components/schemas/';
-const RESPONSE_PREFIX = '#/components/responses/';
-/** Nested objects are described field by field down to this depth; deeper ones are named by type only. */
-const MAX_DEPTH = 4;
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
-
-/** The little Markdown the document's descriptions use: `code`, and lines starting with "- " as a list. */
-function prose(text: string | undefined, block = true): string {
-  if (!text) return '';
-  const inline = (line: string) => escapeHtml(line).replace(/`([^`]+)`/g, '<code>$1</code>');
-  if (!block) return inline(text);
-  const out: string[] = [];
-  let items: string[] = [];
-  const flush = () => {
-    if (items.length > 0) out.push(`<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>`);
-    items = [];
-  };
-  for (const line of text.split('\n')) {
-    if (line.startsWith('- ')) items.push(inline(line.slice(2)));
-    else if (line.trim()) {
-      flush();
-      out.push(`<p>${inline(line)}</p>`);
-    }
-  }
-  flush();
-  return out.join('');
-}
-
-export const slug = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-
-/** The anchor of an operation: its operationId as it is (when it is a plain word), else a slug of it or of its method and path. */
-export function operationAnchor(method: string, path: string, operation: { operationId?: string }): string {
-  const id = operation.operationId;
-  return `op-${id && /^[\w-]+$/.test(id) ? id : slug(id ?? `${method} ${path}`)}`;
-}
-
-const schemaAnchor = (name: string) => `schema-${slug(name)}`;
-const refName = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
-
+import {
+  escapeHtml,
+  MAX_DEPTH,
+  METHODS,
+  type Operation,
+  operationAnchor,
+  prose,
+  refName,
+  RESPONSE_PREFIX,
+  type Schema,
+  SCHEMA_PREFIX,
+  schemaAnchor,
+  SCHEME_LABELS,
+  slug,
+} from './markup.js';
 interface FieldRow {
   name: string;
   type: string;
@@ -62,7 +22,7 @@ interface FieldRow {
   description: string;
 }
 
-class Renderer {
+export class Renderer {
   constructor(private readonly document: OpenAPIObject) {}
 
   private schemaByRef(ref: string): Schema {
@@ -337,176 +297,3 @@ class Renderer {
       .join('');
   }
 }
-
-/** Names people read for the document's security schemes. */
-const SCHEME_LABELS: Record<string, string> = { apiKey: 'API key', identityToken: 'Identity token' };
-
-/** Paths under /docs that are not reference pages, so no tag may take their name. */
-const RESERVED_PAGES = new Set(['try', 'assets', 'own', 'schemas']);
-
-/**
- * The reference as pages, by their path under /docs ('' is the index): the index (credentials, errors and every
- * operation with its summary, linked), one page per tag with its operations in full, and the shared schemas. One
- * page per tag keeps each small enough for a phone to lay out at once (the whole API on one page is ~12,000 elements).
- */
-export function renderApiReference(document: OpenAPIObject): Map<string, string> {
-  const renderer = new Renderer(document);
-  const tags = renderer.operationsByTag().map((tag) => ({ ...tag, page: slug(tag.name) }));
-  for (const tag of tags) {
-    if (RESERVED_PAGES.has(tag.page) || tag.page === '')
-      throw new Error(`The tag "${tag.name}" cannot have a page of its own`);
-  }
-  const { title, version } = document.info;
-  const layout = (page: { title: string; description: string; heading: string; nav?: string; main: string }) =>
-    `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(page.title)}</title>
-<meta name="description" content="${escapeHtml(page.description)}">
-<style>${STYLES}</style>
-</head>
-<body>
-<a class="skip" href="#reference">Skip to the reference</a>
-<header class="top">
-<p class="brand"><a href="/">Roomstage</a> · <a href="/docs/">${escapeHtml(title)} reference</a> <span class="version">version ${escapeHtml(version)}</span></p>
-<h1>${page.heading}</h1>
-<p class="links"><a href="/docs/try">Explore in Swagger UI</a> · <a href="/api/v1/openapi.json">OpenAPI document (JSON)</a> · <a href="/playground">Try requests in the dashboard’s playground</a></p>
-</header>
-<div class="${page.nav ? 'layout' : 'single'}">
-<main id="reference">
-${page.main}
-</main>
-${page.nav ?? ''}
-</div>
-</body>
-</html>`;
-  const operationLink = (tagPage: string, [method, path, operation]: [string, string, Operation, Schema]) =>
-    `<a href="/docs/${tagPage}#${operationAnchor(method, path, operation)}"><span class="method method--${method}">${method.toUpperCase()}</span> ${escapeHtml(path)}</a>`;
-  const contents =
-    '<nav id="contents" aria-labelledby="contents-title"><h2 id="contents-title">Contents</h2><ul>' +
-    '<li><a href="/docs/#basics">Basics: server, credentials, errors</a></li>' +
-    tags
-      .map(
-        (tag) =>
-          `<li><a href="/docs/${tag.page}">${escapeHtml(tag.name)}</a><ul>` +
-          tag.operations.map((entry) => `<li>${operationLink(tag.page, entry)}</li>`).join('') +
-          '</ul></li>',
-      )
-      .join('') +
-    '<li><a href="/docs/schemas">Schemas</a></li></ul></nav>';
-
-  const server = (document.servers ?? [])[0]?.url;
-  const index =
-    '<section aria-labelledby="basics"><h2 id="basics">Basics</h2>' +
-    prose(document.info.description) +
-    (server
-      ? `<p>Server: <code>${escapeHtml(server)}</code>. Request and response bodies are JSON unless an operation says otherwise.</p>`
-      : '') +
-    '<h3>Credentials</h3><p>Send the credential as <code>Authorization: Bearer …</code>. The two kinds are never interchangeable: the wrong kind is answered 401.</p>' +
-    `<dl>${renderer.authentication()}</dl>` +
-    '<h3>Errors</h3><p>Every error is one JSON body, described in <a href="/docs/schemas#schema-error">Error</a>; branch on <code>code</code>. Each operation lists the codes it can answer.</p></section>' +
-    '<section aria-labelledby="operations"><h2 id="operations">Operations</h2>' +
-    tags
-      .map(
-        (tag) =>
-          `<h3 id="tag-${tag.page}"><a href="/docs/${tag.page}">${escapeHtml(tag.name)}</a></h3>${prose(tag.description)}<ul class="ops">` +
-          tag.operations
-            .map((entry) => `<li>${operationLink(tag.page, entry)}<br>${prose(entry[2].summary, false)}</li>`)
-            .join('') +
-          '</ul>',
-      )
-      .join('') +
-    '<p><a href="/docs/schemas">Schemas</a>: the bodies several operations share.</p></section>';
-
-  const pages = new Map<string, string>();
-  pages.set(
-    '',
-    layout({
-      title: `${title} reference`,
-      description: REFERENCE_DESCRIPTION,
-      heading: `${escapeHtml(title)} reference`,
-      main: index,
-    }),
-  );
-  for (const tag of tags) {
-    pages.set(
-      tag.page,
-      layout({
-        title: `${tag.name} · ${title} reference`,
-        description: `${title} reference, ${tag.name}: ${tag.description ?? 'its operations'} Each operation with its credentials, parameters, fields, responses and error codes.`,
-        heading: escapeHtml(tag.name),
-        nav: contents,
-        main:
-          prose(tag.description) +
-          tag.operations
-            .map(([method, path, operation, item]) => renderer.operation(method, path, operation, item))
-            .join(''),
-      }),
-    );
-  }
-  pages.set(
-    'schemas',
-    layout({
-      title: `Schemas · ${title} reference`,
-      description: `${title} reference: the request and response bodies that several operations share, field by field, and the error body.`,
-      heading: 'Schemas',
-      nav: contents,
-      main: `<p>Bodies that several operations share.</p>${renderer.schemas()}`,
-    }),
-  );
-  return pages;
-}
-
-export const REFERENCE_DESCRIPTION =
-  'Reference of the Roomstage REST API: every endpoint with its credentials, parameters, request fields, responses and error codes.';
-
-/** Tables scroll sideways on phones rather than break names, so each takes keyboard focus (tabindex="0"). */
-const STYLES = `
-:root{color-scheme:light;--text:#1d2330;--muted:#4a5365;--line:#d8dce4;--accent:#1f5fad;--bg-soft:#f4f6f9}
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--text);background:#fff}
-a{color:var(--accent)}
-code{font:0.9em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
-.skip{position:absolute;left:-999px;top:0;background:#fff;padding:0.5rem}
-.skip:focus{left:0.5rem}
-.top{padding:1rem 1.25rem;border-bottom:1px solid var(--line)}
-.brand{margin:0;font-weight:600}
-h1{font-size:1.7rem;margin:0.4rem 0}
-main > h2:first-child,main > section:first-child > h2{margin-top:0.5rem}
-.version{font-size:0.9rem;font-weight:400;color:var(--muted)}
-.layout{display:grid;grid-template-columns:minmax(15rem,19rem) minmax(0,1fr)}
-.layout nav{grid-column:1;grid-row:1}
-.layout main{grid-column:2;grid-row:1}
-.single{max-width:62rem}
-.ops{padding-left:1.2rem}
-.ops li{margin:0.35rem 0}
-nav{padding:1rem 1.25rem;border-right:1px solid var(--line);font-size:0.9rem}
-nav h2{font-size:1.1rem;margin-top:0}
-nav ul{list-style:none;padding-left:0;margin:0}
-nav ul ul{padding-left:0.5rem;margin-bottom:0.6rem}
-nav li{margin:0.15rem 0}
-nav a{display:inline-block;padding:0.1rem 0;overflow-wrap:anywhere}
-main{padding:1rem 1.25rem;min-width:0}
-h2{font-size:1.45rem;margin:2rem 0 0.5rem;padding-top:0.5rem;border-top:2px solid var(--line)}
-.op,.schema{content-visibility:auto;contain-intrinsic-size:auto 900px;margin:1.25rem 0;padding:1rem;border:1px solid var(--line);border-radius:6px}
-.op h2,.schema h2{font-size:1.1rem;margin:0 0 0.3rem;padding:0;border:0;overflow-wrap:anywhere}
-.op h3{font-size:1rem;margin:1rem 0 0.3rem}
-h4{font-size:0.95rem;margin:0.6rem 0 0.3rem}
-.summary{font-weight:600;margin:0.3rem 0}
-.method{display:inline-block;min-width:3.6rem;padding:0 0.3rem;border-radius:4px;color:#fff;font:700 0.75rem/1.6 ui-monospace,Menlo,monospace;text-align:center}
-.method--get{background:#1f5fad}.method--post{background:#19774a}.method--put{background:#8a5200}.method--patch{background:#0f6b63}.method--delete{background:#b42323}
-.req{font-size:0.75rem;color:#8a1f1f;font-weight:600}
-table{border-collapse:collapse;width:100%;font-size:0.9rem;margin:0.4rem 0}
-caption{text-align:left;font-weight:600;padding:0.2rem 0}
-th,td{overflow-wrap:break-word;border-top:1px solid var(--line);padding:0.35rem 0.5rem;text-align:left;vertical-align:top}
-thead th{background:var(--bg-soft);white-space:nowrap}
-.token,.token code,tbody th code{white-space:nowrap;overflow-wrap:normal}
-tbody th{font-weight:400;white-space:nowrap}
-.anchor-link{font-size:0.85rem;margin-bottom:0}
-dt{font-weight:600}
-dd{margin:0 0 0.6rem 0}
-@media (max-width:760px){.layout{display:block}nav{border-right:0;border-top:1px solid var(--line)}table{display:block;overflow-x:auto}}
-table:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
-`;
