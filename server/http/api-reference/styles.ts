@@ -1,4 +1,7 @@
-/** The reference pages' one stylesheet. Tables scroll sideways on phones rather than break names, so each takes keyboard focus (tabindex="0"). */
+/**
+ * The reference pages' one stylesheet. Tables scroll sideways on phones rather than break names, so each takes
+ * keyboard focus (tabindex="0").
+ */
 export const STYLES = `
 :root{color-scheme:light;--text:#1d2330;--muted:#4a5365;--line:#d8dce4;--accent:#1f5fad;--bg-soft:#f4f6f9}
 *{box-sizing:border-box}
