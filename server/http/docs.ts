@@ -33,7 +33,7 @@ const SWAGGER_PAGE = `<!doctype html>
 
 /**
  * The API reference for people: at /docs server-written HTML pages without scripts (an index, one page per tag, the
- * schemas; see api-reference.ts), built from the document on the first request and kept; at /docs/try the same
+ * schemas; see api-reference/), built from the document on the first request and kept; at /docs/try the same
  * document in Swagger UI (served from the swagger-ui-dist package, nothing fetched), read-only and configured to pass
  * axe-core (see docs-assets/reference.js). Swagger UI draws the whole document in the browser, which takes a phone
  * seconds; the reference pages come drawn.
