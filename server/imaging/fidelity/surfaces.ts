@@ -108,8 +108,10 @@ export function recolouredSurfaces(
   for (let cell = 0; cell < count; cell++) if (calm[cell]) calmCells.push(cell);
   if (calmCells.length < 16) return [];
   const model = fitColourModel(a, b, calmCells);
+  // A cell moved when its colour lies far from what the picture-wide change predicts; clipped cells are not judged.
   const moved = new Uint8Array(count);
-  for (const cell of calmCells) {
+  for (let cell = 0; cell < count; cell++) {
+    if (!usable[cell]) continue;
     let top = 0;
     for (let c = 0; c < 3; c++) top = Math.max(top, a[cell * 3 + c] as number, b[cell * 3 + c] as number);
     if (top >= CLIPPED) continue;
@@ -118,44 +120,61 @@ export function recolouredSurfaces(
     );
     if (residual > COLOUR_MOVED) moved[cell] = 1;
   }
-  const found: Array<WorkChange & { area: number }> = [];
-  for (const region of cellRegions(cellsX, cellsY, (cell) => moved[cell] === 1, sides)) {
-    if (region.cells.length < RECOLOUR_AREA * count) continue;
-    // Its core: the cells with the region (or the picture's edge) on all four sides.
-    let core = 0;
-    for (const cell of region.cells) {
-      let inside = true;
-      const cx = cell % cellsX;
-      sides(cx, (cell - cx) / cellsX, (nx, ny) => {
-        if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !moved[ny * cellsX + nx]) inside = false;
+  const calmFound = movedRegions((cell) => moved[cell] === 1 && calm[cell] === 1, false);
+  if (calmFound.length) return calmFound;
+  // A surface re-textured or washed out changes its fine edges too, so none of its cells is calm: a region of moved
+  // cells, calm or not, counts when its fine detail is still the photo's own (the grain and shading kept under a new
+  // colour or material); furniture, curtains and rugs bring detail of their own.
+  return movedRegions((cell) => moved[cell] === 1, true);
+
+  function movedRegions(member: (cell: number) => boolean, needTexture: boolean): Array<WorkChange & { area: number }> {
+    const found: Array<WorkChange & { area: number }> = [];
+    for (const region of cellRegions(cellsX, cellsY, member, sides)) {
+      if (region.cells.length < RECOLOUR_AREA * count) continue;
+      // Its core: the cells with the region (or the picture's edge) on all four sides.
+      let core = 0;
+      for (const cell of region.cells) {
+        let inside = true;
+        const cx = cell % cellsX;
+        sides(cx, (cell - cx) / cellsX, (nx, ny) => {
+          if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !member(ny * cellsX + nx)) inside = false;
+        });
+        if (inside) core++;
+      }
+      if (core < RECOLOUR_CORE * count) continue;
+      const ownDetail = ownTexture(before, after, region.cells, cellsX);
+      if (needTexture && !ownDetail) continue;
+      // The cells around the region, and how much of that border is a new outline (in or beside a border cell). A
+      // rug or a sofa is outlined and brings its own grain; a floor recoloured up to a ragged new edge keeps the
+      // photo's.
+      const border = new Set<number>();
+      for (const cell of region.cells) {
+        const cx = cell % cellsX;
+        sides(cx, (cell - cx) / cellsX, (nx, ny) => {
+          if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !member(ny * cellsX + nx))
+            border.add(ny * cellsX + nx);
+        });
+      }
+      let outlined = 0;
+      for (const cell of border)
+        if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
+      if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownDetail) continue;
+      const { left, top, right, bottom } = region;
+      const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
+      found.push({
+        kind: 'surface_recoloured',
+        box: [
+          left * COLOUR_CELL,
+          top * COLOUR_CELL,
+          (right - left + 1) * COLOUR_CELL,
+          (bottom - top + 1) * COLOUR_CELL,
+        ],
+        size: area / (height * height),
+        area,
       });
-      if (inside) core++;
     }
-    if (core < RECOLOUR_CORE * count) continue;
-    // The cells around the region, and how much of that border is a new outline (in or beside a border cell). A rug
-    // or a sofa is outlined and brings its own grain; a floor recoloured up to a ragged new edge keeps the photo's.
-    const border = new Set<number>();
-    for (const cell of region.cells) {
-      const cx = cell % cellsX;
-      sides(cx, (cell - cx) / cellsX, (nx, ny) => {
-        if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !moved[ny * cellsX + nx]) border.add(ny * cellsX + nx);
-      });
-    }
-    let outlined = 0;
-    for (const cell of border)
-      if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
-    if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownTexture(before, after, region.cells, cellsX))
-      continue;
-    const { left, top, right, bottom } = region;
-    const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
-    found.push({
-      kind: 'surface_recoloured',
-      box: [left * COLOUR_CELL, top * COLOUR_CELL, (right - left + 1) * COLOUR_CELL, (bottom - top + 1) * COLOUR_CELL],
-      size: area / (height * height),
-      area,
-    });
+    return found;
   }
-  return found;
 }
 
 /**
