@@ -9,10 +9,28 @@ import type { WorkChange } from './report.js';
 const COLOUR_CELL = 8;
 /** A cell's colour moved when it lies this far (RGB levels) from what the picture-wide change predicts. */
 const COLOUR_MOVED = 18;
-/** A recoloured region counts from this share of the picture: a wall, a floor, a ceiling, not a cushion. */
-const RECOLOUR_AREA = 0.04;
+/** A recoloured region counts from this share of the picture: a wall, a floor, a ceiling, not a cushion... */
+const RECOLOUR_AREA = 0.015;
+/**
+ * ...with a core (the cells whose four sides all touch the region or the picture's edge) of at least this share: a
+ * seam along the frame or along a strong line (a crop, a registration a pixel off, a photo's own white border) is
+ * thin and has none; a wall or a floor, even a small piece of one, is broad.
+ */
+const RECOLOUR_CORE = 0.006;
+/**
+ * Cells this bright in either picture (any channel, 0–255) are not judged: a tone change clips there (a sky, a lamp,
+ * a sunlit wall blown out), and no picture-wide colour change can follow the clipping.
+ */
+const CLIPPED = 245;
 /** A region whose border is mostly new outline (at least this share) is an object laid on the room: a rug, a sofa. */
 const OUTLINE_SHARE = 0.5;
+/**
+ * ...unless its fine detail is the photo's own: the grain, weave and shading inside its cells correlate with the
+ * photo's at least this much (a surface recoloured keeps them; a rug or a sofa brings its own, uncorrelated).
+ */
+const SAME_TEXTURE = 0.6;
+/** Below this spread of grey levels inside the cells (noise), a surface has no grain to compare. */
+const TEXTURE_MIN = 2;
 
 /**
  * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
@@ -90,36 +108,107 @@ export function recolouredSurfaces(
   for (let cell = 0; cell < count; cell++) if (calm[cell]) calmCells.push(cell);
   if (calmCells.length < 16) return [];
   const model = fitColourModel(a, b, calmCells);
+  // A cell moved when its colour lies far from what the picture-wide change predicts; clipped cells are not judged.
   const moved = new Uint8Array(count);
-  for (const cell of calmCells) {
+  for (let cell = 0; cell < count; cell++) {
+    if (!usable[cell]) continue;
+    let top = 0;
+    for (let c = 0; c < 3; c++) top = Math.max(top, a[cell * 3 + c] as number, b[cell * 3 + c] as number);
+    if (top >= CLIPPED) continue;
     const residual = Math.hypot(
       ...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c)),
     );
     if (residual > COLOUR_MOVED) moved[cell] = 1;
   }
-  const found: Array<WorkChange & { area: number }> = [];
-  for (const region of cellRegions(cellsX, cellsY, (cell) => moved[cell] === 1, sides)) {
-    if (region.cells.length < RECOLOUR_AREA * count) continue;
-    // The cells around the region, and how much of that border is a new outline (in or beside a border cell).
-    const border = new Set<number>();
-    for (const cell of region.cells) {
-      const cx = cell % cellsX;
-      sides(cx, (cell - cx) / cellsX, (nx, ny) => {
-        if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !moved[ny * cellsX + nx]) border.add(ny * cellsX + nx);
+  const calmFound = movedRegions((cell) => moved[cell] === 1 && calm[cell] === 1, false);
+  if (calmFound.length) return calmFound;
+  // A surface re-textured or washed out changes its fine edges too, so none of its cells is calm: a region of moved
+  // cells, calm or not, counts when its fine detail is still the photo's own (the grain and shading kept under a new
+  // colour or material); furniture, curtains and rugs bring detail of their own.
+  return movedRegions((cell) => moved[cell] === 1, true);
+
+  function movedRegions(member: (cell: number) => boolean, needTexture: boolean): Array<WorkChange & { area: number }> {
+    const found: Array<WorkChange & { area: number }> = [];
+    for (const region of cellRegions(cellsX, cellsY, member, sides)) {
+      if (region.cells.length < RECOLOUR_AREA * count) continue;
+      // Its core: the cells with the region (or the picture's edge) on all four sides.
+      let core = 0;
+      for (const cell of region.cells) {
+        let inside = true;
+        const cx = cell % cellsX;
+        sides(cx, (cell - cx) / cellsX, (nx, ny) => {
+          if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !member(ny * cellsX + nx)) inside = false;
+        });
+        if (inside) core++;
+      }
+      if (core < RECOLOUR_CORE * count) continue;
+      const ownDetail = ownTexture(before, after, region.cells, cellsX);
+      if (needTexture && !ownDetail) continue;
+      // The cells around the region, and how much of that border is a new outline (in or beside a border cell). A
+      // rug or a sofa is outlined and brings its own grain; a floor recoloured up to a ragged new edge keeps the
+      // photo's.
+      const border = new Set<number>();
+      for (const cell of region.cells) {
+        const cx = cell % cellsX;
+        sides(cx, (cell - cx) / cellsX, (nx, ny) => {
+          if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !member(ny * cellsX + nx))
+            border.add(ny * cellsX + nx);
+        });
+      }
+      let outlined = 0;
+      for (const cell of border)
+        if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
+      if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownDetail) continue;
+      const { left, top, right, bottom } = region;
+      const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
+      found.push({
+        kind: 'surface_recoloured',
+        box: [
+          left * COLOUR_CELL,
+          top * COLOUR_CELL,
+          (right - left + 1) * COLOUR_CELL,
+          (bottom - top + 1) * COLOUR_CELL,
+        ],
+        size: area / (height * height),
+        area,
       });
     }
-    let outlined = 0;
-    for (const cell of border)
-      if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
-    if (border.size && outlined >= OUTLINE_SHARE * border.size) continue;
-    const { left, top, right, bottom } = region;
-    const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
-    found.push({
-      kind: 'surface_recoloured',
-      box: [left * COLOUR_CELL, top * COLOUR_CELL, (right - left + 1) * COLOUR_CELL, (bottom - top + 1) * COLOUR_CELL],
-      size: area / (height * height),
-      area,
-    });
+    return found;
   }
-  return found;
+}
+
+/**
+ * Whether the fine detail inside `cells` (each pixel against its cell's mean: grain, weave, the shading within a
+ * cell) is the photo's own in the output: correlated at least SAME_TEXTURE, where there is detail to compare.
+ */
+function ownTexture(before: Grey, after: Grey, cells: number[], cellsX: number): boolean {
+  const { width } = before;
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  const n = COLOUR_CELL * COLOUR_CELL;
+  for (const cell of cells) {
+    const x0 = (cell % cellsX) * COLOUR_CELL;
+    const y0 = Math.floor(cell / cellsX) * COLOUR_CELL;
+    let ma = 0;
+    let mb = 0;
+    for (let y = y0; y < y0 + COLOUR_CELL; y++)
+      for (let x = x0, i = y * width + x0; x < x0 + COLOUR_CELL; x++, i++) {
+        ma += before.data[i] as number;
+        mb += after.data[i] as number;
+      }
+    ma /= n;
+    mb /= n;
+    for (let y = y0; y < y0 + COLOUR_CELL; y++)
+      for (let x = x0, i = y * width + x0; x < x0 + COLOUR_CELL; x++, i++) {
+        const da = (before.data[i] as number) - ma;
+        const db = (after.data[i] as number) - mb;
+        sab += da * db;
+        saa += da * da;
+        sbb += db * db;
+      }
+  }
+  const pixels = cells.length * n;
+  if (saa / pixels < TEXTURE_MIN ** 2 || sbb / pixels < TEXTURE_MIN ** 2) return false;
+  return sab / Math.sqrt(saa * sbb) >= SAME_TEXTURE;
 }

@@ -70,7 +70,7 @@ describe.skipIf(!present)('the fidelity check on real photographs (a sample of t
     staging: 0.66, // 2 of 3 on the sample
     enhancement: 0.82, // 35 of 41
     openings: 0.82, // 39 of 46
-    surfaces: 0.82, // 49 of 58
+    surfaces: 0.94, // 55 of 58
     composites: 0.64, // 25 of 37
   };
   for (const group of ['staging', 'enhancement', 'openings', 'surfaces', 'composites'] as const) {
