@@ -20,6 +20,54 @@ const PLAIN_MAX = 1.25;
 /** A change is one-sided when at most this share of its edges goes the other way. */
 const ONE_SIDED = 0.2;
 const LINE_ASPECT = 4;
+/**
+ * A curtain panel hung beside a window: at least DRAPE_TALL times as tall as it is wide, hanging from no lower than
+ * DRAPE_TOP of the wall below the ceiling line, its added edges mostly vertical (DRAPE_VERTICAL of them: the folds)
+ * and dense (DRAPE_DENSITY of its box's pixels: fabric, not one shifted line), at least half as many added edges as
+ * lost ones (the part of the window it covers), and in a colour of its own: its chromaticity (r, g, b shares) at
+ * least DRAPE_HUE from both what was there before and the wall around it (a wall corner shifted, or a door walled up,
+ * keeps the wall's colour).
+ */
+const DRAPE_TALL = 2;
+const DRAPE_TOP = 0.15;
+const DRAPE_VERTICAL = 0.6;
+const DRAPE_DENSITY = 0.06;
+const DRAPE_HUE = 0.03;
+/**
+ * Wall decor drawn at any size (a large canvas, a mirror): a compact object (both sides at least FRAMED_MIN pixels,
+ * at most FRAMED_ASPECT times as long as wide) whose added edges fill its box (FRAMED_DENSITY of its pixels, and
+ * FRAMED_SPAN of its rows and of its columns), hung on plain wall, at most FRAMED_HEIGHT of the wall tall, and not
+ * showing daylight: at most FRAMED_DAYLIGHT of it is much brighter than the wall around it (DAYLIGHT_GAIN, or near
+ * white at DAYLIGHT_LEVEL) and nearly grey (DAYLIGHT_GREY: sky and blown-out glass have little colour).
+ */
+const FRAMED_MIN = 12;
+const FRAMED_ASPECT = 3;
+const FRAMED_DENSITY = 0.12;
+const FRAMED_SPAN = 0.6;
+const FRAMED_HEIGHT = 0.5;
+const FRAMED_DAYLIGHT = 0.2;
+/** ...and, lit by the room like the wall it hangs on, no brighter than that wall on the whole (a view is daylit). */
+const FRAMED_BRIGHT = 1.05;
+const DAYLIGHT_GAIN = 1.3;
+const DAYLIGHT_LEVEL = 235;
+const DAYLIGHT_GREY = 0.25;
+/**
+ * A window is divided into panes: a straight added line crossing the middle of the box (away from its outer
+ * MULLION_MARGIN on either side) over at least MULLION_SPAN of the new thing's height or width, frame to frame, is a
+ * mullion or transom. A picture's mat has inner edges too, but nearer the frame and shorter than the whole picture.
+ */
+const MULLION_MARGIN = 0.3;
+/** ...with at least this share of daylight showing between them (a picture's mat is lit like the wall, not blown out). */
+const PANE_DAYLIGHT = 0.05;
+const MULLION_SPAN = 0.8;
+/** Across-edge direction test as in edges.ts: a vertical line's gradient is this much more horizontal than vertical. */
+const VERTICAL_EDGE = 2.4;
+
+/** Where the structure comparison found added edges, and the weight each pixel carries (0: furniture, unchecked). */
+export interface AddedEdges {
+  added: Uint8Array;
+  weights: Float32Array;
+}
 
 /**
  * Whether a structural change is no change of the building, judged from what both pictures show in its box and in a
@@ -29,7 +77,13 @@ const LINE_ASPECT = 4;
  * the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line). An opening shows
  * daylight, brighter than the wall, or is as tall as a door.
  */
-export function appraise(change: EdgeChange, before: Grey, after: Grey, room?: RoomLines): boolean {
+export function appraise(
+  change: EdgeChange,
+  before: Grey,
+  after: Grey,
+  { added, weights }: AddedEdges,
+  room?: RoomLines,
+): boolean {
   const { width, height } = before;
   const [bx, by, bw, bh] = change.box;
   const x0 = Math.max(0, bx);
@@ -42,10 +96,42 @@ export function appraise(change: EdgeChange, before: Grey, after: Grey, room?: R
   let saa = 0;
   let sbb = 0;
   let sab = 0;
+  // Mean colours of the box before and after, and of the ring around it after; the box's added edges.
+  const boxBefore = [0, 0, 0];
+  const boxAfter = [0, 0, 0];
+  const ringAfter = [0, 0, 0];
+  let addedCount = 0;
+  let addedVertical = 0;
+  // Added edge pixels per column and per row of the box: how far the new thing fills it, and whether panes divide it.
+  const perColumn = new Uint16Array(Math.max(0, x1 - x0));
+  const perRow = new Uint16Array(Math.max(0, y1 - y0));
   for (let y = y0; y < y1; y++)
     for (let x = x0, i = y * width + x0; x < x1; x++, i++) {
       const a = before.data[i] as number;
       const b = after.data[i] as number;
+      addColour(boxBefore, before, i);
+      addColour(boxAfter, after, i);
+      if (added[i] && (weights[i] as number) > 0 && x > 0 && y > 0 && x < width - 1 && y < height - 1) {
+        addedCount++;
+        perColumn[x - x0] = (perColumn[x - x0] as number) + 1;
+        perRow[y - y0] = (perRow[y - y0] as number) + 1;
+        const d = after.data;
+        const gx =
+          (d[i - width + 1] as number) +
+          2 * (d[i + 1] as number) +
+          (d[i + width + 1] as number) -
+          (d[i - width - 1] as number) -
+          2 * (d[i - 1] as number) -
+          (d[i + width - 1] as number);
+        const gy =
+          (d[i + width - 1] as number) +
+          2 * (d[i + width] as number) +
+          (d[i + width + 1] as number) -
+          (d[i - width - 1] as number) -
+          2 * (d[i - width] as number) -
+          (d[i - width + 1] as number);
+        if (Math.abs(gx) > VERTICAL_EDGE * Math.abs(gy)) addedVertical++;
+      }
       n++;
       sa += a;
       sb += b;
@@ -64,6 +150,7 @@ export function appraise(change: EdgeChange, before: Grey, after: Grey, room?: R
     for (let x = Math.max(0, x0 - pad); x < Math.min(width, x1 + pad); x++) {
       if (x >= x0 && x < x1 && y >= y0 && y < y1) continue;
       rn++;
+      addColour(ringAfter, after, y * width + x);
       rs += after.data[y * width + x] as number;
       rsBefore += before.data[y * width + x] as number;
     }
@@ -85,5 +172,97 @@ export function appraise(change: EdgeChange, before: Grey, after: Grey, room?: R
   // Pictures and mirrors are smaller than windows and doors.
   const modest = y1 - y0 <= HUNG_HEIGHT * (room ? room.floor - room.ceiling : height);
   const hung = lostShare <= HUNG_LOST_SHARE && hangs && modest && plainBefore && bright < HUNG_BRIGHT;
-  return tone || hung;
+  // Something hung at any size: a compact object filling its box with new edges, no daylight and no panes.
+  const ringMean = rn ? rs / rn : 0;
+  const w = x1 - x0;
+  const h = y1 - y0;
+  const filledRows = perRow.filter((count) => count > 0).length;
+  const filledColumns = perColumn.filter((count) => count > 0).length;
+  const daylight = daylightShare(after, [x0, y0, x1, y1], ringMean);
+  const framed =
+    lostShare <= HUNG_LOST_SHARE &&
+    hangs &&
+    plainBefore &&
+    w >= FRAMED_MIN &&
+    h >= FRAMED_MIN &&
+    Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h) &&
+    addedCount >= FRAMED_DENSITY * n &&
+    filledColumns >= FRAMED_SPAN * w &&
+    filledRows >= FRAMED_SPAN * h &&
+    h <= FRAMED_HEIGHT * (room ? room.floor - room.ceiling : height) &&
+    daylight <= FRAMED_DAYLIGHT &&
+    bright <= FRAMED_BRIGHT;
+  // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
+  // takes for decor (larger, or not darker than the wall) is also a window when panes divide it both ways (a grid of
+  // glazing bars), whatever the view: a small dark picture's mat can draw such a grid, a large hung thing's rarely.
+  const upright = dividedIntoPanes(perColumn, filledRows);
+  const across = dividedIntoPanes(perRow, filledColumns);
+  const daylitPanes = daylight >= PANE_DAYLIGHT && (upright || across);
+  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !(upright && across));
+  // A curtain: a tall panel of fabric hanging from near the ceiling line, in a colour unlike the wall's. Where it
+  // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse.
+  const hueOf = (sum: number[]) => {
+    const total = (sum[0] as number) + (sum[1] as number) + (sum[2] as number);
+    return total > 0 ? sum.map((v) => v / total) : [1 / 3, 1 / 3, 1 / 3];
+  };
+  const hueApart = (p: number[], q: number[]) =>
+    Math.hypot(
+      (p[0] as number) - (q[0] as number),
+      (p[1] as number) - (q[1] as number),
+      (p[2] as number) - (q[2] as number),
+    );
+  const fabric = hueOf(boxAfter);
+  const drape =
+    y1 - y0 >= DRAPE_TALL * (x1 - x0) &&
+    (room ? y0 <= room.ceiling + DRAPE_TOP * (room.floor - room.ceiling) : y0 <= DRAPE_TOP * height) &&
+    addedCount > 0 &&
+    addedVertical >= DRAPE_VERTICAL * addedCount &&
+    addedCount >= DRAPE_DENSITY * n &&
+    change.added >= 0.5 * change.lost &&
+    Math.min(hueApart(fabric, hueOf(boxBefore)), hueApart(fabric, hueOf(ringAfter))) >= DRAPE_HUE;
+  return tone || decor || drape;
+}
+
+/** Whether some line of `counts` (added edge pixels per column, or per row) away from the margins spans the box. */
+function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
+  const from = Math.ceil(MULLION_MARGIN * counts.length);
+  const to = Math.floor((1 - MULLION_MARGIN) * counts.length);
+  for (let k = Math.max(1, from); k < Math.min(counts.length - 1, to); k++) {
+    // A line one pixel off straight still counts: the neighbour's pixels are taken with it, once.
+    const line = Math.max(
+      (counts[k] as number) + Math.max(counts[k - 1] as number, counts[k + 1] as number),
+      counts[k] as number,
+    );
+    if (line >= MULLION_SPAN * across) return true;
+  }
+  return false;
+}
+
+/** Share of the box `[x0, y0, x1, y1)` in `image` showing daylight: much brighter than `wall` (or near white), nearly grey. */
+function daylightShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): number {
+  const { data, channels } = image.colour;
+  const g = channels >= 3 ? 1 : 0;
+  const b = channels >= 3 ? 2 : 0;
+  const bright = Math.min(DAYLIGHT_LEVEL, DAYLIGHT_GAIN * wall);
+  let count = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0, i = y * image.width + x0; x < x1; x++, i++) {
+      if ((image.data[i] as number) < bright) continue;
+      const j = i * channels;
+      const high = Math.max(data[j] as number, data[j + g] as number, data[j + b] as number);
+      const low = Math.min(data[j] as number, data[j + g] as number, data[j + b] as number);
+      if (high - low <= DAYLIGHT_GREY * high) count++;
+    }
+  return count / Math.max(1, (x1 - x0) * (y1 - y0));
+}
+
+/** Adds pixel `i`'s colour (red, green, blue) to `sum`. */
+function addColour(sum: number[], { colour }: Grey, i: number): void {
+  const { data, channels } = colour;
+  const j = i * channels;
+  const g = channels >= 3 ? 1 : 0;
+  const b = channels >= 3 ? 2 : 0;
+  sum[0] = (sum[0] as number) + (data[j] as number);
+  sum[1] = (sum[1] as number) + (data[j + g] as number);
+  sum[2] = (sum[2] as number) + (data[j + b] as number);
 }

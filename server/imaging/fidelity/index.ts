@@ -187,7 +187,7 @@ function compare(
   let excused = 0;
   const structural: WorkChange[] = [];
   for (const change of found) {
-    if (appraise(change, before, after, room)) excused += change.size;
+    if (appraise(change, before, after, { added, weights }, room)) excused += change.size;
     else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));

@@ -52,7 +52,8 @@ describe.skipIf(!present)('the fidelity check on real photographs (a sample of t
       list.push({ item, score: result.score, kinds: result.changes.map((change) => change.kind) });
       results.set(item.group, list);
     }
-  }, 120_000);
+    // About a minute alone; several while the rest of the suite shares the machine's cores.
+  }, 300_000);
 
   const rightShare = (group: RealGroup) => {
     const list = results.get(group) ?? [];
@@ -69,9 +70,9 @@ describe.skipIf(!present)('the fidelity check on real photographs (a sample of t
   const GUARD: Record<'staging' | 'enhancement' | 'openings' | 'surfaces' | 'composites', number | null> = {
     staging: 0.66, // 2 of 3 on the sample
     enhancement: 0.82, // 35 of 41
-    openings: 0.82, // 39 of 46
+    openings: 0.84, // 40 of 46
     surfaces: 0.94, // 55 of 58
-    composites: 0.64, // 25 of 37
+    composites: 0.67, // 26 of 37
   };
   for (const group of ['staging', 'enhancement', 'openings', 'surfaces', 'composites'] as const) {
     const { title, target } = REAL_CLASSES[group];
