@@ -132,17 +132,19 @@ export function recolouredSurfaces(
     for (const region of cellRegions(cellsX, cellsY, member, sides)) {
       if (region.cells.length < RECOLOUR_AREA * count) continue;
       // Its core: the cells with the region (or the picture's edge) on all four sides.
-      let core = 0;
+      const core: number[] = [];
       for (const cell of region.cells) {
         let inside = true;
         const cx = cell % cellsX;
         sides(cx, (cell - cx) / cellsX, (nx, ny) => {
           if (nx >= 0 && ny >= 0 && nx < cellsX && ny < cellsY && !member(ny * cellsX + nx)) inside = false;
         });
-        if (inside) core++;
+        if (inside) core.push(cell);
       }
-      if (core < RECOLOUR_CORE * count) continue;
-      const ownDetail = ownTexture(before, after, region.cells, cellsX);
+      if (core.length < RECOLOUR_CORE * count) continue;
+      // The grain is compared in the core only: along the region's edge an object's outline and the floor beside it
+      // share the cells, and a flat sofa drawn over a shaded floor would borrow the floor's detail there.
+      const ownDetail = ownTexture(before, after, core, cellsX);
       if (needTexture && !ownDetail) continue;
       // The cells around the region, and how much of that border is a new outline (in or beside a border cell). A
       // rug or a sofa is outlined and brings its own grain; a floor recoloured up to a ragged new edge keeps the
