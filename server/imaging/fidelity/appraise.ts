@@ -193,12 +193,13 @@ export function appraise(
     daylight <= FRAMED_DAYLIGHT &&
     bright <= FRAMED_BRIGHT;
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
-  // takes for decor (larger, or not darker than the wall) is also a window when panes divide it both ways (a grid of
-  // glazing bars), whatever the view: a small dark picture's mat can draw such a grid, a large hung thing's rarely.
+  // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes,
+  // whatever the view: a small dark picture's mat can draw such a bar, a larger hung thing rarely has one (a
+  // casement's single upright bar over a pale view read as a pale picture).
   const upright = dividedIntoPanes(perColumn, filledRows);
   const across = dividedIntoPanes(perRow, filledColumns);
   const daylitPanes = daylight >= PANE_DAYLIGHT && (upright || across);
-  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !(upright && across));
+  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across);
   // A curtain: a tall panel of fabric hanging from near the ceiling line, in a colour unlike the wall's. Where it
   // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
