@@ -4,9 +4,7 @@ import type { AcceptedFormat, Label } from '../../../imaging/engine.js';
 import { labelOf, newOriginalToken } from '../../disclosure/disclosure.js';
 import type { HeldCharge } from '../charge.js';
 import type { ApiCaller, ImagingDeps } from '../deps.js';
-import { renderChecked } from '../fidelity-check.js';
 import { type ImageSources, readImageSources } from '../image-input.js';
-import { keepOrigin } from '../originals.js';
 import { requestSeed } from '../variations.js';
 import {
   assertEngineSupports,
@@ -14,12 +12,11 @@ import {
   canonicalClaimCode,
   commitOneImage,
   disclosureOf,
-  drawingFor,
+  drawOneChecked,
   inspectAll,
   type OneImageResult,
   type OnStored,
   only,
-  store,
   undoOnFailure,
 } from './steps.js';
 
@@ -74,24 +71,13 @@ export async function performDeclutter(
 ): Promise<DeclutterResult> {
   const { claimCode } = prepared;
   return undoOnFailure(deps, held, async (written) => {
-    const [input] = prepared.inputs;
-    const [id] = prepared.ids;
-    const [originalToken] = prepared.originalTokens;
-    const drawing = drawingFor(deps, prepared.disclosure, originalToken);
-    const { output, seed, fidelity, changes } = await renderChecked(
+    const stored = await drawOneChecked(
       deps,
-      input,
-      { seed: prepared.seed, drawing },
-      (seed) => deps.engine.declutter(input, { seed, ...drawing }),
+      written,
+      prepared,
+      (input, options) => deps.engine.declutter(input, options),
+      { recognise: false },
     );
-    const stored = {
-      ...(await store(deps, written, id, output)),
-      origin: await keepOrigin(deps, written, id, input, output, { recognise: false }),
-      originalToken,
-      seed,
-      fidelity,
-      changes,
-    };
     return commitOneImage(
       deps,
       caller,

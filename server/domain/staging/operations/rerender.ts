@@ -18,20 +18,17 @@ import { labelOf, newOriginalToken } from '../../disclosure/disclosure.js';
 import { emitEvent } from '../../events/outbox.js';
 import type { HeldCharge } from '../charge.js';
 import type { ApiCaller, ImagingDeps } from '../deps.js';
-import { renderChecked } from '../fidelity-check.js';
 import { findOwnImage, insertImages } from '../images.js';
-import { keepOrigin } from '../originals.js';
 import { replaceInClaim, returnFreeRerender } from '../rerenders.js';
 import { freshSeed } from '../variations.js';
 import {
   assertEngineSupports,
   disclosureFields,
   disclosureOf,
-  drawingFor,
+  drawOneChecked,
   inspectAll,
   type OnStored,
   only,
-  store,
   undoOnFailure,
 } from './steps.js';
 
@@ -122,32 +119,20 @@ export async function performRerender(
 ): Promise<RerenderResult> {
   try {
     return await undoOnFailure(deps, held, async (written) => {
-      const [input] = prepared.inputs;
-      const [id] = prepared.ids;
-      const [originalToken] = prepared.originalTokens;
-      const drawing = drawingFor(deps, prepared.disclosure, originalToken);
-      const { output, seed, fidelity, changes } = await renderChecked(
+      const stored = await drawOneChecked(
         deps,
-        input,
-        { seed: prepared.seed, drawing },
-        (seed): Promise<EngineImage & { scene?: Scene }> =>
+        written,
+        prepared,
+        (input, options): Promise<EngineImage & { scene?: Scene }> =>
           prepared.kind === 'decluttered'
-            ? deps.engine.declutter(input, { seed, ...drawing })
+            ? deps.engine.declutter(input, options)
             : deps.engine.stage(input, {
                 style: prepared.style ?? DEFAULT_STYLE,
                 roomType: prepared.roomType ?? DEFAULT_ROOM_TYPE,
-                seed,
-                ...drawing,
+                ...options,
               }),
+        { recognise: prepared.kind === 'staged' },
       );
-      const stored = {
-        ...(await store(deps, written, id, output)),
-        origin: await keepOrigin(deps, written, id, input, output, { recognise: prepared.kind === 'staged' }),
-        originalToken,
-        seed,
-        fidelity,
-        changes,
-      };
       return inTransaction(deps.db, async (trx) => {
         if (held) await finalizeHold(trx, held.holdId);
         const now = deps.clock.now();
@@ -185,9 +170,9 @@ export async function performRerender(
             credits_remaining: creditsRemaining,
             image_id: image.id,
             variation: 0,
-            seed,
-            fidelity,
-            changes,
+            seed: stored.seed,
+            fidelity: stored.fidelity,
+            changes: stored.changes,
             rerender_of: prepared.replacedImageId,
             ...disclosureFields(deps, image),
           },

@@ -1,7 +1,7 @@
 import type { DisclosureProfile, Image } from '../../../../db/schema.js';
 import { inTransaction } from '../../../../db/transaction.js';
 import { AppError } from '../../../errors.js';
-import type { AcceptedFormat, EngineImage, ImageEngine, Label } from '../../../imaging/engine.js';
+import type { AcceptedFormat, EngineImage, ImageEngine, Label, Scene } from '../../../imaging/engine.js';
 import { isDecodeFailure } from '../../../imaging/input-rules.js';
 import { assertRoomPhoto } from '../../../imaging/room-check.js';
 import { log } from '../../../observability/logger.js';
@@ -13,7 +13,9 @@ import { getStagingSettings } from '../../settings/staging.js';
 import type { HeldCharge } from '../charge.js';
 import type { ApiCaller, ImagingDeps } from '../deps.js';
 import { countImageFailure } from '../failures.js';
+import { type CheckedOutput, renderChecked } from '../fidelity-check.js';
 import { insertImages, type StoredOutput } from '../images.js';
+import { keepOrigin } from '../originals.js';
 
 /*
  * The steps every image operation is made of (one operation per file beside this one; ./pipeline.ts charges and
@@ -154,6 +156,46 @@ export async function store(
   written.push(storageName);
   await deps.storage.put(storageName, output.data, output.contentType);
   return { id, storageName, output };
+}
+
+/**
+ * A one-image request's picture (declutter, re-render): its input drawn by `render` with the disclosure drawn in,
+ * checked for fidelity (a second drawing when the first changed the building), stored, and its origin kept.
+ */
+export async function drawOneChecked(
+  deps: ImagingDeps,
+  written: string[],
+  prepared: {
+    inputs: [Buffer];
+    ids: [string];
+    originalTokens: [string];
+    disclosure: DisclosureProfile;
+    seed: number;
+  },
+  render: (
+    input: Buffer,
+    options: { seed: number } & ReturnType<typeof drawingFor>,
+  ) => Promise<EngineImage & { scene?: Scene }>,
+  origin: { recognise: boolean },
+): Promise<StoredOutput & Pick<CheckedOutput<EngineImage>, 'seed' | 'fidelity' | 'changes'>> {
+  const [input] = prepared.inputs;
+  const [id] = prepared.ids;
+  const [originalToken] = prepared.originalTokens;
+  const drawing = drawingFor(deps, prepared.disclosure, originalToken);
+  const { output, seed, fidelity, changes } = await renderChecked(
+    deps,
+    input,
+    { seed: prepared.seed, drawing },
+    (seed) => render(input, { seed, ...drawing }),
+  );
+  return {
+    ...(await store(deps, written, id, output)),
+    origin: await keepOrigin(deps, written, id, input, output, origin),
+    originalToken,
+    seed,
+    fidelity,
+    changes,
+  };
 }
 
 export function holdOptions(deps: ImagingDeps) {
