@@ -183,7 +183,10 @@ describeOnMysql(
       const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => signUp(i % 2 === 0 ? apis.B : apis.A)));
       const photo = (await roomJpeg(320, 240)).toString('base64');
 
-      /** Stage, stage into the same claim, (enhance into it), place products, then an agent previews and redeems it. */
+      /**
+       * Stage, stage into the same claim, (enhance into it), place products, then an agent previews and redeems it.
+       * True when the claim was redeemed; a chain stops at its first failed step.
+       */
       const chain = async (company: (typeof companies)[number], index: number) => {
         const node = (step: number): NodeName => ((index + step) % 2 === 0 ? 'A' : 'B');
         const auth = { token: company.key };
@@ -218,7 +221,7 @@ describeOnMysql(
         const preview = await call(node(4), 'POST', '/api/v1/claim/preview', { ...agent, json: { code: claimCode } });
         if (!ok(preview)) return;
         expect(preview.response!.body).toMatchObject({ valid: true, is_claimed: false });
-        await call(node(5), 'POST', '/api/v1/claim', { ...agent, json: { code: claimCode } });
+        return ok(await call(node(5), 'POST', '/api/v1/claim', { ...agent, json: { code: claimCode } }));
       };
 
       /** A key revoked through node A is refused by node B at its very next request, and by A. */
@@ -268,6 +271,11 @@ describeOnMysql(
       const unansweredAtKill = receiver.requests.slice(hangingFrom).filter((r) => r.answeredWith === null).length;
       receiver.dropHanging();
       receiver.mode = { kind: 'ok' };
+
+      // While no worker runs, one whole chain on the survivor records a staging and a redemption: their events must
+      // wait in the outbox for the restarted worker. (Whether a chain of the load got as far as its redemption before
+      // the kill depends on timing: once none did, and no claim.redeemed event was there to check.)
+      expect(await chain(companies[0]!, COMPANIES * CHAINS_PER_COMPANY)).toBe(true);
 
       // Node B keeps serving; the worker comes back and must deliver what was leased by the dead one and since.
       worker = await startWorker();
