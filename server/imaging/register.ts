@@ -26,6 +26,13 @@ export interface Registration {
 }
 
 const FEATURES = 800;
+/**
+ * ORB's pyramid: PYRAMID_LEVELS levels PYRAMID_SCALE apart span a zoom of 2.2, more than a plausible reframing
+ * (MAX_SCALE); OpenCV's default, eight levels 1.2 apart, spans 3.6 and costs a fifth more (25 → 21 ms of CPU per
+ * check, the same real-set figures).
+ */
+const PYRAMID_SCALE = 1.3;
+const PYRAMID_LEVELS = 4;
 const RATIO = 0.8;
 /** RANSAC's reprojection threshold in work pixels (a 320 px picture). */
 const REPROJECTION = 3;
@@ -94,7 +101,7 @@ function greyMat(cv: Cv, raster: Raster) {
 function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[]): Fit | null {
   const greyBefore = greyMat(cv, before);
   const greyAfter = greyMat(cv, after);
-  const orb = new cv.ORB(FEATURES);
+  const orb = new cv.ORB(FEATURES, PYRAMID_SCALE, PYRAMID_LEVELS);
   const none = new cv.Mat();
   const keysBefore = new cv.KeyPointVector();
   const keysAfter = new cv.KeyPointVector();

@@ -1,4 +1,5 @@
 /** Edges of the working picture (Sobel, thinned to lines) and whether each has a counterpart in the other picture. */
+import { cellRegions, square } from './cells.js';
 import type { Grey } from './picture.js';
 
 /** Sobel magnitude (|gx| + |gy| of grey levels) of an edge worth keeping: a step of about 8 grey levels. */
@@ -6,6 +7,13 @@ const EDGE_MIN = 32;
 /** An edge is matched when the other picture has at least this share of its strength within MATCH_RADIUS pixels. */
 const MATCH_SHARE = 0.4;
 const MATCH_RADIUS = 2;
+/**
+ * Grey levels this close to white or black are clipped: JPEG leaves a blown-out area a few levels short of 255 (247–255
+ * measured on a real photo brightened by a fifth).
+ */
+const CLIPPED = 8;
+/** Unmatched pieces of fewer pixels than this (8-connected) are specks when specks are dropped. */
+const SPECK = 3;
 /** Pixels along the border are skipped: resampling and a centre crop disturb them. */
 const BORDER = 3;
 
@@ -78,9 +86,20 @@ export function sobel({ data, width, height }: Grey, gain: number): Edges {
 
 /**
  * 1 where one of `edges`' line pixels has no edge of at least MATCH_SHARE of its strength in `other` within
- * MATCH_RADIUS pixels (a square). Only line pixels are looked around, a few per cent of the picture.
+ * MATCH_RADIUS pixels (a square). Only line pixels are looked around, a few per cent of the picture. Not counted:
+ * - an edge where the other picture is clipped all around it (`otherGrey` at CLIPPED of white or black): a brighter
+ *   exposure blows a pale ceiling or a window's view out to white, and no tone keeps an edge there;
+ * - with `dropSpecks`, pieces of fewer than SPECK pixels touching no other: sharpening raises a plain wall's grain
+ *   into specks that no line of the room is made of.
  */
-export function unmatched(edges: Edges, other: Float32Array, width: number, height: number): Uint8Array {
+export function unmatched(
+  edges: Edges,
+  other: Float32Array,
+  width: number,
+  height: number,
+  otherGrey: Float32Array,
+  dropSpecks = false,
+): Uint8Array {
   const out = new Uint8Array(width * height);
   const { line, magnitude } = edges;
   for (let y = BORDER; y < height - BORDER; y++) {
@@ -97,8 +116,24 @@ export function unmatched(edges: Edges, other: Float32Array, width: number, heig
           }
         }
       }
-      if (!found) out[i] = 1;
+      if (!found && !clippedAround(otherGrey, i, width)) out[i] = 1;
     }
   }
+  if (dropSpecks)
+    for (const piece of cellRegions(width, height, (i) => out[i] === 1, square(1)))
+      if (piece.cells.length < SPECK) for (const i of piece.cells) out[i] = 0;
   return out;
+}
+
+/** Whether the 3 × 3 pixels around `i` are all within CLIPPED grey levels of white, or all of black. */
+function clippedAround(grey: Float32Array, i: number, width: number): boolean {
+  let high = true;
+  let low = true;
+  for (let dy = -1; dy <= 1; dy++)
+    for (let dx = -1; dx <= 1; dx++) {
+      const v = grey[i + dy * width + dx] as number;
+      if (v < 255 - CLIPPED) high = false;
+      if (v > CLIPPED) low = false;
+    }
+  return high || low;
 }

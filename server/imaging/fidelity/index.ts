@@ -65,6 +65,8 @@ const FULL_CHANGE = 3;
 /** Scene boxes grow by this share of their size (at least ALLOWED_PAD_MIN work pixels) to take in drop shadows. */
 const ALLOWED_PAD = 0.1;
 const ALLOWED_PAD_MIN = 3;
+/** Pixels this close to the edge of what a cropped output covers are not compared (Sobel's reach plus the match's). */
+const COVER_MARGIN = 3;
 /** At most this many changes are reported, the largest. */
 const MAX_CHANGES = 12;
 /** The score of a picture with a recoloured surface, less the surface's share of the picture. */
@@ -107,11 +109,12 @@ export async function scoreFidelity(
       checked: 0,
     };
   const after = greyOf(registered.image);
+  const covered = awayFromEdge(registered.valid, before.width, before.height);
   const ignored = (mask: Float32Array) => {
     const cleared = options.ignore?.length
       ? clearRegions(mask, options.ignore, before.width, before.height, size)
       : mask;
-    for (let i = 0; i < cleared.length; i++) if (!registered.valid[i]) cleared[i] = 0;
+    for (let i = 0; i < cleared.length; i++) if (!covered[i]) cleared[i] = 0;
     return cleared;
   };
   const toPhoto = { x: size.width / before.width, y: size.height / before.height };
@@ -122,6 +125,32 @@ export async function scoreFidelity(
   if (options.allowed) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
   const room = roomLines(before);
   return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
+}
+
+/**
+ * Where the output covers the photo at least COVER_MARGIN pixels in from its edge: an edge of the photo right at the
+ * edge of a crop has only the crop's last pixels to be matched against (replicated outward), so it reads as lost.
+ * A square erosion, done as a minimum along rows and then along columns.
+ */
+function awayFromEdge(valid: Uint8Array, width: number, height: number): Uint8Array {
+  if (valid.every((v) => v === 1)) return valid;
+  const rows = new Uint8Array(valid.length);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      let inside = 1;
+      for (let dx = Math.max(0, x - COVER_MARGIN); dx <= Math.min(width - 1, x + COVER_MARGIN) && inside; dx++)
+        inside = valid[y * width + dx] as number;
+      rows[y * width + x] = inside;
+    }
+  const out = new Uint8Array(valid.length);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      let inside = 1;
+      for (let dy = Math.max(0, y - COVER_MARGIN); dy <= Math.min(height - 1, y + COVER_MARGIN) && inside; dy++)
+        inside = rows[dy * width + x] as number;
+      out[y * width + x] = inside;
+    }
+  return out;
 }
 
 /** 1 where furniture may not go, 0 inside the (padded) regions where it may. */
@@ -168,8 +197,10 @@ function compare(
   const gain = contrastGain(before, after, mask);
   const edgesBefore = sobel(before, 1);
   const edgesAfter = sobel(after, gain);
-  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height);
-  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height);
+  // Specks are dropped from the added edges only: an output's new grain is noise a sharpening raised, while a photo's
+  // fine detail that is gone may be a line of the room painted over (dropping those missed doors and wall lines).
+  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height, after.data);
+  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true);
   const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
   let lostSum = 0;
   let addedSum = 0;
