@@ -79,7 +79,7 @@ describe.skipIf(!present)('the fidelity check on real photographs (a sample of t
     enhancement: 0.95, // 40 of 41
     openings: 0.84, // 40 of 46
     surfaces: 0.94, // 55 of 58
-    composites: 0.67, // 26 of 37
+    composites: 0.7, // 27 of 37
   };
   for (const group of ['staging', 'enhancement', 'openings', 'surfaces', 'composites'] as const) {
     const { title, target } = REAL_CLASSES[group];
