@@ -82,7 +82,7 @@ describe.skipIf(skipReason !== null)(`Accessibility (axe-core)${skipReason ? ` [
   }
 
   it('A visitor meets no serious or critical axe-core violation on the home, sign-in, sign-up, password-reset, e-mail confirmation, API reference, Swagger UI and not-found pages, at 1280 px and 390 px', {
-    timeout: 180_000,
+    timeout: 360_000,
   }, async () => {
     const page = await newPage();
     const problems = await withFailureScreenshot(page, 'accessibility-visitor', () => checkPages(page, VISITOR_PAGES));

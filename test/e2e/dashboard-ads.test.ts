@@ -41,7 +41,10 @@ describe.skipIf(skipReason !== null)(
       await nav.locator('a[aria-current="page"]', { hasText: label }).waitFor({ state: 'attached' });
     }
 
-    it("A brand uploads a sofa, funds a campaign, and sees its impressions after an agent's listing is viewed", async () => {
+    // About 14 s alone; it walks four dashboard pages and two sign-ins, so it gets room for a loaded machine.
+    it("A brand uploads a sofa, funds a campaign, and sees its impressions after an agent's listing is viewed", {
+      timeout: 90_000,
+    }, async () => {
       const page = await newPage();
       await withFailureScreenshot(page, 'ads-brand-campaign', async () => {
         const email = uniqueEmail('brand');
