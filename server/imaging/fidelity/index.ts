@@ -134,22 +134,21 @@ export async function scoreFidelity(
  */
 function awayFromEdge(valid: Uint8Array, width: number, height: number): Uint8Array {
   if (valid.every((v) => v === 1)) return valid;
-  const rows = new Uint8Array(valid.length);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) {
-      let inside = 1;
-      for (let dx = Math.max(0, x - COVER_MARGIN); dx <= Math.min(width - 1, x + COVER_MARGIN) && inside; dx++)
-        inside = valid[y * width + dx] as number;
-      rows[y * width + x] = inside;
-    }
-  const out = new Uint8Array(valid.length);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) {
-      let inside = 1;
-      for (let dy = Math.max(0, y - COVER_MARGIN); dy <= Math.min(height - 1, y + COVER_MARGIN) && inside; dy++)
-        inside = rows[dy * width + x] as number;
-      out[y * width + x] = inside;
-    }
+  return erodeAlong(erodeAlong(valid, width, height, true), width, height, false);
+}
+
+/** 1 where `mask` is 1 at every pixel within COVER_MARGIN along the row (`alongRows`) or the column, else 0. */
+function erodeAlong(mask: Uint8Array, width: number, height: number, alongRows: boolean): Uint8Array {
+  const out = new Uint8Array(mask.length);
+  const length = alongRows ? width : height;
+  const step = alongRows ? 1 : width;
+  for (let i = 0; i < mask.length; i++) {
+    const at = alongRows ? i % width : Math.floor(i / width);
+    let inside = 1;
+    for (let k = Math.max(0, at - COVER_MARGIN); k <= Math.min(length - 1, at + COVER_MARGIN) && inside; k++)
+      inside = mask[i + (k - at) * step] as number;
+    out[i] = inside;
+  }
   return out;
 }
 
