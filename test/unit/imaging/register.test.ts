@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeSmall } from '../../../server/imaging/fidelity/picture.js';
+import { type Raster, registerOutput } from '../../../server/imaging/register.js';
+import { realRoomsDir } from '../../fixtures/fidelity-real-set.js';
+
+// A real photo (a furnished living room with windows, an archway and wall art) at the fidelity check's working size.
+const PHOTO = `${realRoomsDir()}/photos/roomgpt-living.jpg`;
+
+describe('registerOutput', () => {
+  let photo: Buffer;
+  let before: Raster;
+
+  beforeAll(async () => {
+    photo = readFileSync(PHOTO);
+    before = (await decodeSmall(photo)).colour;
+  });
+
+  const small = async (image: Buffer) => (await decodeSmall(image)).colour;
+
+  it('takes an output of the same size that only gained things as it is, without warping it', async () => {
+    const { width = 0, height = 0 } = await sharp(photo).metadata();
+    // A dark sofa-sized block on the floor and a bright one on the wall: new edges where there were none.
+    const block = (w: number, h: number, colour: string) =>
+      sharp({ create: { width: w, height: h, channels: 3, background: colour } })
+        .png()
+        .toBuffer();
+    const staged = await sharp(photo)
+      .composite([
+        { input: await block(Math.round(width / 3), Math.round(height / 5), '#3a2f28'), left: 300, top: 800 },
+        { input: await block(Math.round(width / 10), Math.round(height / 8), '#f0e8d8'), left: 900, top: 300 },
+      ])
+      .modulate({ brightness: 1.1 })
+      .jpeg({ quality: 85 })
+      .toBuffer();
+    const after = await small(staged);
+    const registered = await registerOutput(before, after);
+    expect(registered?.warped).toBe(false);
+    expect(registered?.image).toBe(after);
+    expect(registered?.valid.every((v) => v === 1)).toBe(true);
+  });
+
+  it('warps an output of the same size that was shifted, zoomed or cropped, instead of taking it as it is', async () => {
+    const { width = 0, height = 0 } = await sharp(photo).metadata();
+    // Shifted by 2 % of its width: 6 pixels at the working size, more than the in-place test's reach.
+    const shift = Math.round(0.02 * width);
+    const shifted = await sharp(photo)
+      .extract({ left: shift, top: 0, width: width - shift, height })
+      .resize(width, height, { fit: 'fill' })
+      .jpeg()
+      .toBuffer();
+    // Zoomed in by 4 % around the centre and cut back to the photo's size.
+    const zoomed = await sharp(photo)
+      .resize(Math.round(1.04 * width), Math.round(1.04 * height))
+      .extract({ left: Math.round(0.02 * width), top: Math.round(0.02 * height), width, height })
+      .jpeg()
+      .toBuffer();
+    for (const output of [shifted, zoomed]) {
+      const registered = await registerOutput(before, await small(output));
+      expect(registered?.warped).toBe(true);
+    }
+  });
+});
