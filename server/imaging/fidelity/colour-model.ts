@@ -3,56 +3,76 @@
  * per output channel, an affine mix of the photo's three channels plus a curve of its own, fitted robustly.
  */
 
-/** The picture-wide colour model's features of one cell for output channel `c`: 1, r, g, b, and c's own square. */
-function colourFeatures(a: Float32Array, cell: number, c: number): number[] {
-  const r = (a[cell * 3] as number) / 255;
-  const g = (a[cell * 3 + 1] as number) / 255;
-  const b = (a[cell * 3 + 2] as number) / 255;
+/**
+ * The picture-wide colour model's features of one cell for output channel `c`, written into `into`: 1, r, g, b, and
+ * c's own square (one array reused: the fit visits every cell five times per channel).
+ */
+function colourFeatures(a: Float32Array, cell: number, c: number, into: Float64Array): Float64Array {
   const own = (a[cell * 3 + c] as number) / 255;
-  return [1, r, g, b, own * own];
+  into[0] = 1;
+  into[1] = (a[cell * 3] as number) / 255;
+  into[2] = (a[cell * 3 + 1] as number) / 255;
+  into[3] = (a[cell * 3 + 2] as number) / 255;
+  into[4] = own * own;
+  return into;
 }
 
-export function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
-  const f = colourFeatures(a, cell, c);
+const FEATURES = 5;
+const scratch = new Float64Array(FEATURES);
+
+function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
+  const f = colourFeatures(a, cell, c, scratch);
   const w = model[c] as number[];
   let sum = 0;
-  for (let k = 0; k < f.length; k++) sum += (w[k] as number) * (f[k] as number);
+  for (let k = 0; k < FEATURES; k++) sum += (w[k] as number) * (f[k] as number);
   return 255 * sum;
+}
+
+/** How far (RGB levels) cell `cell` of `b` lies from what the model predicts from `a`. */
+export function colourResidual(model: number[][], a: Float32Array, b: Float32Array, cell: number): number {
+  return Math.hypot(
+    (b[cell * 3] as number) - predictColour(model, a, cell, 0),
+    (b[cell * 3 + 1] as number) - predictColour(model, a, cell, 1),
+    (b[cell * 3 + 2] as number) - predictColour(model, a, cell, 2),
+  );
 }
 
 /** Per channel, the weights of colourFeatures fitted to `cells` (iteratively reweighted, Tukey's biweight). */
 export function fitColourModel(a: Float32Array, b: Float32Array, cells: number[]): number[][] {
   const model: number[][] = [0, 1, 2].map((c) => [0, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0, 0]);
   const weights = new Float64Array(cells.length).fill(1);
+  const n = FEATURES;
+  const f = new Float64Array(n);
+  const ata = new Float64Array(n * n);
+  const atb = new Float64Array(n);
+  const residuals = new Float64Array(cells.length);
   for (let round = 0; round < 5; round++) {
     for (let c = 0; c < 3; c++) {
-      const n = 5;
-      const ata = new Float64Array(n * n);
-      const atb = new Float64Array(n);
-      cells.forEach((cell, i) => {
+      ata.fill(0);
+      atb.fill(0);
+      for (let i = 0; i < cells.length; i++) {
         const w = weights[i] as number;
-        if (w <= 0) return;
-        const f = colourFeatures(a, cell, c);
+        if (w <= 0) continue;
+        const cell = cells[i] as number;
+        colourFeatures(a, cell, c, f);
         const y = (b[cell * 3 + c] as number) / 255;
         for (let p = 0; p < n; p++) {
           atb[p] = (atb[p] as number) + w * (f[p] as number) * y;
           for (let q = 0; q < n; q++)
             ata[p * n + q] = (ata[p * n + q] as number) + w * (f[p] as number) * (f[q] as number);
         }
-      });
+      }
       for (let p = 0; p < n; p++) ata[p * n + p] = (ata[p * n + p] as number) + 1e-6;
       const solved = solve(ata, atb, n);
       if (solved) model[c] = solved;
     }
-    const residuals = cells.map((cell) =>
-      Math.hypot(...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c))),
-    );
-    const sorted = [...residuals].sort((p, q) => p - q);
+    for (let i = 0; i < cells.length; i++) residuals[i] = colourResidual(model, a, b, cells[i] as number);
+    const sorted = Float64Array.from(residuals).sort();
     const scale = Math.max(4, 4.685 * 1.4826 * (sorted[Math.floor(sorted.length / 2)] as number));
-    residuals.forEach((r, i) => {
-      const u = r / scale;
+    for (let i = 0; i < cells.length; i++) {
+      const u = (residuals[i] as number) / scale;
       weights[i] = u >= 1 ? 0 : (1 - u * u) ** 2;
-    });
+    }
   }
   return model;
 }

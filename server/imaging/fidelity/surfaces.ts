@@ -1,7 +1,7 @@
 /** Walls, floors and ceilings repainted or re-surfaced: large regions whose colour moved where their edges did not. */
 import type { Raster } from '../register.js';
 import { cellRegions, setNear, sides } from './cells.js';
-import { fitColourModel, predictColour } from './colour-model.js';
+import { colourResidual, fitColourModel } from './colour-model.js';
 import type { Grey } from './picture.js';
 import type { WorkChange } from './report.js';
 
@@ -115,10 +115,7 @@ export function recolouredSurfaces(
     let top = 0;
     for (let c = 0; c < 3; c++) top = Math.max(top, a[cell * 3 + c] as number, b[cell * 3 + c] as number);
     if (top >= CLIPPED) continue;
-    const residual = Math.hypot(
-      ...[0, 1, 2].map((c) => (b[cell * 3 + c] as number) - predictColour(model, a, cell, c)),
-    );
-    if (residual > COLOUR_MOVED) moved[cell] = 1;
+    if (colourResidual(model, a, b, cell) > COLOUR_MOVED) moved[cell] = 1;
   }
   const calmFound = movedRegions((cell) => moved[cell] === 1 && calm[cell] === 1, false);
   if (calmFound.length) return calmFound;
