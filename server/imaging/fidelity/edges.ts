@@ -47,6 +47,8 @@ export interface Edges {
   magnitude: Float32Array;
   /** Thinned edge pixels (local maxima across the edge) above EDGE_MIN. */
   line: Uint8Array;
+  /** Per pixel, the step to the next pixel across the edge (1, width, width + 1 or width - 1). */
+  across: Int32Array;
 }
 
 export function sobel({ data, width, height }: Grey, gain: number): Edges {
@@ -73,15 +75,17 @@ export function sobel({ data, width, height }: Grey, gain: number): Edges {
   }
   const line = new Uint8Array(width * height);
   const steps = [1, width, width + 1, width - 1];
+  const across = new Int32Array(width * height);
   for (let y = 2; y < height - 2; y++) {
     for (let x = 2, i = y * width + 2; x < width - 2; x++, i++) {
       const m = magnitude[i] as number;
       if (m < EDGE_MIN) continue;
       const step = steps[direction[i] as number] as number;
+      across[i] = step;
       if (m >= (magnitude[i - step] as number) && m > (magnitude[i + step] as number)) line[i] = 1;
     }
   }
-  return { magnitude, line };
+  return { magnitude, line, across };
 }
 
 /**
@@ -90,7 +94,8 @@ export function sobel({ data, width, height }: Grey, gain: number): Edges {
  * - an edge where the other picture is clipped all around it (`otherGrey` at CLIPPED of white or black): a brighter
  *   exposure blows a pale ceiling or a window's view out to white, and no tone keeps an edge there;
  * - with `dropSpecks`, pieces of fewer than SPECK pixels touching no other: sharpening raises a plain wall's grain
- *   into specks that no line of the room is made of.
+ *   into specks that no line of the room is made of;
+ * - an edge `flattened` says the picture-wide tone squeezed out of sight (flattenedByTone).
  */
 export function unmatched(
   edges: Edges,
@@ -99,6 +104,7 @@ export function unmatched(
   height: number,
   otherGrey: Float32Array,
   dropSpecks = false,
+  flattened?: (i: number) => boolean,
 ): Uint8Array {
   const out = new Uint8Array(width * height);
   const { line, magnitude } = edges;
@@ -116,7 +122,7 @@ export function unmatched(
           }
         }
       }
-      if (!found && !clippedAround(otherGrey, i, width)) out[i] = 1;
+      if (!found && !clippedAround(otherGrey, i, width) && !flattened?.(i)) out[i] = 1;
     }
   }
   if (dropSpecks)
@@ -136,4 +142,85 @@ function clippedAround(grey: Float32Array, i: number, width: number): boolean {
       if (v > CLIPPED) low = false;
     }
   return high || low;
+}
+
+/** Grey levels per bin of the picture-wide tone curve; a bin needs TONE_SAMPLES pixels to count. */
+const TONE_BIN = 16;
+const TONE_SAMPLES = 20;
+/**
+ * Where the tone curve maps both sides of an edge this close to white (or black), a photo's edge that the curve
+ * flattens below what matching asks for (MATCH_SHARE of its strength) is not lost: three times the clipped margin, so
+ * a wall, even a white one, stays out of it (a window painted over with it keeps its lost edges).
+ */
+const TONE_NEAR = 3 * CLIPPED;
+
+/**
+ * Whether the photo's edge at `i` is one the picture-wide tone curve (toneCurve) squeezes near white or black: both its
+ * sides map within TONE_NEAR of the end, and the curve's slope between them, times the contrast gain, is below
+ * MATCH_SHARE. A brighter exposure compresses a white closet's louvres or a pale ceiling's mouldings towards white
+ * before it clips them, and no tone keeps their edges there.
+ */
+export function flattenedByTone(
+  before: Grey,
+  after: Grey,
+  edges: Edges,
+  gain: number,
+  weights: Float32Array,
+): (i: number) => boolean {
+  const curve = toneCurve(before.data, after.data, weights);
+  const level = (v: number) => curve[Math.min(255, Math.max(0, Math.round(v)))] as number;
+  return (i) => {
+    // The photo's grey two pixels to either side, across the edge.
+    const step = 2 * (edges.across[i] as number);
+    const a = before.data[i - step] as number;
+    const b = before.data[i + step] as number;
+    if (Math.abs(a - b) < 1) return false;
+    const [low, high] = level(a) < level(b) ? [level(a), level(b)] : [level(b), level(a)];
+    if (low < 255 - TONE_NEAR && high > TONE_NEAR) return false;
+    return (gain * (high - low)) / Math.abs(a - b) < MATCH_SHARE;
+  };
+}
+
+/**
+ * The picture-wide tone curve: for each grey level of the photo, the grey level the output shows there (the median
+ * per bin of TONE_BIN levels over the pixels `weights` checks, made non-decreasing, interpolated between the bins'
+ * centres and extended at slope 1 past the first and last).
+ */
+export function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Array): Float32Array {
+  const bins = 256 / TONE_BIN;
+  const histograms = Array.from({ length: bins }, () => new Uint32Array(256));
+  const counts = new Uint32Array(bins);
+  for (let i = 0; i < before.length; i++) {
+    if (!((weights[i] as number) > 0)) continue;
+    const bin = Math.min(bins - 1, Math.floor((before[i] as number) / TONE_BIN));
+    const level = Math.min(255, Math.max(0, Math.round(after[i] as number)));
+    const histogram = histograms[bin] as Uint32Array;
+    histogram[level] = (histogram[level] as number) + 1;
+    counts[bin] = (counts[bin] as number) + 1;
+  }
+  const centres: number[] = [];
+  const values: number[] = [];
+  for (let bin = 0; bin < bins; bin++) {
+    const count = counts[bin] as number;
+    if (count < TONE_SAMPLES) continue;
+    const histogram = histograms[bin] as Uint32Array;
+    let seen = 0;
+    let level = 0;
+    while (level < 255 && seen + (histogram[level] as number) <= count / 2) seen += histogram[level++] as number;
+    centres.push(bin * TONE_BIN + TONE_BIN / 2);
+    values.push(Math.max(level, values.at(-1) ?? 0));
+  }
+  const curve = new Float32Array(256);
+  const last = centres.length - 1;
+  for (let v = 0, k = 0; v < 256; v++) {
+    if (last < 0) curve[v] = v;
+    else if (v <= (centres[0] as number)) curve[v] = (values[0] as number) + v - (centres[0] as number);
+    else if (v >= (centres[last] as number)) curve[v] = (values[last] as number) + v - (centres[last] as number);
+    else {
+      while ((centres[k + 1] as number) < v) k++;
+      const t = (v - (centres[k] as number)) / ((centres[k + 1] as number) - (centres[k] as number));
+      curve[v] = (values[k] as number) + t * ((values[k + 1] as number) - (values[k] as number));
+    }
+  }
+  return curve;
 }

@@ -22,7 +22,7 @@
  */
 import { registerOutput } from '../register.js';
 import { appraise } from './appraise.js';
-import { contrastGain, sobel, unmatched } from './edges.js';
+import { contrastGain, flattenedByTone, sobel, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
 import { type FidelityChange, inPhoto, type WorkChange } from './report.js';
@@ -198,7 +198,8 @@ function compare(
   const edgesAfter = sobel(after, gain);
   // Specks are dropped from the added edges only: an output's new grain is noise a sharpening raised, while a photo's
   // fine detail that is gone may be a line of the room painted over (dropping those missed doors and wall lines).
-  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height, after.data);
+  const flattened = flattenedByTone(before, after, edgesBefore, gain, mask);
+  const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height, after.data, false, flattened);
   const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true);
   const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
   let lostSum = 0;
