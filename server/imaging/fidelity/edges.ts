@@ -149,16 +149,18 @@ const TONE_BIN = 16;
 const TONE_SAMPLES = 20;
 /**
  * Where the tone curve maps both sides of an edge this close to white (or black), a photo's edge that the curve
- * flattens below what matching asks for (MATCH_SHARE of its strength) is not lost: three times the clipped margin, so
- * a wall, even a white one, stays out of it (a window painted over with it keeps its lost edges).
+ * flattens below what matching asks for (MATCH_SHARE of its strength) may be squeezed rather than lost: three times
+ * the clipped margin.
  */
 const TONE_NEAR = 3 * CLIPPED;
+/** ...and where the output still shows at least this share of the step the curve predicts (and 1 grey level). */
+const TONE_KEPT = 0.5;
 
 /**
  * Whether the photo's edge at `i` is one the picture-wide tone curve (toneCurve) squeezes near white or black: both its
- * sides map within TONE_NEAR of the end, and the curve's slope between them, times the contrast gain, is below
- * MATCH_SHARE. A brighter exposure compresses a white closet's louvres or a pale ceiling's mouldings towards white
- * before it clips them, and no tone keeps their edges there.
+ * sides map within TONE_NEAR of the end, the curve's slope between them, times the contrast gain, is below
+ * MATCH_SHARE, and the output still steps across it the same way, only less (TONE_KEPT). A brighter exposure
+ * compresses a white closet's louvres or a pale ceiling's mouldings towards white before it clips them.
  */
 export function flattenedByTone(
   before: Grey,
@@ -168,6 +170,7 @@ export function flattenedByTone(
   weights: Float32Array,
 ): (i: number) => boolean {
   const curve = toneCurve(before.data, after.data, weights);
+  const { width } = before;
   const level = (v: number) => curve[Math.min(255, Math.max(0, Math.round(v)))] as number;
   return (i) => {
     // The photo's grey two pixels to either side, across the edge.
@@ -177,7 +180,19 @@ export function flattenedByTone(
     if (Math.abs(a - b) < 1) return false;
     const [low, high] = level(a) < level(b) ? [level(a), level(b)] : [level(b), level(a)];
     if (low < 255 - TONE_NEAR && high > TONE_NEAR) return false;
-    return (gain * (high - low)) / Math.abs(a - b) < MATCH_SHARE;
+    if ((gain * (high - low)) / Math.abs(a - b) >= MATCH_SHARE) return false;
+    // Squeezed, not gone: the output still steps the same way across the edge (averaged over three pixels along it),
+    // by at least TONE_KEPT of what the curve predicts. A window painted over with the wall shows no step at all,
+    // even where its own pixels, most of a band's, pulled the curve.
+    const across = edges.across[i] as number;
+    const along = across === 1 ? width : across === width ? 1 : across === width + 1 ? width - 1 : width + 1;
+    let shown = 0;
+    for (const k of [i - along, i, i + along])
+      shown += (after.data[k + step] as number) - (after.data[k - step] as number);
+    shown /= 3;
+    return (
+      Math.sign(shown) === Math.sign(b - a) && Math.abs(shown) >= Math.max(1, TONE_KEPT * Math.abs(level(b) - level(a)))
+    );
   };
 }
 
