@@ -595,6 +595,17 @@ export interface MailOutboxTable {
   created_at: EpochMs;
 }
 
+/**
+ * A password reset asked for and not prepared yet (server/domain/security/password-resets.ts): due when
+ * `claimed_until` has passed (at once, or when a preparing process's lease runs out).
+ */
+export interface PasswordResetRequestsTable {
+  id: string;
+  email: string;
+  requested_at: EpochMs;
+  claimed_until: EpochMs;
+}
+
 /** The security state of whoever signs in, keyed by `user_id`. */
 export interface UserSecurityTable {
   user_id: string;
@@ -651,6 +662,7 @@ export interface Database {
   memberships: MembershipsTable;
   invites: InvitesTable;
   mail_outbox: MailOutboxTable;
+  password_reset_requests: PasswordResetRequestsTable;
   user_security: UserSecurityTable;
   user_tokens: UserTokensTable;
   recovery_codes: RecoveryCodesTable;

@@ -38,6 +38,7 @@ export const ID_PREFIXES = {
   audit: 'aud',
   invite: 'inv',
   invalidTraffic: 'ivt',
+  passwordReset: 'pwr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

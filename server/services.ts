@@ -30,6 +30,7 @@ import { createHoldSweeper } from './domain/credits/hold-sweeper.js';
 import { createJobRunner } from './domain/jobs/runner.js';
 import { createWebhookWorker, type WorkerOptions } from './domain/webhooks/delivery/worker.js';
 import { createMailSender, type MailSenderOptions } from './domain/mail/delivery/sender.js';
+import { createPasswordResetPreparer } from './domain/security/password-resets.js';
 import { createMailTransport } from './domain/mail/delivery/transport.js';
 import type { RequestRateLimiter } from './limits/request-rate.js';
 import type { WorkGate } from './limits/work-gate.js';
@@ -189,13 +190,15 @@ function imageAdmission(services: Omit<Services, 'imaging' | 'imageAdmission'>):
 export interface BackgroundWorkOptions {
   /**
    * Deliver webhooks and run asynchronous jobs here: app servers with BACKGROUND_WORK=inline, and worker processes.
-   * The charge-hold sweeper and the retention job run in every process either way.
+   * The charge-hold sweeper, the password-reset preparer and the retention job run in every process either way.
    */
   queues: boolean;
   /** Test hooks for the delivery worker (timeouts, poll interval, concurrency). */
   webhookWorker?: Partial<Omit<WorkerOptions, 'db' | 'clock'>>;
   /** Test hooks for the mail sender (retry delays, poll interval). */
   mailSender?: Partial<Pick<MailSenderOptions, 'retryDelaysMs' | 'pollIntervalMs' | 'leaseMs'>>;
+  /** Test hooks for the password-reset preparer (how often it looks for requests left by other processes). */
+  passwordResets?: { intervalMs?: number; leaseMs?: number };
 }
 
 export interface BackgroundWork {
@@ -241,10 +244,18 @@ export function startBackgroundWork(services: Services, options: BackgroundWorkO
   // Holds of image requests that died are refunded by every process, whichever ran them, so refunds happen even
   // where no app server runs.
   const sweeper = createHoldSweeper({ db, clock, timeoutMs: config.chargeHoldTimeoutMs });
+  // Password resets are prepared by the process that answered them, and any process takes over those a dead one left.
+  const passwordResets = createPasswordResetPreparer({
+    db,
+    clock,
+    links: { publicBaseUrl: config.publicBaseUrl },
+    ...options.passwordResets,
+  });
   webhooks?.start();
   jobs?.start();
   mail?.start();
   sweeper.start();
+  passwordResets.start();
   const retention = startRetentionJob({
     db,
     storage,
@@ -258,6 +269,7 @@ export function startBackgroundWork(services: Services, options: BackgroundWorkO
       await jobs?.stop();
       await mail?.stop();
       await sweeper.stop();
+      await passwordResets.stop();
       await retention.stop();
     },
   };

@@ -2,15 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { iso } from '../clock.js';
 import { sessionCookieHeader } from '../auth/session-cookie.js';
-import { log } from '../observability/logger.js';
-import {
-  confirmPasswordReset,
-  requestPasswordReset,
-  resendVerification,
-  signIn,
-  signUp,
-  verifyEmail,
-} from '../domain/security/identity.js';
+import { confirmPasswordReset, resendVerification, signIn, signUp, verifyEmail } from '../domain/security/identity.js';
+import { recordPasswordResetRequest } from '../domain/security/password-resets.js';
 import {
   limitPasswordResets,
   limitPerClientIp,
@@ -193,17 +186,11 @@ export const authRouter = router({
     .input(z.object({ email: z.email().max(254) }))
     .output(z.object({ accepted: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const { db, clock, config } = ctx.services;
-      // The answer does not wait for the work: a registered address (a token and a message written) would otherwise
-      // answer measurably later than an unknown one (nothing written), which tells who has an account. The work
-      // starts once the answer is on its way (SQLite's calls would block it otherwise). A failure is logged; the
-      // person asks again.
-      const request = { email: input.email, links: { publicBaseUrl: config.publicBaseUrl }, now: clock.now() };
-      setImmediate(() => {
-        requestPasswordReset(db, request).catch((error: unknown) =>
-          log.error({ err: error }, 'password reset could not be prepared'),
-        );
-      });
+      // Only the request is written before the answer, the same for every address: a registered one (a token and a
+      // message written) would otherwise answer measurably later than an unknown one, which tells who has an account.
+      // The token and the message are prepared once the answer is on its way, by this process or, if it dies first,
+      // by any other (domain/security/password-resets.ts).
+      await recordPasswordResetRequest(ctx.services.db, { email: input.email, now: ctx.services.clock.now() });
       ctx.response.setStatus(202);
       return { accepted: true as const };
     }),

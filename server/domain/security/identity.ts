@@ -228,28 +228,29 @@ export async function resendVerification(
   });
 }
 
-/** One message when the address is registered, none otherwise; the caller answers the same either way. */
-export async function requestPasswordReset(
-  db: Db,
+/**
+ * A reset asked for (password-resets.ts) prepared inside the caller's transaction: a token and one message when the
+ * address is registered, nothing otherwise; the request was answered the same either way.
+ */
+export async function preparePasswordReset(
+  trx: Db,
   input: { email: string; links: IdentityLinks; now: number },
 ): Promise<void> {
   const email = normalizeEmail(input.email);
-  await inTransaction(db, async (trx) => {
-    const account = await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
-    if (!account) return;
-    await voidUserTokens(trx, { userId: account.id, purpose: 'password_reset', now: input.now });
-    const token = await issueUserToken(trx, {
-      userId: account.id,
-      purpose: 'password_reset',
-      email,
-      ttlMs: PASSWORD_RESET_TTL_MS,
-      now: input.now,
-    });
-    await enqueueMail(trx, {
-      to: email,
-      mail: passwordResetMessage({ url: resetUrl(input.links, token) }),
-      now: input.now,
-    });
+  const account = await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+  if (!account) return;
+  await voidUserTokens(trx, { userId: account.id, purpose: 'password_reset', now: input.now });
+  const token = await issueUserToken(trx, {
+    userId: account.id,
+    purpose: 'password_reset',
+    email,
+    ttlMs: PASSWORD_RESET_TTL_MS,
+    now: input.now,
+  });
+  await enqueueMail(trx, {
+    to: email,
+    mail: passwordResetMessage({ url: resetUrl(input.links, token) }),
+    now: input.now,
   });
 }
 
