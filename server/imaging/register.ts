@@ -91,7 +91,7 @@ export async function registerOutput(before: Raster, after: Raster): Promise<Reg
 }
 
 /** An output of the photo's size, taken on the photo's grid as it is. */
-function asItIs(after: Raster): Registration {
+export function asItIs(after: Raster): Registration {
   return { image: after, valid: new Uint8Array(after.width * after.height).fill(1), warped: false };
 }
 

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Db } from '../../../db/client.js';
-import { inClaimTransaction, lockedForClaim } from '../../../db/leasing.js';
+import { createLeaseLoop, inClaimTransaction, lockedForClaim } from '../../../db/leasing.js';
 import { inTransaction } from '../../../db/transaction.js';
 import type { Clock } from '../../clock.js';
 import { newId } from '../../ids.js';
@@ -20,7 +20,7 @@ requested.setMaxListeners(0);
 const WAKE = 'wake';
 
 /** A request claimed by a process that died is due again after this. */
-export const PASSWORD_RESET_LEASE_MS = 60_000;
+const PASSWORD_RESET_LEASE_MS = 60_000;
 const BATCH = 20;
 
 /** Records a reset asked for `email` (normalized when prepared): the same one write whatever the address. */
@@ -29,7 +29,9 @@ export async function recordPasswordResetRequest(db: Db, input: { email: string;
     .insertInto('password_reset_requests')
     .values({ id: newId('passwordReset'), email: input.email, requested_at: input.now, claimed_until: input.now })
     .execute();
-  requested.emit(WAKE);
+  // The preparer wakes once the answer is on its way: SQLite's calls would hold it back otherwise, and a registered
+  // address would answer later than an unknown one.
+  setImmediate(() => requested.emit(WAKE));
 }
 
 /**
@@ -84,9 +86,8 @@ export interface PasswordResetPreparer {
 }
 
 /**
- * Runs in every process: prepares the requests this process records right after its answer (woken once the answer is
- * on its way: SQLite's calls would hold it back otherwise, and a registered address would answer later), and every
- * `intervalMs` those another process recorded or left behind when it died.
+ * Runs in every process (db/leasing.ts's claiming loop): prepares the requests this process records right after its
+ * answer, and every `intervalMs` those another process recorded or left behind when it died.
  */
 export function createPasswordResetPreparer(options: {
   db: Db;
@@ -95,54 +96,13 @@ export function createPasswordResetPreparer(options: {
   intervalMs?: number;
   leaseMs?: number;
 }): PasswordResetPreparer {
-  const intervalMs = options.intervalMs ?? 5_000;
-  let running = false;
-  let timer: NodeJS.Timeout | null = null;
-  let round: Promise<void> = Promise.resolve();
-  let again = false;
-
-  async function prepareAll() {
-    try {
-      const input = { links: options.links, leaseMs: options.leaseMs };
-      while (running && (await preparePasswordResets(options.db, { ...input, now: options.clock.now() })) > 0);
-    } catch (error) {
-      logger.error({ err: error }, 'password resets could not be prepared; trying again at the next round');
-    }
-  }
-
-  /** One round at a time; a wake-up during a round runs another right after it. */
-  function runRound() {
-    if (!running) return;
-    if (timer) clearTimeout(timer);
-    round = round.then(prepareAll).finally(() => {
-      if (!running) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(runRound, intervalMs);
-      timer.unref();
-    });
-  }
-
-  const wake = () => {
-    if (again) return;
-    again = true;
-    setImmediate(() => {
-      again = false;
-      runRound();
-    });
-  };
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      requested.on(WAKE, wake);
-      runRound();
-    },
-    async stop() {
-      running = false;
-      requested.off(WAKE, wake);
-      if (timer) clearTimeout(timer);
-      await round;
-    },
-  };
+  const { db, clock, links, leaseMs } = options;
+  const loop = createLeaseLoop({
+    round: async () => (await preparePasswordResets(db, { links, leaseMs, now: clock.now() })) > 0,
+    pollIntervalMs: options.intervalMs ?? 5_000,
+    wakeOn: { emitter: requested, event: WAKE },
+    onRoundError: (error) =>
+      logger.error({ err: error }, 'password resets could not be prepared; trying again at the next round'),
+  });
+  return { start: loop.start, stop: loop.stop };
 }

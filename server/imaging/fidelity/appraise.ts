@@ -38,8 +38,9 @@ const DRAPE_HUE = 0.03;
  * at most FRAMED_ASPECT times as long as wide) whose added edges fill its box (FRAMED_DENSITY of its pixels, and
  * FRAMED_SPAN of its rows and of its columns), hung on plain wall, at most FRAMED_HEIGHT of the wall tall (the wall
  * between the lines found, which often reads short: behind a bed or a table the floor line lands on the furniture's
- * top; at half the wall, framed pictures over beds were refused), and not showing daylight: at most FRAMED_DAYLIGHT of it is much brighter than the wall around it (DAYLIGHT_GAIN, or near
- * white at DAYLIGHT_LEVEL) and nearly grey (DAYLIGHT_GREY: sky and blown-out glass have little colour).
+ * top; at half the wall, framed pictures over beds were refused), and not showing daylight: at most FRAMED_DAYLIGHT
+ * of it is much brighter than the wall around it (DAYLIGHT_GAIN, or near white at DAYLIGHT_LEVEL) and nearly grey
+ * (DAYLIGHT_GREY: sky and blown-out glass have little colour).
  */
 const FRAMED_MIN = 12;
 const FRAMED_ASPECT = 3;

@@ -174,7 +174,8 @@ export function flattenedByTone(
   const level = (v: number) => curve[Math.min(255, Math.max(0, Math.round(v)))] as number;
   return (i) => {
     // The photo's grey two pixels to either side, across the edge.
-    const step = 2 * (edges.across[i] as number);
+    const across = edges.across[i] as number;
+    const step = 2 * across;
     const a = before.data[i - step] as number;
     const b = before.data[i + step] as number;
     if (Math.abs(a - b) < 1) return false;
@@ -184,7 +185,6 @@ export function flattenedByTone(
     // Squeezed, not gone: the output still steps the same way across the edge (averaged over three pixels along it),
     // by at least TONE_KEPT of what the curve predicts. A window painted over with the wall shows no step at all,
     // even where its own pixels, most of a band's, pulled the curve.
-    const across = edges.across[i] as number;
     const along = across === 1 ? width : across === width ? 1 : across === width + 1 ? width - 1 : width + 1;
     let shown = 0;
     for (const k of [i - along, i, i + along])
@@ -201,7 +201,7 @@ export function flattenedByTone(
  * per bin of TONE_BIN levels over the pixels `weights` checks, made non-decreasing, interpolated between the bins'
  * centres and extended at slope 1 past the first and last).
  */
-export function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Array): Float32Array {
+function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Array): Float32Array {
   const bins = 256 / TONE_BIN;
   const histograms = Array.from({ length: bins }, () => new Uint32Array(256));
   const counts = new Uint32Array(bins);

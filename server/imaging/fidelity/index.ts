@@ -20,7 +20,7 @@
  * are no change of the building), colour-model.ts and surfaces.ts (recoloured walls, floors and ceilings), report.ts
  * (the kinds of change and their boxes in the photo).
  */
-import { registerOutput } from '../register.js';
+import { asItIs, registerOutput } from '../register.js';
 import { appraise } from './appraise.js';
 import { contrastGain, flattenedByTone, sobel, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
@@ -97,9 +97,7 @@ export async function scoreFidelity(
   const [before, decoded, size] = await Promise.all([decodeSmall(input), decodeSmall(output), uprightSize(input)]);
   const sameSize = decoded.width === before.width && decoded.height === before.height;
   const registered =
-    options.onPhotoGrid && sameSize
-      ? { image: decoded.colour, valid: new Uint8Array(before.width * before.height).fill(1), warped: false }
-      : await registerOutput(before.colour, decoded.colour);
+    options.onPhotoGrid && sameSize ? asItIs(decoded.colour) : await registerOutput(before.colour, decoded.colour);
   if (!registered)
     return {
       score: 0,
