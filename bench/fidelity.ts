@@ -22,6 +22,8 @@ import {
 const TARGET_CAUGHT = 0.95;
 const TARGET_REJECTED = 0.05;
 const TARGET_MS = 50;
+/** 12 MP pairs scored before the timing starts. */
+const WARM_UP = 3;
 const TWELVE_MP: [number, number] = [4000, 3000];
 
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
@@ -70,11 +72,12 @@ async function main() {
   for (const row of rows) console.log(line(row));
   console.log('(lost / added: edge length in picture heights where furniture may not go)\n');
 
-  // Timing: 12 MP JPEG pairs scored one at a time, after one warm-up pair.
+  // Timing: 12 MP JPEG pairs scored one at a time, after WARM_UP of them scored the same way: a long-running server
+  // has compiled the check's code long before, and one warm-up pair left the first timed pairs at 80-350 ms here.
   const pairs = [];
   for (let i = 0; i < timed; i++)
     pairs.push(await makeCase(i % 2 ? 'window_moved' : 'furniture_blobs', 77_000 + i, TWELVE_MP));
-  await scoreFidelity(pairs[0]!.input, pairs[0]!.output);
+  for (const pair of pairs.slice(0, WARM_UP)) await scoreFidelity(pair.input, pair.output, { allowed: pair.allowed });
   const times: number[] = [];
   const decodeTimes: number[] = [];
   // CPU time (all threads) next to wall time: on a shared machine the wall clock also measures the neighbours.
