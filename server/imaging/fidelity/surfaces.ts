@@ -103,9 +103,14 @@ export function recolouredSurfaces(
       calm[cy * cellsX + cx] = usable[cy * cellsX + cx] && !setNear(changed, cellsX, cellsY, cx, cy) ? 1 : 0;
   // The picture-wide colour and tone change: per output channel, an affine mix of the photo's three channels plus a
   // curve of its own channel (exposure, contrast, white balance, saturation, gamma), fitted to the calm cells with
-  // Tukey-weighted least squares, so the cells that moved differently (a repainted wall) do not pull it.
+  // Tukey-weighted least squares, so the cells that moved differently (a repainted wall) do not pull it. Cells the
+  // output clips are left out of the fit as they are left out of the judging: their level says only "at least this
+  // bright", and fitted as it stands, a strong exposure's blown-out fifth of the picture bent the curve until a sunlit
+  // wall beside a window read as repainted.
+  const clippedOutput = (cell: number) =>
+    Math.max(b[cell * 3] as number, b[cell * 3 + 1] as number, b[cell * 3 + 2] as number) >= CLIPPED;
   const calmCells: number[] = [];
-  for (let cell = 0; cell < count; cell++) if (calm[cell]) calmCells.push(cell);
+  for (let cell = 0; cell < count; cell++) if (calm[cell] && !clippedOutput(cell)) calmCells.push(cell);
   if (calmCells.length < 16) return [];
   const model = fitColourModel(a, b, calmCells);
   // A cell moved when its colour lies far from what the picture-wide change predicts; clipped cells are not judged.
