@@ -9,7 +9,7 @@
  * - must pass: real furniture cut from honest real stagings (where the staged output differs from its photo) set on
  *   the floor of other real rooms, real framed art and mirrors hung on walls, real curtain panels hung beside
  *   windows, a real lamp or plant set down, and tone-only changes (exposure, contrast, white balance, gamma,
- *   sharpening, a slight crop, zoom or reframe).
+ *   sharpening, HDR-like local contrast, a slight crop, zoom or reframe).
  *
  * Deterministic for a seed: the same set and seed give byte-identical files. Each refused edit carries `expect`, the
  * kind of change a fidelity report should name and where it is, in the before photo's pixels.
@@ -921,14 +921,20 @@ function floorSpot(photo: Photo, W: number, H: number, rng: () => number) {
 
 // --- tone ---------------------------------------------------------------------------------------------------------
 
-/** A tone-only variant: exposure, contrast, white balance, gamma, sharpening, and maybe a slight crop or zoom. */
+/** Tone-only edits per photo: exposure and contrast, white balance, gamma and sharpening, brightness and saturation, HDR-like. */
+const TONE_KINDS = 5;
+
+/**
+ * A tone-only variant: exposure, contrast, white balance, gamma, sharpening, HDR-like local contrast, and maybe a
+ * slight crop or zoom.
+ */
 async function toneEdit(file: string, out: string, rng: () => number, variant: number): Promise<string> {
   const meta = await sharp(file).metadata();
   const W = meta.width ?? 0;
   const H = meta.height ?? 0;
   let pipeline = sharp(file).rotate();
   const steps: string[] = [];
-  const kind = variant % 4;
+  const kind = variant % TONE_KINDS;
   if (kind === 0) {
     const gain = between(rng, 0.75, 1.3);
     const contrast = between(rng, 0.85, 1.2);
@@ -946,11 +952,20 @@ async function toneEdit(file: string, out: string, rng: () => number, variant: n
     const gamma = between(rng, 1.4, 2.8);
     pipeline = pipeline.gamma(gamma, 2.2).sharpen({ sigma: between(rng, 0.8, 1.6) });
     steps.push(`gamma ${gamma.toFixed(2)}/2.2, sharpened`);
-  } else {
+  } else if (kind === 3) {
     const brightness = between(rng, 0.85, 1.2);
     const saturation = between(rng, 0.8, 1.25);
     pipeline = pipeline.modulate({ brightness, saturation });
     steps.push(`brightness ×${brightness.toFixed(2)}, saturation ×${saturation.toFixed(2)}`);
+  } else {
+    // HDR-like: local contrast brought up tile by tile (CLAHE on the lightness, tiles an eighth of the short side, as
+    // real-estate HDR and "enhance" tools do), then sharpened.
+    const slope = Math.round(between(rng, 2, 4));
+    const tile = Math.max(8, Math.round(Math.min(W, H) / 8));
+    pipeline = pipeline
+      .clahe({ width: tile, height: tile, maxSlope: slope })
+      .sharpen({ sigma: between(rng, 0.6, 1.2) });
+    steps.push(`HDR-like local contrast (CLAHE, slope ${slope}), sharpened`);
   }
   // Half the variants are also reframed the way real tools return them: a few percent cropped or zoomed, sometimes
   // in another aspect ratio or size.
@@ -1322,7 +1337,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     }
 
     // Must pass: tone-only changes.
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < TONE_KINDS; k++) {
       const id = `${photo.id}--tone-${k}`;
       const after = path.join(outDir, `${id}.jpg`);
       await toneEdit(path.join(setDir, photo.file), after, rng, k);
