@@ -114,3 +114,37 @@ describe.skipIf(!present)('the fidelity check on a real photo brightened until i
     }
   });
 });
+
+describe.skipIf(!present)('a real photo given a strong exposure that blows a fifth of it out', () => {
+  // A home office given exposure ×1.3–1.4 and more contrast: about a fifth of its pixels go to white. Fitted with those
+  // clipped cells, the picture-wide colour change bent until the sunlit wall beside the window read as repainted
+  // (0.82 for each of these); the clipped cells say only "at least this bright" and stay out of the fit. (×1.4 with
+  // the smaller offset, -22, is still refused.)
+  const photo = () => readFileSync(join(dir, 'photos/dd-home-office.jpg'));
+  it('passes', async () => {
+    for (const [gain, offset] of [
+      [1.3, -22],
+      [1.35, -22],
+      [1.4, -35],
+    ] as const) {
+      const exposed = await sharp(photo()).linear(gain, offset).jpeg({ quality: 90 }).toBuffer();
+      const result = await scoreFidelity(photo(), exposed);
+      expect(result.score, `×${gain} ${offset}`).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
+  });
+  it('is still refused with the wall beside the window repainted', async () => {
+    const exposed = await sharp(photo()).linear(1.3, -22).png().toBuffer();
+    const { width = 0, height = 0 } = await sharp(exposed).metadata();
+    const wall = { left: Math.round(width * 0.74), width: Math.round(width * 0.1), height: Math.round(height * 0.5) };
+    const paint = await sharp({ create: { ...wall, channels: 3, background: '#7f93a8' } })
+      .png()
+      .toBuffer();
+    const repainted = await sharp(exposed)
+      .composite([{ input: paint, left: wall.left, top: 0, blend: 'multiply' }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const result = await scoreFidelity(photo(), repainted);
+    expect(result.score).toBeLessThan(FIDELITY_MIN);
+    expect(result.changes.map((change) => change.kind)).toContain('surface_recoloured');
+  });
+});
