@@ -223,12 +223,21 @@ async function main() {
   if (config.webConcurrency > 1 && !isClusterProcess()) {
     return runClusterPrimary({ role: 'web', processes: config.webConcurrency, prepare: () => prepareDatabase(config) });
   }
-  const running = await startServer(config);
+  // The signals are taken before the server says it listens: one that came between that line and the handlers would
+  // meet the default action and kill the process with requests in flight.
+  const starting = startServer(config);
+  // A server that failed to start has no connections to cut.
+  const cutConnections = () =>
+    starting.then(
+      (running) => running.server.closeAllConnections(),
+      () => {},
+    );
+  closeOnSignals('in-flight requests', async () => (await starting).close(), { force: () => void cutConnections() });
+  const running = await starting;
   log.info(
     { port: running.port, database: running.services.dialect, storage: config.storageUrl.split('?')[0] },
     `Roomstage listening on ${config.publicBaseUrl}`,
   );
-  closeOnSignals('in-flight requests', running.close, { force: () => running.server.closeAllConnections() });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

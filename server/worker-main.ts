@@ -55,8 +55,11 @@ async function main() {
       prepare: () => prepareDatabase(config),
     });
   }
-  const running = await startWorker(config);
-  closeOnSignals('deliveries and jobs in flight', running.close);
+  // The signals are taken before the worker says it runs: one that came between that line and the handlers would
+  // meet the default action and kill the process without finishing anything.
+  const starting = startWorker(config);
+  closeOnSignals('deliveries and jobs in flight', async () => (await starting).close());
+  await starting;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
