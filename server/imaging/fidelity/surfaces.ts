@@ -107,19 +107,16 @@ export function recolouredSurfaces(
   // output clips are left out of the fit as they are left out of the judging: their level says only "at least this
   // bright", and fitted as it stands, a strong exposure's blown-out fifth of the picture bent the curve until a sunlit
   // wall beside a window read as repainted.
-  const clippedOutput = (cell: number) =>
-    Math.max(b[cell * 3] as number, b[cell * 3 + 1] as number, b[cell * 3 + 2] as number) >= CLIPPED;
+  const clipped = (cells: Float32Array, cell: number) =>
+    Math.max(cells[cell * 3] as number, cells[cell * 3 + 1] as number, cells[cell * 3 + 2] as number) >= CLIPPED;
   const calmCells: number[] = [];
-  for (let cell = 0; cell < count; cell++) if (calm[cell] && !clippedOutput(cell)) calmCells.push(cell);
+  for (let cell = 0; cell < count; cell++) if (calm[cell] && !clipped(b, cell)) calmCells.push(cell);
   if (calmCells.length < 16) return [];
   const model = fitColourModel(a, b, calmCells);
   // A cell moved when its colour lies far from what the picture-wide change predicts; clipped cells are not judged.
   const moved = new Uint8Array(count);
   for (let cell = 0; cell < count; cell++) {
-    if (!usable[cell]) continue;
-    let top = 0;
-    for (let c = 0; c < 3; c++) top = Math.max(top, a[cell * 3 + c] as number, b[cell * 3 + c] as number);
-    if (top >= CLIPPED) continue;
+    if (!usable[cell] || clipped(a, cell) || clipped(b, cell)) continue;
     if (colourResidual(model, a, b, cell) > COLOUR_MOVED) moved[cell] = 1;
   }
   const calmFound = movedRegions((cell) => moved[cell] === 1 && calm[cell] === 1, false);
