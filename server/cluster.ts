@@ -124,17 +124,17 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
     setTimeout(() => stopping || fork(), lived < EARLY_DEATH_MS ? REFORK_PAUSE_MS : 0);
   });
 
-  for (let index = 0; index < options.processes; index += 1) fork();
-  log.info(
-    { processes: options.processes, role: options.role, allocator: allocatorName({ ...process.env, ...allocator }) },
-    `started ${options.processes} ${options.role} processes`,
-  );
-
+  // As in every process, the signals are taken before the start-up line says the processes run.
   closeOnSignals(`the ${options.role} processes`, async () => {
     stopping = true;
     const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
     await Promise.all(running.map((worker) => stopProcess(worker)));
   });
+  for (let index = 0; index < options.processes; index += 1) fork();
+  log.info(
+    { processes: options.processes, role: options.role, allocator: allocatorName({ ...process.env, ...allocator }) },
+    `started ${options.processes} ${options.role} processes`,
+  );
 }
 
 function stopProcess(worker: Worker): Promise<void> {
