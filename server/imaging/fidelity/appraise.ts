@@ -62,6 +62,17 @@ const MULLION_MARGIN = 0.3;
 /** ...with at least this share of daylight showing between them (a picture's mat is lit like the wall, not blown out). */
 const PANE_DAYLIGHT = 0.05;
 const MULLION_SPAN = 0.8;
+/**
+ * A round or oval thing hung on the wall (a mirror, a clock, a plate), however bright the daylight it reflects: its
+ * new edges close a ring around the middle of their own bounds, reaching at least ROUND_REACH of the way out in every
+ * one of ROUND_SECTORS directions, and leave the four corners of those bounds empty (nothing beyond ROUND_CORNER of
+ * the way out both across and down, which an ellipse never reaches). The outline of a window, a door or an arch always
+ * fills its corners: an arched window's top is round, but its sill is square. A round window (an oculus) would pass
+ * as a mirror; rooms for sale rarely have one, while round mirrors and clocks over a sofa are staging's commonest decor.
+ */
+const ROUND_SECTORS = 16;
+const ROUND_REACH = 0.7;
+const ROUND_CORNER = 0.76;
 /** Across-edge direction test as in edges.ts: a vertical line's gradient is this much more horizontal than vertical. */
 const VERTICAL_EDGE = 2.4;
 
@@ -201,7 +212,14 @@ export function appraise(
   const upright = dividedIntoPanes(perColumn, filledRows);
   const across = dividedIntoPanes(perRow, filledColumns);
   const daylitPanes = daylight >= PANE_DAYLIGHT && (upright || across);
-  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across);
+  const round =
+    lostShare <= HUNG_LOST_SHARE &&
+    hangs &&
+    plainBefore &&
+    w >= FRAMED_MIN &&
+    h >= FRAMED_MIN &&
+    roundOutline(added, weights, [x0, y0, x1, y1], width, height);
+  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round;
   // A curtain: a tall panel of fabric hanging from near the ceiling line, in a colour unlike the wall's. Where it
   // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
@@ -239,6 +257,53 @@ function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
     if (line >= MULLION_SPAN * across) return true;
   }
   return false;
+}
+
+/**
+ * Whether the added edges (of weight above 0) in the box `[x0, y0, x1, y1)` draw a closed round or oval outline: see
+ * ROUND_SECTORS. Positions are measured from the middle of the edges' own bounds, as shares of their half width and
+ * half height, so that an ellipse that fills its bounds lies at distance 1.
+ */
+function roundOutline(
+  added: Uint8Array,
+  weights: Float32Array,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  width: number,
+  height: number,
+): boolean {
+  const on = (x: number, y: number) => added[y * width + x] === 1 && (weights[y * width + x] as number) > 0;
+  let left = x1;
+  let right = x0 - 1;
+  let top = y1;
+  let bottom = y0 - 1;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++)
+      if (on(x, y)) {
+        left = Math.min(left, x);
+        right = Math.max(right, x);
+        top = Math.min(top, y);
+        bottom = Math.max(bottom, y);
+      }
+  // A thing the picture's edge cuts shows no whole outline: its cut side would pass for an empty corner.
+  if (right <= left || bottom <= top || x0 <= 0 || y0 <= 0 || x1 >= width || y1 >= height) return false;
+  const midX = (left + right) / 2;
+  const midY = (top + bottom) / 2;
+  const halfW = Math.max(1, (right - left) / 2);
+  const halfH = Math.max(1, (bottom - top) / 2);
+  const reach = new Float32Array(ROUND_SECTORS);
+  for (let y = top; y <= bottom; y++)
+    for (let x = left; x <= right; x++) {
+      if (!on(x, y)) continue;
+      const u = (x - midX) / halfW;
+      const v = (y - midY) / halfH;
+      if (Math.abs(u) >= ROUND_CORNER && Math.abs(v) >= ROUND_CORNER) return false;
+      const sector = Math.min(
+        ROUND_SECTORS - 1,
+        Math.floor(((Math.atan2(v, u) + Math.PI) / (2 * Math.PI)) * ROUND_SECTORS),
+      );
+      reach[sector] = Math.max(reach[sector] as number, Math.hypot(u, v));
+    }
+  return reach.every((distance) => distance >= ROUND_REACH);
 }
 
 /** Share of the box `[x0, y0, x1, y1)` in `image` showing daylight: much brighter than `wall` (or near white), nearly grey. */

@@ -148,3 +148,61 @@ describe.skipIf(!present)('a real photo given a strong exposure that blows a fif
     expect(result.changes.map((change) => change.kind)).toContain('surface_recoloured');
   });
 });
+
+describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
+  // The round mirror over ade-fireplace-living's mantel, cut as an ellipse and hung on dd-conference's walls: it
+  // reflects a bright room and once read as a window added (0.70–0.82). A round outline leaves the corners of its
+  // bounds empty, which a window's never does: the same walls with a real window pasted are still refused.
+  const photos = join(dir, 'photos');
+  const wall = () => readFileSync(join(photos, 'dd-conference.jpg'));
+  const hang = async (
+    source: string,
+    [left, top, width, height]: [number, number, number, number],
+    size: { width: number; height: number },
+    at: { left: number; top: number },
+    oval: boolean,
+  ) => {
+    let piece = await sharp(readFileSync(join(photos, source)))
+      .extract({ left, top, width, height })
+      .resize(size.width, size.height, { fit: 'fill' })
+      .ensureAlpha()
+      .png()
+      .toBuffer();
+    if (oval) {
+      const { width: w, height: h } = size;
+      const ellipse = `<svg width="${w}" height="${h}"><ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#fff"/></svg>`;
+      piece = await sharp(piece)
+        .composite([{ input: Buffer.from(ellipse), blend: 'dest-in' }])
+        .png()
+        .toBuffer();
+    }
+    return sharp(wall())
+      .composite([{ input: piece, ...at }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
+  };
+  const spots = [
+    { size: { width: 46, height: 40 }, at: { left: 20, top: 96 } },
+    { size: { width: 60, height: 52 }, at: { left: 16, top: 70 } },
+    { size: { width: 46, height: 40 }, at: { left: 560, top: 60 } },
+  ];
+  it('passes', async () => {
+    for (const { size, at } of spots) {
+      const hung = await hang('ade-fireplace-living.jpg', [338, 116, 87, 76], size, at, true);
+      const result = await scoreFidelity(wall(), hung);
+      expect(result.score, `${size.width} px at ${at.left},${at.top}`).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
+  });
+  it('a real window pasted on the same walls is refused', async () => {
+    // Kept clear of the sideboards' tops: a window that stands on furniture reads as part of it.
+    for (const at of [
+      { left: 24, top: 70 },
+      { left: 560, top: 40 },
+    ]) {
+      const pasted = await hang('dd-red-dining.jpg', [275, 14, 96, 192], { width: 40, height: 80 }, at, false);
+      const result = await scoreFidelity(wall(), pasted);
+      expect(result.score, `at ${at.left},${at.top}`).toBeLessThan(FIDELITY_MIN);
+      expect(result.changes.map((change) => change.kind)).toContain('opening_added');
+    }
+  });
+});
