@@ -68,7 +68,7 @@ const MULLION_SPAN = 0.8;
  * one of ROUND_SECTORS directions, and leave the four corners of those bounds empty (nothing beyond ROUND_CORNER of
  * the way out both across and down, which an ellipse never reaches). The outline of a window, a door or an arch always
  * fills its corners: an arched window's top is round, but its sill is square. A round window (an oculus) would pass
- * as a mirror; rooms for sale rarely have one, while round mirrors and clocks over a sofa are staging's commonest decor.
+ * as a mirror; rooms for sale rarely have one, while round mirrors and clocks are common staging decor.
  */
 const ROUND_SECTORS = 16;
 const ROUND_REACH = 0.7;
@@ -87,8 +87,8 @@ export interface AddedEdges {
  * ring around it: the same content under a new tone (a one-sided edge change, the grey levels still correlated, the
  * box as bright against its surroundings as before, and not a long line between two surfaces, which a repaint would
  * sharpen or soften), or a picture, mirror or the like hung on what was plain wall (mostly added edges, darker than
- * the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line). An opening shows
- * daylight, brighter than the wall, or is as tall as a door.
+ * the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line), or something round
+ * hung there (ROUND_SECTORS). An opening shows daylight, brighter than the wall, or is as tall as a door.
  */
 export function appraise(
   change: EdgeChange,
