@@ -182,9 +182,11 @@ export function appraise(
   // It hangs on what was plain wall (not where a bright window was) and its bottom stays clear of the floor line.
   const plainBefore = brightBefore >= PLAIN_MIN && brightBefore <= PLAIN_MAX;
   const hangs = room ? y1 <= room.ceiling + HUNG_BOTTOM * (room.floor - room.ceiling) : true;
+  // Mostly new edges, on what was plain wall, clear of the floor line: every kind of decor below asks this.
+  const onPlainWall = lostShare <= HUNG_LOST_SHARE && hangs && plainBefore;
   // Pictures and mirrors are smaller than windows and doors.
   const modest = y1 - y0 <= HUNG_HEIGHT * (room ? room.floor - room.ceiling : height);
-  const hung = lostShare <= HUNG_LOST_SHARE && hangs && modest && plainBefore && bright < HUNG_BRIGHT;
+  const hung = onPlainWall && modest && bright < HUNG_BRIGHT;
   // Something hung at any size: a compact object filling its box with new edges, no daylight and no panes.
   const ringMean = rn ? rs / rn : 0;
   const w = x1 - x0;
@@ -192,12 +194,10 @@ export function appraise(
   const filledRows = perRow.filter((count) => count > 0).length;
   const filledColumns = perColumn.filter((count) => count > 0).length;
   const daylight = daylightShare(after, [x0, y0, x1, y1], ringMean);
+  const sizable = w >= FRAMED_MIN && h >= FRAMED_MIN;
   const framed =
-    lostShare <= HUNG_LOST_SHARE &&
-    hangs &&
-    plainBefore &&
-    w >= FRAMED_MIN &&
-    h >= FRAMED_MIN &&
+    onPlainWall &&
+    sizable &&
     Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h) &&
     addedCount >= FRAMED_DENSITY * n &&
     filledColumns >= FRAMED_SPAN * w &&
@@ -213,12 +213,7 @@ export function appraise(
   const across = dividedIntoPanes(perRow, filledColumns);
   const daylitPanes = daylight >= PANE_DAYLIGHT && (upright || across);
   const round =
-    lostShare <= HUNG_LOST_SHARE &&
-    hangs &&
-    plainBefore &&
-    w >= FRAMED_MIN &&
-    h >= FRAMED_MIN &&
-    roundOutline(added, weights, [x0, y0, x1, y1], width, height);
+    onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round;
   // A curtain: a tall panel of fabric hanging from near the ceiling line, in a colour unlike the wall's. Where it
   // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse.
@@ -261,31 +256,27 @@ function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
 
 /**
  * Whether the added edges (of weight above 0) in the box `[x0, y0, x1, y1)` draw a closed round or oval outline: see
- * ROUND_SECTORS. Positions are measured from the middle of the edges' own bounds, as shares of their half width and
- * half height, so that an ellipse that fills its bounds lies at distance 1.
+ * ROUND_SECTORS. Their bounds are the first and last columns and rows of the box that hold any (`perColumn`,
+ * `perRow`, as appraise counted them). Positions are measured from the middle of those bounds, as shares of their half
+ * width and half height, so that an ellipse that fills its bounds lies at distance 1.
  */
 function roundOutline(
   added: Uint8Array,
   weights: Float32Array,
   [x0, y0, x1, y1]: [number, number, number, number],
+  perColumn: Uint16Array,
+  perRow: Uint16Array,
   width: number,
   height: number,
 ): boolean {
-  const on = (x: number, y: number) => added[y * width + x] === 1 && (weights[y * width + x] as number) > 0;
-  let left = x1;
-  let right = x0 - 1;
-  let top = y1;
-  let bottom = y0 - 1;
-  for (let y = y0; y < y1; y++)
-    for (let x = x0; x < x1; x++)
-      if (on(x, y)) {
-        left = Math.min(left, x);
-        right = Math.max(right, x);
-        top = Math.min(top, y);
-        bottom = Math.max(bottom, y);
-      }
   // A thing the picture's edge cuts shows no whole outline: its cut side would pass for an empty corner.
-  if (right <= left || bottom <= top || x0 <= 0 || y0 <= 0 || x1 >= width || y1 >= height) return false;
+  if (x0 <= 0 || y0 <= 0 || x1 >= width || y1 >= height) return false;
+  const left = x0 + perColumn.findIndex((count) => count > 0);
+  const right = x0 + perColumn.findLastIndex((count) => count > 0);
+  const top = y0 + perRow.findIndex((count) => count > 0);
+  const bottom = y0 + perRow.findLastIndex((count) => count > 0);
+  if (right <= left || bottom <= top) return false;
+  const on = (x: number, y: number) => added[y * width + x] === 1 && (weights[y * width + x] as number) > 0;
   const midX = (left + right) / 2;
   const midY = (top + bottom) / 2;
   const halfW = Math.max(1, (right - left) / 2);
