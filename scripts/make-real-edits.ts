@@ -66,8 +66,16 @@ interface Pair {
   after: string;
   class: string;
   label: string;
-  /** Things the honest staging added (or, with from: "before", removed): cut out where the two pictures differ. */
-  cutouts?: Array<{ kind: 'furniture' | 'lamp_plant' | 'decor'; box: Box; from?: 'before' | 'after' }>;
+  /**
+   * Things the honest staging added (or, with from: "before", removed): cut out along `outline` (polygons drawn by
+   * hand, in the stored file's pixels) where it is given, else where the two pictures differ inside `box`.
+   */
+  cutouts?: Array<{
+    kind: 'furniture' | 'lamp_plant' | 'decor';
+    box: Box;
+    from?: 'before' | 'after';
+    outline?: Array<Array<[number, number]>>;
+  }>;
 }
 
 interface Manifest {
@@ -878,6 +886,36 @@ function diffCut(
   return trimCut({ data, width: w, height: h, kind, source });
 }
 
+/**
+ * Cuts what is inside `outline` (polygons drawn by hand around each piece, in `pic`'s pixels) with a soft edge: for a
+ * tool that re-rendered the floor or wall around what it added or removed, where the difference would keep patches
+ * of that floor or wall.
+ */
+function outlineCut(pic: Img, outline: Array<Array<[number, number]>>, kind: string, source: string): Cut {
+  const { width: W, height: H } = pic;
+  const inside = (polygon: Array<[number, number]>, x: number, y: number) => {
+    let odd = false;
+    for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+      const [xi, yi] = polygon[i]!;
+      const [xj, yj] = polygon[j]!;
+      if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) odd = !odd;
+    }
+    return odd;
+  };
+  const mask = new Float32Array(W * H);
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) if (outline.some((polygon) => inside(polygon, x + 0.5, y + 0.5))) mask[y * W + x] = 1;
+  const alpha = blurMask(mask, W, H, 1);
+  const data = new Float32Array(W * H * 4);
+  for (let i = 0; i < W * H; i++) {
+    data[i * 4] = pic.data[i * 3]!;
+    data[i * 4 + 1] = pic.data[i * 3 + 1]!;
+    data[i * 4 + 2] = pic.data[i * 3 + 2]!;
+    data[i * 4 + 3] = alpha[i]!;
+  }
+  return trimCut({ data, width: W, height: H, kind, source });
+}
+
 /** Crops a cutout to its visible pixels. */
 function trimCut(cut: Cut): Cut {
   let x0 = cut.width;
@@ -1051,7 +1089,9 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     const before = await imageOf(pair.before);
     const after = await imageOf(pair.after);
     for (const c of pair.cutouts) {
-      const cut = diffCut(before, after, c.box, c.from ?? 'after', c.kind, pair.id);
+      const cut = c.outline
+        ? outlineCut(c.from === 'before' ? before : after, c.outline, c.kind, pair.id)
+        : diffCut(before, after, c.box, c.from ?? 'after', c.kind, pair.id);
       if (!cut) continue;
       if (c.kind === 'furniture') furnitureCuts.push(cut);
       else if (c.kind === 'lamp_plant') lampPlantCuts.push(cut);

@@ -39,7 +39,7 @@ const manifest = JSON.parse(await readFile(path.join(SET, 'manifest.json'), 'utf
     class: string;
     label: string;
     why: string;
-    cutouts?: Array<{ kind: string; box: Box }>;
+    cutouts?: Array<{ kind: string; box: Box; from?: 'before' | 'after'; outline?: Array<Array<[number, number]>> }>;
   }>;
 };
 const sources = await readFile(path.join(SET, 'SOURCES.md'), 'utf8');
@@ -120,7 +120,19 @@ describe('the real-room set', () => {
       expect(pair.tool.length).toBeGreaterThan(3);
       const dims = await size(pair.after);
       expect(Math.max(dims.width, dims.height), `${pair.id}: long edge`).toBeLessThanOrEqual(1600);
-      for (const c of pair.cutouts ?? []) expectInside(c.box, dims, `${pair.id} cutout`);
+      for (const c of pair.cutouts ?? []) {
+        expectInside(c.box, dims, `${pair.id} cutout`);
+        // A hand-drawn outline is in the pixels of the picture it cuts from, and each polygon encloses an area.
+        const from = c.from === 'before' ? await size(pair.before) : dims;
+        for (const polygon of c.outline ?? []) {
+          expect(polygon.length, `${pair.id} outline`).toBeGreaterThanOrEqual(3);
+          for (const [x, y] of polygon) {
+            expect(x >= 0 && x <= from.width && y >= 0 && y <= from.height, `${pair.id} outline point ${x},${y}`).toBe(
+              true,
+            );
+          }
+        }
+      }
     }
   });
 });
