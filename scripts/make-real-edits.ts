@@ -1303,11 +1303,15 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       const pool = foreign(furnitureCuts);
       if (!pool.length) break;
       const img = clone(base);
-      const pieces = 1 + (k % 2);
-      for (let piece = 0; piece < pieces; piece++) {
+      const pieces: Array<{ spot: { x: number; y: number }; cut: Cut }> = [];
+      for (let piece = 0; piece < 1 + (k % 2); piece++) {
         const spot = floorSpot(photo, W, H, rng);
         if (!spot) break;
         const cut = await scaledCut(pick(rng, pool), H * between(rng, 0.16, 0.3) * (0.6 + (0.8 * spot.y) / H));
+        pieces.push({ spot, cut });
+      }
+      // The farther piece (standing higher in the picture) first, so that the nearer one hides it, not the reverse.
+      for (const { spot, cut } of pieces.sort((a, b) => a.spot.y - b.spot.y)) {
         const x = Math.round(spot.x - cut.width / 2);
         const y = Math.round(spot.y - cut.height);
         shadow(img, spot.x, spot.y - cut.height * 0.04, cut.width * 0.55, Math.max(3, cut.height * 0.08), 0.35);
