@@ -5,7 +5,10 @@
 
 /**
  * The picture-wide colour model's features of one cell for output channel `c`, written into `into`: 1, r, g, b, and
- * c's own square (one array reused: the fit visits every cell five times per channel).
+ * c's own square and square root (one array reused: the fit visits every cell six times per channel). The square
+ * bends the curve one way (deeper shadows, more contrast), the root the other: a low-light or HDR-like edit lifts
+ * the shadows several times over and the highlights hardly, which an affine mix and a square could not follow (a
+ * real dark hall's wood-slat ceiling, brightened by a low-light enhancer, read as recoloured).
  */
 function colourFeatures(a: Float32Array, cell: number, c: number, into: Float64Array): Float64Array {
   const own = (a[cell * 3 + c] as number) / 255;
@@ -14,10 +17,11 @@ function colourFeatures(a: Float32Array, cell: number, c: number, into: Float64A
   into[2] = (a[cell * 3 + 1] as number) / 255;
   into[3] = (a[cell * 3 + 2] as number) / 255;
   into[4] = own * own;
+  into[5] = Math.sqrt(own);
   return into;
 }
 
-const FEATURES = 5;
+const FEATURES = 6;
 const scratch = new Float64Array(FEATURES);
 
 function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
@@ -39,7 +43,7 @@ export function colourResidual(model: number[][], a: Float32Array, b: Float32Arr
 
 /** Per channel, the weights of colourFeatures fitted to `cells` (iteratively reweighted, Tukey's biweight). */
 export function fitColourModel(a: Float32Array, b: Float32Array, cells: number[]): number[][] {
-  const model: number[][] = [0, 1, 2].map((c) => [0, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0, 0]);
+  const model: number[][] = [0, 1, 2].map((c) => [0, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0, 0, 0]);
   const weights = new Float64Array(cells.length).fill(1);
   const n = FEATURES;
   const f = new Float64Array(n);
