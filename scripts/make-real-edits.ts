@@ -357,6 +357,14 @@ function patchOver(img: Img, box: Box, rng: () => number, onFloor = false): Box 
 }
 
 /** Mean lightness of a picture (0–255): a daylit window is bright, a window onto a dark room is not. */
+/**
+ * Below this mean grey a photo is underexposed (the low-light enhancers' inputs measure 32–70, every ordinary room
+ * photo of the set 109 or more). It gives no cuts and takes no pasted ones: a retoucher would not set a near-black
+ * curtain or picture from it into a lit room, nor a lit one into it, without matching their exposure first.
+ */
+const UNDEREXPOSED = 90;
+const underexposed = (img: Img) => meanLightness(img) < UNDEREXPOSED;
+
 function meanLightness(img: Img): number {
   let sum = 0;
   for (let i = 0; i < img.data.length; i += 3)
@@ -1058,6 +1066,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
   const curtainCuts: Cut[] = [];
   for (const p of photos) {
     const img = await imageOf(p.file);
+    if (underexposed(img)) continue;
     for (const o of visibleWindows(p)) {
       const b = clampBox(o.box, img.width, img.height);
       if (b[2] >= 24 && b[3] >= 24 && b[0] > 0 && b[0] + b[2] < img.width)
@@ -1072,6 +1081,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
   const materialSamples: Array<{ from: string; surface: 'wall' | 'floor'; img: Img }> = [];
   for (const p of photos) {
     const img = await imageOf(p.file);
+    if (underexposed(img)) continue;
     for (const [surface, boxes] of [
       ['wall', p.walls],
       ['floor', p.floor],
@@ -1299,7 +1309,8 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
     // Must pass: real furniture from the honest stagings set on the floor.
     n = 0;
     const foreign = (cuts: Cut[]) => cuts.filter((c) => !c.source.startsWith(photo.id));
-    for (let k = 0; k < 3 && photo.floor.length; k++) {
+    const takesCuts = !underexposed(base);
+    for (let k = 0; k < 3 && takesCuts && photo.floor.length; k++) {
       const pool = foreign(furnitureCuts);
       if (!pool.length) break;
       const img = clone(base);
@@ -1320,7 +1331,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       await add(photo, 'furniture_composite', n++, img);
     }
     n = 0;
-    for (let k = 0; k < 2 && photo.floor.length; k++) {
+    for (let k = 0; k < 2 && takesCuts && photo.floor.length; k++) {
       const pool = foreign(lampPlantCuts);
       if (!pool.length) break;
       const spot = floorSpot(photo, W, H, rng);
@@ -1334,7 +1345,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
 
     // Must pass: real art and mirrors hung on the walls.
     n = 0;
-    for (const wall of walls.slice(0, 3)) {
+    for (const wall of takesCuts ? walls.slice(0, 3) : []) {
       const pool = decorCuts.filter((c) => !c.source.startsWith(photo.id));
       if (!pool.length) break;
       const cut0 = pick(rng, pool);
@@ -1353,7 +1364,7 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
 
     // Must pass: real curtain panels hung either side of each visible window, overlapping its frame a little.
     n = 0;
-    for (const o of visibleWindows(photo)) {
+    for (const o of takesCuts ? visibleWindows(photo) : []) {
       if (!curtainCuts.length) break;
       const b = clampBox(o.box, W, H);
       if (b[3] < 30) continue;
