@@ -356,7 +356,6 @@ function patchOver(img: Img, box: Box, rng: () => number, onFloor = false): Box 
   return [x, y, w, h];
 }
 
-/** Mean lightness of a picture (0–255): a daylit window is bright, a window onto a dark room is not. */
 /**
  * Below this mean grey a photo is underexposed (the low-light enhancers' inputs measure 32–70, every ordinary room
  * photo of the set 109 or more). It gives no cuts and takes no pasted ones: a retoucher would not set a near-black
@@ -365,6 +364,7 @@ function patchOver(img: Img, box: Box, rng: () => number, onFloor = false): Box 
 const UNDEREXPOSED = 90;
 const underexposed = (img: Img) => meanLightness(img) < UNDEREXPOSED;
 
+/** Mean lightness of a picture (0–255): a daylit window is bright, a window onto a dark room is not. */
 function meanLightness(img: Img): number {
   let sum = 0;
   for (let i = 0; i < img.data.length; i += 3)
