@@ -910,18 +910,32 @@ function outlineCut(pic: Img, outline: Array<Array<[number, number]>>, kind: str
     }
     return odd;
   };
-  const mask = new Float32Array(W * H);
-  for (let y = 0; y < H; y++)
-    for (let x = 0; x < W; x++) if (outline.some((polygon) => inside(polygon, x + 0.5, y + 0.5))) mask[y * W + x] = 1;
-  const alpha = blurMask(mask, W, H, 1);
-  const data = new Float32Array(W * H * 4);
-  for (let i = 0; i < W * H; i++) {
-    data[i * 4] = pic.data[i * 3]!;
-    data[i * 4 + 1] = pic.data[i * 3 + 1]!;
-    data[i * 4 + 2] = pic.data[i * 3 + 2]!;
-    data[i * 4 + 3] = alpha[i]!;
-  }
-  return trimCut({ data, width: W, height: H, kind, source });
+  // Only the outline's own bounds are looked at, with a margin for the soft edge.
+  const xs = outline.flat().map(([x]) => x);
+  const ys = outline.flat().map(([, y]) => y);
+  const left = Math.floor(Math.min(...xs));
+  const top = Math.floor(Math.min(...ys));
+  const [x0, y0, w, h] = clampBox(
+    grow([left, top, Math.ceil(Math.max(...xs)) - left, Math.ceil(Math.max(...ys)) - top], 2),
+    W,
+    H,
+  );
+  const mask = new Float32Array(w * h);
+  for (let r = 0; r < h; r++)
+    for (let c = 0; c < w; c++)
+      if (outline.some((polygon) => inside(polygon, x0 + c + 0.5, y0 + r + 0.5))) mask[r * w + c] = 1;
+  const alpha = blurMask(mask, w, h, 1);
+  const data = new Float32Array(w * h * 4);
+  for (let r = 0; r < h; r++)
+    for (let c = 0; c < w; c++) {
+      const from = ((y0 + r) * W + (x0 + c)) * 3;
+      const to = (r * w + c) * 4;
+      data[to] = pic.data[from]!;
+      data[to + 1] = pic.data[from + 1]!;
+      data[to + 2] = pic.data[from + 2]!;
+      data[to + 3] = alpha[r * w + c]!;
+    }
+  return trimCut({ data, width: w, height: h, kind, source });
 }
 
 /** Crops a cutout to its visible pixels. */
