@@ -880,18 +880,7 @@ function diffCut(
   let area = 0;
   for (const a of alpha) area += a;
   if (area < 0.08 * w * h) return null;
-  const pic = from === 'after' ? after : before;
-  const data = new Float32Array(w * h * 4);
-  for (let r = 0; r < h; r++)
-    for (let c = 0; c < w; c++) {
-      const s = ((y + r) * W + (x + c)) * 3;
-      const o = (r * w + c) * 4;
-      data[o] = pic.data[s]!;
-      data[o + 1] = pic.data[s + 1]!;
-      data[o + 2] = pic.data[s + 2]!;
-      data[o + 3] = alpha[r * w + c]!;
-    }
-  return trimCut({ data, width: w, height: h, kind, source });
+  return cutOf(from === 'after' ? after : before, [x, y, w, h], alpha, kind, source);
 }
 
 /**
@@ -924,11 +913,15 @@ function outlineCut(pic: Img, outline: Array<Array<[number, number]>>, kind: str
   for (let r = 0; r < h; r++)
     for (let c = 0; c < w; c++)
       if (outline.some((polygon) => inside(polygon, x0 + c + 0.5, y0 + r + 0.5))) mask[r * w + c] = 1;
-  const alpha = blurMask(mask, w, h, 1);
+  return cutOf(pic, [x0, y0, w, h], blurMask(mask, w, h, 1), kind, source);
+}
+
+/** The cutout of `pic`'s pixels in `box` with the alpha `alpha` (one value per pixel of the box), cropped to what shows. */
+function cutOf(pic: Img, [x, y, w, h]: Box, alpha: Float32Array, kind: string, source: string): Cut {
   const data = new Float32Array(w * h * 4);
   for (let r = 0; r < h; r++)
     for (let c = 0; c < w; c++) {
-      const from = ((y0 + r) * W + (x0 + c)) * 3;
+      const from = ((y + r) * pic.width + (x + c)) * 3;
       const to = (r * w + c) * 4;
       data[to] = pic.data[from]!;
       data[to + 1] = pic.data[from + 1]!;
