@@ -41,8 +41,14 @@ const RATIO = 0.8;
 const REPROJECTION = 3;
 const MIN_INLIERS = 14;
 const MIN_INLIER_SHARE = 0.25;
-/** The plain stretch is kept when it explains at least this share of the homography's inliers. */
-const STRETCH_SHARE = 0.85;
+/**
+ * An output of the photo's shape is taken on the plain stretch when the fitted homography moves none of its corners
+ * further than this from where the stretch puts them (work pixels): less than the reach of edge matching (2 pixels),
+ * so resampling would only blur. Outputs that keep the photo's framing measured 0.3–0.95 pixels (the fit's own noise);
+ * a 1 % zoom, a 0.2° levelling or a 2 % vertical correction moves the corners 2 pixels or more, and the stretch then
+ * leaves the edges near the frame too far off to be matched.
+ */
+const STRETCH_SLACK = 1.5;
 /** Aspect ratios this close (relative) are the same shape: a rounding, a few pixels trimmed. */
 const SAME_SHAPE = 0.03;
 /** A plausible reframing: the output's scale on the photo stays within these bounds, its corners within the bounds. */
@@ -74,10 +80,10 @@ export async function registerOutput(before: Raster, after: Raster): Promise<Reg
   const { cv } = await openCv();
   const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
   const sameShape = Math.abs(after.width / after.height / (before.width / before.height) - 1) <= SAME_SHAPE;
-  const fit = fitHomography(cv, before, after, stretch);
+  const fit = fitHomography(cv, before, after);
   let matrix: number[] | null = null;
-  if (fit && plausible(fit.matrix, after, before) && !(sameShape && fit.stretchInliers >= STRETCH_SHARE * fit.inliers))
-    matrix = fit.matrix;
+  if (fit && plausible(fit, after, before) && !(sameShape && cornerShift(fit, stretch, after) <= STRETCH_SLACK))
+    matrix = fit;
   if (!matrix && !sameShape) return null;
   if (matrix) {
     const warped = warp(cv, after, matrix, before);
@@ -93,13 +99,6 @@ export async function registerOutput(before: Raster, after: Raster): Promise<Reg
 /** An output of the photo's size, taken on the photo's grid as it is. */
 export function asItIs(after: Raster): Registration {
   return { image: after, valid: new Uint8Array(after.width * after.height).fill(1), warped: false };
-}
-
-interface Fit {
-  matrix: number[];
-  inliers: number;
-  /** Of the ratio-tested matches, how many the plain stretch also puts within REPROJECTION. */
-  stretchInliers: number;
 }
 
 /** A Mat holding a copy of the raster's bytes. */
@@ -118,7 +117,8 @@ function greyMat(cv: Cv, raster: Raster) {
   return grey;
 }
 
-function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[]): Fit | null {
+/** The homography (row-major 3 × 3) that puts `after` on `before`, or null without enough agreeing features. */
+function fitHomography(cv: Cv, before: Raster, after: Raster): number[] | null {
   const greyBefore = greyMat(cv, before);
   const greyAfter = greyMat(cv, after);
   const orb = new cv.ORB(FEATURES, PYRAMID_SCALE, PYRAMID_LEVELS);
@@ -171,28 +171,21 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
     // Agreeing features bunched in one place are one object that moved (a window), not the frame of the picture. The
     // spread is measured on the output: a crop shows only part of the photo, and its features can only come from there.
     if (right - left < MIN_SPREAD * after.width || bottom - top < MIN_SPREAD * after.height) return null;
-    const matrix = Array.from(h.data64F as Float64Array);
-    let stretchInliers = 0;
-    for (let i = 0; i < count; i++) {
-      const x = (from[2 * i] as number) * (stretch[0] as number);
-      const y = (from[2 * i + 1] as number) * (stretch[4] as number);
-      if (Math.hypot(x - (to[2 * i] as number), y - (to[2 * i + 1] as number)) <= REPROJECTION) stretchInliers++;
-    }
-    return { matrix, inliers, stretchInliers };
+    return Array.from(h.data64F as Float64Array);
   } finally {
     for (const object of owned) object.delete();
   }
 }
 
-/** The output's corners land inside a generous frame around the photo and its scale is a reframing's. */
-function plausible(m: number[], after: Raster, before: Raster): boolean {
+/** The output's four corners (top left, top right, bottom left, bottom right) on the photo under `m`; null past infinity. */
+function cornersOf(m: number[], after: Raster): Array<readonly [number, number] | null> {
   const corners: Array<[number, number]> = [
     [0, 0],
     [after.width, 0],
     [0, after.height],
     [after.width, after.height],
   ];
-  const mapped = corners.map(([x, y]) => {
+  return corners.map(([x, y]) => {
     const w = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
     if (w <= 1e-6) return null;
     return [
@@ -200,6 +193,23 @@ function plausible(m: number[], after: Raster, before: Raster): boolean {
       ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / w,
     ] as const;
   });
+}
+
+/** How far (work pixels) homography `m` puts the output's farthest-moved corner from where `stretch` puts it. */
+function cornerShift(m: number[], stretch: number[], after: Raster): number {
+  const fitted = cornersOf(m, after);
+  const stretched = cornersOf(stretch, after);
+  let most = 0;
+  fitted.forEach((p, k) => {
+    const q = stretched[k];
+    most = p && q ? Math.max(most, Math.hypot(p[0] - q[0], p[1] - q[1])) : Number.POSITIVE_INFINITY;
+  });
+  return most;
+}
+
+/** The output's corners land inside a generous frame around the photo and its scale is a reframing's. */
+function plausible(m: number[], after: Raster, before: Raster): boolean {
+  const mapped = cornersOf(m, after);
   if (mapped.some((p) => p === null)) return false;
   const points = mapped as Array<readonly [number, number]>;
   const xs = points.map((p) => p[0]);
