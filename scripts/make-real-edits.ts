@@ -9,7 +9,8 @@
  * - must pass: real furniture cut from honest real stagings (where the staged output differs from its photo) set on
  *   the floor of other real rooms, real framed art and mirrors hung on walls, real curtain panels hung beside
  *   windows, a real lamp or plant set down, and tone-only changes (exposure, contrast, white balance, gamma,
- *   sharpening, HDR-like local contrast, a slight crop, zoom or reframe).
+ *   sharpening, HDR-like local contrast, a slight crop, zoom or reframe), and the photo only reframed (the horizon
+ *   levelled, a zoom of a percent or two, converging verticals corrected).
  *
  * Deterministic for a seed: the same set and seed give byte-identical files. Each refused edit carries `expect`, the
  * kind of change a fidelity report should name and where it is, in the before photo's pixels.
@@ -1041,6 +1042,75 @@ async function toneEdit(file: string, out: string, rng: () => number, variant: n
   return steps.join('; ');
 }
 
+/** Reframes per photo: levelled, zoomed, verticals corrected. */
+const REFRAME_KINDS = 3;
+
+/**
+ * The photo only reframed, as real enhancement tools return it, at its own size: variant 0 levels the horizon by
+ * 0.2–1° and crops the corners the rotation left empty, 1 zooms by 1–2.5 % a little off centre, 2 corrects
+ * converging verticals (a perspective warp that widens the top or the bottom row by 1–4 %). Writes `out`.
+ */
+async function reframeEdit(file: string, out: string, rng: () => number, variant: number): Promise<string> {
+  const source = sharp(file).rotate();
+  const { data, info } = await source.clone().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const W = info.width;
+  const H = info.height;
+  const kind = variant % REFRAME_KINDS;
+  if (kind === 0) {
+    const degrees = (rng() < 0.5 ? -1 : 1) * between(rng, 0.2, 1);
+    const t = (Math.abs(degrees) * Math.PI) / 180;
+    const keep = Math.min((W * Math.cos(t) - H * Math.sin(t)) / W, (H * Math.cos(t) - W * Math.sin(t)) / H);
+    const turned = await sharp(data, { raw: info }).rotate(degrees).toBuffer({ resolveWithObject: true });
+    const w = Math.floor(W * keep);
+    const h = Math.floor(H * keep);
+    await sharp(turned.data, { raw: turned.info })
+      .extract({
+        left: Math.floor((turned.info.width - w) / 2),
+        top: Math.floor((turned.info.height - h) / 2),
+        width: w,
+        height: h,
+      })
+      .resize(W, H, { fit: 'fill' })
+      .jpeg({ quality: 90 })
+      .toFile(out);
+    return `levelled by ${degrees.toFixed(2)}°, cropped and zoomed back`;
+  }
+  if (kind === 1) {
+    const zoom = between(rng, 1.01, 1.025);
+    const w = Math.round(W / zoom);
+    const h = Math.round(H / zoom);
+    const left = Math.round((W - w) * between(rng, 0.3, 0.7));
+    const top = Math.round((H - h) * between(rng, 0.3, 0.7));
+    await sharp(data, { raw: info })
+      .extract({ left, top, width: w, height: h })
+      .resize(W, H, { fit: 'fill' })
+      .jpeg({ quality: 90 })
+      .toFile(out);
+    return `zoomed ×${zoom.toFixed(3)}`;
+  }
+  // Each row is widened about the middle by a share that falls linearly from `k` at one end to 0 at the other,
+  // sampled bilinearly: the output's columns stay inside the photo, so nothing needs cropping.
+  const k = between(rng, 0.01, 0.04);
+  const topWidened = rng() < 0.5;
+  const channels = info.channels;
+  const warped = Buffer.alloc(data.length);
+  for (let y = 0; y < H; y++) {
+    const scale = 1 + k * (topWidened ? 1 - y / (H - 1) : y / (H - 1));
+    for (let x = 0; x < W; x++) {
+      const sx = (W - 1) / 2 + (x - (W - 1) / 2) / scale;
+      const x0 = Math.floor(sx);
+      const x1 = Math.min(W - 1, x0 + 1);
+      const f = sx - x0;
+      for (let c = 0; c < channels; c++)
+        warped[(y * W + x) * channels + c] = Math.round(
+          (1 - f) * (data[(y * W + x0) * channels + c] as number) + f * (data[(y * W + x1) * channels + c] as number),
+        );
+    }
+  }
+  await sharp(warped, { raw: info }).jpeg({ quality: 90 }).toFile(out);
+  return `verticals corrected (${topWidened ? 'top' : 'bottom'} row widened ${(k * 100).toFixed(1)} %)`;
+}
+
 // --- the edits ------------------------------------------------------------------------------------------------------
 
 export async function makeRealEdits(setDir: string, outDir: string, seed = 1): Promise<RealEdit[]> {
@@ -1403,6 +1473,16 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       const id = `${photo.id}--tone-${k}`;
       const after = path.join(outDir, `${id}.jpg`);
       await toneEdit(path.join(setDir, photo.file), after, rng, k);
+      edits.push({ id, before: path.join(setDir, photo.file), after, class: 'tone', label: 'pass' });
+    }
+
+    // Must pass: the photo only reframed (levelled, zoomed a little, verticals corrected). Drawn from a stream of
+    // its own, so that the edits above stay as they were.
+    const reframing = rngFor(seed, `${photo.id}/reframe`);
+    for (let k = 0; k < REFRAME_KINDS; k++) {
+      const id = `${photo.id}--reframe-${k}`;
+      const after = path.join(outDir, `${id}.jpg`);
+      await reframeEdit(path.join(setDir, photo.file), after, reframing, k);
       edits.push({ id, before: path.join(setDir, photo.file), after, class: 'tone', label: 'pass' });
     }
   }
