@@ -4,7 +4,9 @@
  * room as moved. ORB features of both small decodes are matched (Hamming distance, Lowe's ratio test) and a
  * homography is fitted with RANSAC (OpenCV's WebAssembly build); the output is then warped onto the photo's grid.
  * Without enough agreeing features (a flat, drawn or very dark room) an output of the photo's own shape is taken as
- * it is (stretched to the grid); one of another shape cannot be placed, and the check reports it as unaligned.
+ * it is (stretched to the grid); one of another shape is stretched back too, and kept if it then lines up with the
+ * photo (a picture squashed to a square); otherwise it cannot be placed, and the check reports it as unaligned. Bars
+ * of one flat colour along an output of another shape (padding to a square) are cut off before anything else.
  * Most engines return the photo's own framing: an output of the photo's size whose every quarter already lines up
  * with the photo (linesUp) is taken as it is before any feature is looked for, which saves the features' cost (about
  * 15 ms of a check) and gives the result the features would have given (the plain stretch).
@@ -56,6 +58,9 @@ const MIN_SCALE = 0.4;
 const MAX_SCALE = 1.8;
 /** The agreeing features span at least this share of the output's width and of its height. */
 const MIN_SPREAD = 0.25;
+/** Padding bars: lines of one colour within BAR_FLAT grey levels; cut only when they leave BAR_KEEP of each side. */
+const BAR_FLAT = 6;
+const BAR_KEEP = 0.4;
 /** At least this share of the photo must be covered by the warped output. */
 const MIN_COVER = 0.35;
 /**
@@ -74,17 +79,25 @@ const GRADIENT_MAX = 2 * 255;
  * `after` placed on `before`'s grid, or null when it cannot be placed (another shape and no consistent features, or
  * a fit that is no plausible reframing of a room photo).
  */
-export async function registerOutput(before: Raster, after: Raster): Promise<Registration | null> {
-  const inPlace = after.width === before.width && after.height === before.height;
-  if (inPlace && linesUp(before, after)) return asItIs(after);
+export async function registerOutput(before: Raster, output: Raster): Promise<Registration | null> {
+  const inPlace = output.width === before.width && output.height === before.height;
+  if (inPlace && linesUp(before, output)) return asItIs(output);
+  // An output padded to another shape (a square, say) shows the room between bars of one flat colour: they are no
+  // part of it, and left on they put the output's corners far outside the photo.
+  const after = sameShapeAs(output, before) ? output : withoutBars(output);
   const { cv } = await openCv();
   const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
-  const sameShape = Math.abs(after.width / after.height / (before.width / before.height) - 1) <= SAME_SHAPE;
+  const sameShape = sameShapeAs(after, before);
   const fit = fitHomography(cv, before, after);
   let matrix: number[] | null = null;
   if (fit && plausible(fit, after, before) && !(sameShape && cornerShift(fit, stretch, after) <= STRETCH_SLACK))
     matrix = fit;
-  if (!matrix && !sameShape) return null;
+  if (!matrix && !sameShape) {
+    // Squeezed or stretched to another shape with the whole frame kept: the features no longer match (ORB is not
+    // made for a picture squashed by half), but the plain stretch puts it back, and it then lines up with the photo.
+    const stretched = warp(cv, after, stretch, before);
+    return linesUp(before, stretched.image) ? { ...stretched, warped: false } : null;
+  }
   if (matrix) {
     const warped = warp(cv, after, matrix, before);
     let covered = 0;
@@ -94,6 +107,61 @@ export async function registerOutput(before: Raster, after: Raster): Promise<Reg
   }
   if (inPlace) return asItIs(after);
   return { ...warp(cv, after, stretch, before), warped: false };
+}
+
+function sameShapeAs(a: Raster, b: Raster): boolean {
+  return Math.abs(a.width / a.height / (b.width / b.height) - 1) <= SAME_SHAPE;
+}
+
+/**
+ * `image` without the bars along its edges: whole rows (top, bottom) or columns (left, right) of one flat colour, each
+ * pixel within BAR_FLAT grey levels of its line's mean and each line within BAR_FLAT of the outermost one, plus one
+ * line more (JPEG rings along the bar's edge). Only bars that leave at least BAR_KEEP of each side are cut; a line
+ * flat enough to be a bar in a photo (a clipped ceiling) is content the check could not read anyway.
+ */
+function withoutBars(image: Raster): Raster {
+  const { width, height, channels, data } = image;
+  const mean = (line: number, rows: boolean) => {
+    const sum = [0, 0, 0];
+    const count = rows ? width : height;
+    for (let k = 0; k < count; k++) {
+      const j = ((rows ? line * width + k : k * width + line) * channels) as number;
+      for (let c = 0; c < 3; c++) sum[c] = (sum[c] as number) + (data[j + Math.min(c, channels - 1)] as number);
+    }
+    return sum.map((v) => v / count);
+  };
+  const flat = (line: number, rows: boolean, outer: number[]) => {
+    const m = mean(line, rows);
+    if (m.some((v, c) => Math.abs(v - (outer[c] as number)) > BAR_FLAT)) return false;
+    const count = rows ? width : height;
+    for (let k = 0; k < count; k++) {
+      const j = (rows ? line * width + k : k * width + line) * channels;
+      for (let c = 0; c < 3; c++)
+        if (Math.abs((data[j + Math.min(c, channels - 1)] as number) - (m[c] as number)) > BAR_FLAT) return false;
+    }
+    return true;
+  };
+  const bar = (from: number, step: number, lines: number, rows: boolean) => {
+    const outer = mean(from, rows);
+    let n = 0;
+    while (n < lines / 2 && flat(from + n * step, rows, outer)) n++;
+    return n ? n + 1 : 0;
+  };
+  const top = bar(0, 1, height, true);
+  const bottom = bar(height - 1, -1, height, true);
+  const left = bar(0, 1, width, false);
+  const right = bar(width - 1, -1, width, false);
+  const w = width - left - right;
+  const h = height - top - bottom;
+  if ((top === 0 && bottom === 0 && left === 0 && right === 0) || w < BAR_KEEP * width || h < BAR_KEEP * height)
+    return image;
+  const out = new Uint8Array(w * h * channels);
+  for (let y = 0; y < h; y++)
+    out.set(
+      data.subarray(((top + y) * width + left) * channels, ((top + y) * width + left + w) * channels),
+      y * w * channels,
+    );
+  return { data: out, width: w, height: h, channels };
 }
 
 /** An output of the photo's size, taken on the photo's grid as it is. */

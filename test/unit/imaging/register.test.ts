@@ -98,4 +98,23 @@ describe('registerOutput', () => {
       expect((await scoreFidelity(source, output)).score, file).toBeGreaterThanOrEqual(FIDELITY_MIN);
     }
   });
+
+  // Diffusion tools work on squares: some pad the photo with bars to a square and return it so, others squash it.
+  // The bars put the output's corners far outside the photo (no plausible reframing: unaligned, 0), and ORB matches
+  // too little of a picture squashed by nearly half.
+  it('places an output padded to a square with bars, or squashed to one, on the photo', async () => {
+    const source = readFileSync(`${realRoomsDir()}/photos/snap-empty-living.jpg`); // 16:9
+    for (const [label, output] of [
+      ['black bars', await sharp(source).resize(1024, 1024, { fit: 'contain', background: '#000' }).jpeg().toBuffer()],
+      ['white bars', await sharp(source).resize(1024, 1024, { fit: 'contain', background: '#fff' }).jpeg().toBuffer()],
+      ['squashed', await sharp(source).resize(768, 768, { fit: 'fill' }).jpeg().toBuffer()],
+    ] as const) {
+      const registered = await registerOutput((await decodeSmall(source)).colour, await small(output));
+      expect(registered, label).not.toBeNull();
+      const covered = registered?.valid.reduce((sum, v) => sum + v, 0) ?? 0;
+      expect(covered / (registered?.valid.length ?? 1), label).toBeGreaterThan(0.9);
+    }
+    const padded = await sharp(source).resize(1024, 1024, { fit: 'contain', background: '#000' }).jpeg().toBuffer();
+    expect((await scoreFidelity(source, padded)).score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+  });
 });
