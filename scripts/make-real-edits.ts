@@ -1042,13 +1042,14 @@ async function toneEdit(file: string, out: string, rng: () => number, variant: n
   return steps.join('; ');
 }
 
-/** Reframes per photo: levelled, zoomed, verticals corrected. */
-const REFRAME_KINDS = 3;
+/** Reframes per photo: levelled, zoomed, verticals corrected, padded to a square. */
+const REFRAME_KINDS = 4;
 
 /**
  * The photo only reframed, as real enhancement tools return it, at its own size: variant 0 levels the horizon by
  * 0.2–1° and crops the corners the rotation left empty, 1 zooms by 1–2.5 % a little off centre, 2 corrects
- * converging verticals (a perspective warp that widens the top or the bottom row by 1–4 %). Writes `out`.
+ * converging verticals (a perspective warp that widens the top or the bottom row by 1–4 %), 3 pads the photo with
+ * black or white bars to a square of 768 or 1024 pixels (as tools that work on squares return it). Writes `out`.
  */
 async function reframeEdit(file: string, out: string, rng: () => number, variant: number): Promise<string> {
   const source = sharp(file).rotate();
@@ -1074,6 +1075,15 @@ async function reframeEdit(file: string, out: string, rng: () => number, variant
       .jpeg({ quality: 90 })
       .toFile(out);
     return `levelled by ${degrees.toFixed(2)}°, cropped and zoomed back`;
+  }
+  if (kind === 3) {
+    const side = rng() < 0.5 ? 768 : 1024;
+    const background = rng() < 0.5 ? '#000' : '#fff';
+    await sharp(data, { raw: info })
+      .resize(side, side, { fit: 'contain', background })
+      .jpeg({ quality: 90 })
+      .toFile(out);
+    return `padded to ${side}×${side} with ${background === '#000' ? 'black' : 'white'} bars`;
   }
   if (kind === 1) {
     const zoom = between(rng, 1.01, 1.025);
