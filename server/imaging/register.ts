@@ -76,7 +76,7 @@ const INPLACE_MIN_EDGES = 40;
 const GRADIENT_MAX = 2 * 255;
 
 /**
- * `after` placed on `before`'s grid, or null when it cannot be placed (another shape and no consistent features, or
+ * `output` placed on `before`'s grid, or null when it cannot be placed (another shape and no consistent features, or
  * a fit that is no plausible reframing of a room photo).
  */
 export async function registerOutput(before: Raster, output: Raster): Promise<Registration | null> {
@@ -125,7 +125,7 @@ function withoutBars(image: Raster): Raster {
     const sum = [0, 0, 0];
     const count = rows ? width : height;
     for (let k = 0; k < count; k++) {
-      const j = ((rows ? line * width + k : k * width + line) * channels) as number;
+      const j = (rows ? line * width + k : k * width + line) * channels;
       for (let c = 0; c < 3; c++) sum[c] = (sum[c] as number) + (data[j + Math.min(c, channels - 1)] as number);
     }
     return sum.map((v) => v / count);
