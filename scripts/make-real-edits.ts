@@ -10,7 +10,7 @@
  *   the floor of other real rooms, real framed art and mirrors hung on walls, real curtain panels hung beside
  *   windows, a real lamp or plant set down, and tone-only changes (exposure, contrast, white balance, gamma,
  *   sharpening, HDR-like local contrast, a slight crop, zoom or reframe), and the photo only reframed (the horizon
- *   levelled, a zoom of a percent or two, converging verticals corrected).
+ *   levelled, a zoom of a percent or two, converging verticals corrected, padded to a square with bars).
  *
  * Deterministic for a seed: the same set and seed give byte-identical files. Each refused edit carries `expect`, the
  * kind of change a fidelity report should name and where it is, in the before photo's pixels.
@@ -1052,8 +1052,7 @@ const REFRAME_KINDS = 4;
  * black or white bars to a square of 768 or 1024 pixels (as tools that work on squares return it). Writes `out`.
  */
 async function reframeEdit(file: string, out: string, rng: () => number, variant: number): Promise<string> {
-  const source = sharp(file).rotate();
-  const { data, info } = await source.clone().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(file).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const W = info.width;
   const H = info.height;
   const kind = variant % REFRAME_KINDS;
@@ -1076,15 +1075,6 @@ async function reframeEdit(file: string, out: string, rng: () => number, variant
       .toFile(out);
     return `levelled by ${degrees.toFixed(2)}°, cropped and zoomed back`;
   }
-  if (kind === 3) {
-    const side = rng() < 0.5 ? 768 : 1024;
-    const background = rng() < 0.5 ? '#000' : '#fff';
-    await sharp(data, { raw: info })
-      .resize(side, side, { fit: 'contain', background })
-      .jpeg({ quality: 90 })
-      .toFile(out);
-    return `padded to ${side}×${side} with ${background === '#000' ? 'black' : 'white'} bars`;
-  }
   if (kind === 1) {
     const zoom = between(rng, 1.01, 1.025);
     const w = Math.round(W / zoom);
@@ -1098,7 +1088,16 @@ async function reframeEdit(file: string, out: string, rng: () => number, variant
       .toFile(out);
     return `zoomed ×${zoom.toFixed(3)}`;
   }
-  // Each row is widened about the middle by a share that falls linearly from `k` at one end to 0 at the other,
+  if (kind === 3) {
+    const side = rng() < 0.5 ? 768 : 1024;
+    const background = rng() < 0.5 ? '#000' : '#fff';
+    await sharp(data, { raw: info })
+      .resize(side, side, { fit: 'contain', background })
+      .jpeg({ quality: 90 })
+      .toFile(out);
+    return `padded to ${side}×${side} with ${background === '#000' ? 'black' : 'white'} bars`;
+  }
+  // Variant 2: each row is widened about the middle by a share that falls linearly from `k` at one end to 0 at the other,
   // sampled bilinearly: the output's columns stay inside the photo, so nothing needs cropping.
   const k = between(rng, 0.01, 0.04);
   const topWidened = rng() < 0.5;
@@ -1486,8 +1485,8 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
       edits.push({ id, before: path.join(setDir, photo.file), after, class: 'tone', label: 'pass' });
     }
 
-    // Must pass: the photo only reframed (levelled, zoomed a little, verticals corrected). Drawn from a stream of
-    // its own, so that the edits above stay as they were.
+    // Must pass: the photo only reframed (levelled, zoomed a little, verticals corrected, padded to a square). Drawn
+    // from a stream of its own, so that the edits above stay as they were.
     const reframing = rngFor(seed, `${photo.id}/reframe`);
     for (let k = 0; k < REFRAME_KINDS; k++) {
       const id = `${photo.id}--reframe-${k}`;
