@@ -96,7 +96,7 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
   const { cv } = await openCv();
   const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
   const sameShape = sameShapeAs(after, before);
-  const fit = fitHomography(cv, before, after);
+  const fit = fitHomography(cv, before, after, stretch);
   let matrix: number[] | null = null;
   if (
     fit &&
@@ -133,24 +133,21 @@ function sameShapeAs(a: Raster, b: Raster): boolean {
  */
 function withoutBars(image: Raster): Raster {
   const { width, height, channels, data } = image;
+  // Channel c (red, green, blue; grey repeats its one) of the k-th pixel along row or column `line`.
+  const level = (line: number, k: number, rows: boolean, c: number) =>
+    data[(rows ? line * width + k : k * width + line) * channels + Math.min(c, channels - 1)] as number;
   const mean = (line: number, rows: boolean) => {
     const sum = [0, 0, 0];
     const count = rows ? width : height;
-    for (let k = 0; k < count; k++) {
-      const j = (rows ? line * width + k : k * width + line) * channels;
-      for (let c = 0; c < 3; c++) sum[c] = (sum[c] as number) + (data[j + Math.min(c, channels - 1)] as number);
-    }
+    for (let k = 0; k < count; k++) for (let c = 0; c < 3; c++) sum[c] = (sum[c] as number) + level(line, k, rows, c);
     return sum.map((v) => v / count);
   };
   const flat = (line: number, rows: boolean, outer: number[]) => {
     const m = mean(line, rows);
     if (m.some((v, c) => Math.abs(v - (outer[c] as number)) > BAR_FLAT)) return false;
     const count = rows ? width : height;
-    for (let k = 0; k < count; k++) {
-      const j = (rows ? line * width + k : k * width + line) * channels;
-      for (let c = 0; c < 3; c++)
-        if (Math.abs((data[j + Math.min(c, channels - 1)] as number) - (m[c] as number)) > BAR_FLAT) return false;
-    }
+    for (let k = 0; k < count; k++)
+      for (let c = 0; c < 3; c++) if (Math.abs(level(line, k, rows, c) - (m[c] as number)) > BAR_FLAT) return false;
     return true;
   };
   const bar = (from: number, step: number, lines: number, rows: boolean) => {
@@ -204,8 +201,11 @@ interface Fit {
   evidence: number;
 }
 
-/** The homography that puts `after` on `before`, or null without enough agreeing features. */
-function fitHomography(cv: Cv, before: Raster, after: Raster): Fit | null {
+/**
+ * The homography that puts `after` on `before`, or null without enough agreeing features; its evidence is weighed
+ * against `stretch`, the plain stretch of `after` onto `before`.
+ */
+function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[]): Fit | null {
   const greyBefore = greyMat(cv, before);
   const greyAfter = greyMat(cv, after);
   const orb = new cv.ORB(FEATURES, PYRAMID_SCALE, PYRAMID_LEVELS);
@@ -259,7 +259,6 @@ function fitHomography(cv: Cv, before: Raster, after: Raster): Fit | null {
     // spread is measured on the output: a crop shows only part of the photo, and its features can only come from there.
     if (right - left < MIN_SPREAD * after.width || bottom - top < MIN_SPREAD * after.height) return null;
     const matrix = Array.from(h.data64F as Float64Array);
-    const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
     let fitted = 0;
     let stretched = 0;
     for (let i = 0; i < count; i++) {
@@ -276,12 +275,23 @@ function fitHomography(cv: Cv, before: Raster, after: Raster): Fit | null {
   }
 }
 
-/** The squared distance from where homography `m` puts point `p` to point `q`. */
-function squaredMiss(m: number[], [x, y]: [number, number], [qx, qy]: [number, number]): number {
+/** Where homography `m` puts the point (x, y); null when it lies at or past infinity (behind the camera). */
+function project(m: number[], x: number, y: number): readonly [number, number] | null {
   const w = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
-  const dx = ((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / w - qx;
-  const dy = ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / w - qy;
-  return dx * dx + dy * dy;
+  if (w <= 1e-6) return null;
+  return [
+    ((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / w,
+    ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / w,
+  ] as const;
+}
+
+/**
+ * The squared distance from where homography `m` puts point `p` to point `q`. Only asked of matches inside the
+ * output, where a plausible homography never reaches infinity (its four corners do not).
+ */
+function squaredMiss(m: number[], [x, y]: [number, number], [qx, qy]: [number, number]): number {
+  const p = project(m, x, y);
+  return p ? (p[0] - qx) ** 2 + (p[1] - qy) ** 2 : Number.POSITIVE_INFINITY;
 }
 
 /** The output's four corners (top left, top right, bottom left, bottom right) on the photo under `m`; null past infinity. */
@@ -292,14 +302,7 @@ function cornersOf(m: number[], after: Raster): Array<readonly [number, number] 
     [0, after.height],
     [after.width, after.height],
   ];
-  return corners.map(([x, y]) => {
-    const w = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
-    if (w <= 1e-6) return null;
-    return [
-      ((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / w,
-      ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / w,
-    ] as const;
-  });
+  return corners.map(([x, y]) => project(m, x, y));
 }
 
 /** How far (work pixels) homography `m` puts the output's farthest-moved corner from where `stretch` puts it. */
