@@ -16,6 +16,18 @@ const CLIPPED = 8;
 const SPECK = 3;
 /** Pixels along the border are skipped: resampling and a centre crop disturb them. */
 const BORDER = 3;
+/**
+ * A local tone operator (HDR-like local contrast, a shadow lift) raises every edge of a neighbourhood by about one
+ * factor: the median ratio of output to photo strength over the edges both pictures draw at the same pixel, taken per
+ * block of GAIN_BLOCK work pixels over the block and the GAIN_REACH blocks around it, from GAIN_SAMPLES such edges,
+ * kept within 1–GAIN_MAX. Where it is above 1 an output edge is matched by a photo edge that much weaker, but at least
+ * GAIN_FLOOR strong (a step of 3 grey levels: faint detail, not a plain wall's noise).
+ */
+const GAIN_BLOCK = 16;
+const GAIN_REACH = 1;
+const GAIN_SAMPLES = 24;
+const GAIN_MAX = 3;
+const GAIN_FLOOR = 12;
 
 /**
  * A colour grade scales contrast; the output's gradients are brought to the input's by the ratio of grey spread in
@@ -96,6 +108,7 @@ export function sobel({ data, width, height }: Grey, gain: number): Edges {
  * - with `dropSpecks`, pieces of fewer than SPECK pixels touching no other: sharpening raises a plain wall's grain
  *   into specks that no line of the room is made of;
  * - an edge `flattened` says the picture-wide tone squeezed out of sight (flattenedByTone).
+ * With `localGain` (localContrastGain, for the output's edges), the other picture's edge may be weaker by that factor.
  */
 export function unmatched(
   edges: Edges,
@@ -105,13 +118,15 @@ export function unmatched(
   otherGrey: Float32Array,
   dropSpecks = false,
   flattened?: (i: number) => boolean,
+  localGain?: Float32Array,
 ): Uint8Array {
   const out = new Uint8Array(width * height);
   const { line, magnitude } = edges;
   for (let y = BORDER; y < height - BORDER; y++) {
     for (let x = BORDER, i = y * width + BORDER; x < width - BORDER; x++, i++) {
       if (!line[i]) continue;
-      const need = Math.max(EDGE_MIN * MATCH_SHARE, MATCH_SHARE * (magnitude[i] as number));
+      const share = Math.max(EDGE_MIN * MATCH_SHARE, MATCH_SHARE * (magnitude[i] as number));
+      const need = localGain ? Math.max(GAIN_FLOOR, share / (localGain[i] as number)) : share;
       let found = false;
       for (let dy = -MATCH_RADIUS; dy <= MATCH_RADIUS && !found; dy++) {
         const row = i + dy * width;
@@ -129,6 +144,37 @@ export function unmatched(
     for (const piece of cellRegions(width, height, (i) => out[i] === 1, square(1)))
       if (piece.cells.length < SPECK) for (const i of piece.cells) out[i] = 0;
   return out;
+}
+
+/**
+ * Per pixel, how many times stronger the output draws the edges around it than the photo does (see GAIN_BLOCK): 1
+ * where it draws them no stronger, or where too few edges are shared to tell. The factor is the room's: a window
+ * pasted on a plain wall draws its edges where the photo has none, so they do not count towards it.
+ */
+export function localContrastGain(before: Edges, after: Edges, width: number, height: number): Float32Array {
+  const blocksX = Math.ceil(width / GAIN_BLOCK);
+  const blocksY = Math.ceil(height / GAIN_BLOCK);
+  const ratios: number[][] = Array.from({ length: blocksX * blocksY }, () => []);
+  for (let i = 0; i < width * height; i++) {
+    if (!after.line[i] || !before.line[i]) continue;
+    const block = Math.floor(Math.floor(i / width) / GAIN_BLOCK) * blocksX + Math.floor((i % width) / GAIN_BLOCK);
+    (ratios[block] as number[]).push((after.magnitude[i] as number) / (before.magnitude[i] as number));
+  }
+  const gain = new Float32Array(width * height).fill(1);
+  for (let by = 0; by < blocksY; by++)
+    for (let bx = 0; bx < blocksX; bx++) {
+      const pool: number[] = [];
+      for (let ny = Math.max(0, by - GAIN_REACH); ny <= Math.min(blocksY - 1, by + GAIN_REACH); ny++)
+        for (let nx = Math.max(0, bx - GAIN_REACH); nx <= Math.min(blocksX - 1, bx + GAIN_REACH); nx++)
+          for (const ratio of ratios[ny * blocksX + nx] as number[]) pool.push(ratio);
+      if (pool.length < GAIN_SAMPLES) continue;
+      pool.sort((a, b) => a - b);
+      const factor = Math.min(GAIN_MAX, pool[Math.floor((pool.length - 1) / 2)] as number);
+      if (factor <= 1) continue;
+      for (let y = by * GAIN_BLOCK; y < Math.min(height, (by + 1) * GAIN_BLOCK); y++)
+        gain.fill(factor, y * width + bx * GAIN_BLOCK, y * width + Math.min(width, (bx + 1) * GAIN_BLOCK));
+    }
+  return gain;
 }
 
 /** Whether the 3 × 3 pixels around `i` are all within CLIPPED grey levels of white, or all of black. */

@@ -22,7 +22,7 @@
  */
 import { asItIs, registerOutput } from '../register.js';
 import { appraise } from './appraise.js';
-import { contrastGain, flattenedByTone, sobel, unmatched } from './edges.js';
+import { contrastGain, flattenedByTone, localContrastGain, sobel, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
 import { type FidelityChange, inPhoto, type WorkChange } from './report.js';
@@ -198,7 +198,10 @@ function compare(
   // fine detail that is gone may be a line of the room painted over (dropping those missed doors and wall lines).
   const flattened = flattenedByTone(before, after, edgesBefore, gain, mask);
   const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height, after.data, false, flattened);
-  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true);
+  // An output edge the photo draws more faintly, where a local tone operator lifted the whole neighbourhood's
+  // contrast, is the photo's own (an HDR-like or low-light edit brings out a closet's louvres or a shadowed shelf).
+  const localGain = localContrastGain(edgesBefore, edgesAfter, width, height);
+  const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true, undefined, localGain);
   const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
   let lostSum = 0;
   let addedSum = 0;
