@@ -1097,8 +1097,8 @@ async function reframeEdit(file: string, out: string, rng: () => number, variant
       .toFile(out);
     return `padded to ${side}×${side} with ${background === '#000' ? 'black' : 'white'} bars`;
   }
-  // Variant 2: each row is widened about the middle by a share that falls linearly from `k` at one end to 0 at the other,
-  // sampled bilinearly: the output's columns stay inside the photo, so nothing needs cropping.
+  // Variant 2: each row is widened about the middle by a share that falls linearly from `k` at one end to 0 at the
+  // other, sampled bilinearly: the output's columns stay inside the photo, so nothing needs cropping.
   const k = between(rng, 0.01, 0.04);
   const topWidened = rng() < 0.5;
   const channels = info.channels;

@@ -173,8 +173,8 @@ export function localContrastGain(before: Edges, after: Edges, width: number, he
     }
   }
   // Summed over the GAIN_REACH blocks on either side: along each row of blocks, then down each column.
-  const across = new Uint16Array(own.length);
-  const around = new Uint16Array(own.length);
+  const across = new Uint32Array(own.length);
+  const around = new Uint32Array(own.length);
   for (let by = 0; by < blocksY; by++)
     for (let bx = 0; bx < blocksX; bx++)
       for (let nx = Math.max(0, bx - GAIN_REACH); nx <= Math.min(blocksX - 1, bx + GAIN_REACH); nx++)
@@ -191,9 +191,7 @@ export function localContrastGain(before: Edges, after: Edges, width: number, he
     for (let bin = 0; bin < bins; bin++) count += around[base + bin] as number;
     if (count < GAIN_SAMPLES) continue;
     // The median's bin, and the ratio at its lower end (never above the median itself).
-    let seen = 0;
-    let bin = 0;
-    while (seen + (around[base + bin] as number) <= (count - 1) / 2) seen += around[base + bin++] as number;
+    const bin = binOfRank(around, (count - 1) / 2, base, bins);
     if (bin === 0) continue;
     const factor = Math.min(GAIN_MAX, 2 ** ((bin - 1) / GAIN_BINS_PER_DOUBLING));
     const bx = block % blocksX;
@@ -291,10 +289,7 @@ function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Ar
   for (let bin = 0; bin < bins; bin++) {
     const count = counts[bin] as number;
     if (count < TONE_SAMPLES) continue;
-    const histogram = histograms[bin] as Uint32Array;
-    let seen = 0;
-    let level = 0;
-    while (level < 255 && seen + (histogram[level] as number) <= count / 2) seen += histogram[level++] as number;
+    const level = binOfRank(histograms[bin] as Uint32Array, count / 2);
     centres.push(bin * TONE_BIN + TONE_BIN / 2);
     values.push(Math.max(level, values.at(-1) ?? 0));
   }
@@ -311,4 +306,16 @@ function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Ar
     }
   }
   return curve;
+}
+
+/**
+ * The bin of a histogram (`length` bins from `offset` in `histogram`) that holds the value of rank `rank` (0 for the
+ * smallest; a fractional rank, the one below it): the first whose running count passes it, the last bin at most.
+ */
+function binOfRank(histogram: ArrayLike<number>, rank: number, offset = 0, length = histogram.length - offset): number {
+  let seen = 0;
+  let bin = 0;
+  while (bin < length - 1 && seen + (histogram[offset + bin] as number) <= rank)
+    seen += histogram[offset + bin++] as number;
+  return bin;
 }
