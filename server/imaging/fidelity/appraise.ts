@@ -73,6 +73,20 @@ const MULLION_SPAN = 0.8;
 const ROUND_SECTORS = 16;
 const ROUND_REACH = 0.7;
 const ROUND_CORNER = 0.76;
+/**
+ * An outline the picture's left or right edge cuts (cutRound): at least CUT_ROUND_DRAWN of its rows hold some of it
+ * (it is closed on the side that shows); at most CUT_ROUND_FLAT of them reach CUT_ROUND_FAR of its farthest reach from
+ * the cut (an ellipse's side is that far only around its middle: a third to two fifths of its rows, while a frame's
+ * side runs the whole height); its end rows (CUT_ROUND_END of its height at the top and at the bottom) reach on average
+ * no farther than ROUND_CORNER of the farthest; and its middle rows (between CUT_ROUND_MIDDLE and 1 − CUT_ROUND_MIDDLE)
+ * reach at least CUT_ROUND_BULGE of it.
+ */
+const CUT_ROUND_DRAWN = 0.7;
+const CUT_ROUND_FAR = 0.95;
+const CUT_ROUND_FLAT = 0.5;
+const CUT_ROUND_END = 0.15;
+const CUT_ROUND_MIDDLE = 0.3;
+const CUT_ROUND_BULGE = 0.9;
 /** Across-edge direction test as in edges.ts: a vertical line's gradient is this much more horizontal than vertical. */
 const VERTICAL_EDGE = 2.4;
 
@@ -269,8 +283,12 @@ function roundOutline(
   width: number,
   height: number,
 ): boolean {
-  // A thing the picture's edge cuts shows no whole outline: its cut side would pass for an empty corner.
-  if (x0 <= 0 || y0 <= 0 || x1 >= width || y1 >= height) return false;
+  // A thing the picture's edge cuts shows no whole outline: its cut side would pass for an empty corner. One cut at
+  // the left or right edge alone is judged by the side that shows (cutRound).
+  const cutLeft = x0 <= 0;
+  const cutRight = x1 >= width;
+  if (y0 <= 0 || y1 >= height || (cutLeft && cutRight)) return false;
+  if (cutLeft || cutRight) return cutRound(added, weights, [x0, y0, x1, y1], perRow, width, cutLeft);
   const left = x0 + perColumn.findIndex((count) => count > 0);
   const right = x0 + perColumn.findLastIndex((count) => count > 0);
   const top = y0 + perRow.findIndex((count) => count > 0);
@@ -295,6 +313,56 @@ function roundOutline(
       reach[sector] = Math.max(reach[sector] as number, Math.hypot(u, v));
     }
   return reach.every((distance) => distance >= ROUND_REACH);
+}
+
+/**
+ * Whether the added edges in the box `[x0, y0, x1, y1)`, which the picture's left (`fromLeft`) or right edge cuts,
+ * draw the visible part of a round or oval outline: row by row, how far from the cut edge the outline reaches bulges
+ * in the middle and falls away towards its top and bottom (CUT_ROUND_*), the way an ellipse's side does whichever
+ * part of it shows. A window or a door cut by the edge reaches as far at its top and its sill as in its middle, and an
+ * arched window's sill is square.
+ */
+function cutRound(
+  added: Uint8Array,
+  weights: Float32Array,
+  [x0, y0, x1]: [number, number, number, number],
+  perRow: Uint16Array,
+  width: number,
+  fromLeft: boolean,
+): boolean {
+  const top = y0 + perRow.findIndex((count) => count > 0);
+  const bottom = y0 + perRow.findLastIndex((count) => count > 0);
+  const rows = bottom - top + 1;
+  if (rows < FRAMED_MIN) return false;
+  // Each row's reach: the distance from the cut edge of the farthest added edge in it (-1: none).
+  const reach = new Int32Array(rows).fill(-1);
+  for (let y = top; y <= bottom; y++)
+    for (let x = x0; x < x1; x++) {
+      const i = y * width + x;
+      if (added[i] !== 1 || (weights[i] as number) <= 0) continue;
+      const from = fromLeft ? x : width - 1 - x;
+      reach[y - top] = Math.max(reach[y - top] as number, from);
+    }
+  const farthest = Math.max(...reach);
+  if (farthest < FRAMED_MIN / 2) return false;
+  const drawn = reach.filter((r) => r >= 0).length;
+  if (drawn < CUT_ROUND_DRAWN * rows) return false;
+  // A side that runs straight across many rows at the farthest reach is a frame, not an arc.
+  if (reach.filter((r) => r >= CUT_ROUND_FAR * farthest).length > CUT_ROUND_FLAT * rows) return false;
+  // Towards the top and the bottom the outline falls away from the farthest reach, on the whole.
+  const end = Math.max(1, Math.round(CUT_ROUND_END * rows));
+  const meanReach = (from: number, to: number) => {
+    let sum = 0;
+    for (let k = from; k < to; k++) sum += Math.max(0, reach[k] as number);
+    return sum / (to - from);
+  };
+  if (Math.max(meanReach(0, end), meanReach(rows - end, rows)) > ROUND_CORNER * farthest) return false;
+  // The widest rows lie in the middle.
+  const from = Math.floor(CUT_ROUND_MIDDLE * rows);
+  const to = Math.ceil((1 - CUT_ROUND_MIDDLE) * rows);
+  let middle = 0;
+  for (let k = from; k < to; k++) middle = Math.max(middle, reach[k] as number);
+  return middle >= CUT_ROUND_BULGE * farthest;
 }
 
 /** Share of the box `[x0, y0, x1, y1)` in `image` showing daylight: much brighter than `wall` (or near white), nearly grey. */
