@@ -212,32 +212,38 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
   // bounds empty, which a window's never does: the same walls with a real window pasted are still refused.
   const photos = join(dir, 'photos');
   const wall = () => readFileSync(join(photos, 'dd-conference.jpg'));
-  const hang = async (
+  /** `source`'s `box` stretched to `size`, cut as an ellipse when `oval` (a PNG with alpha). */
+  const piece = async (
     source: string,
     [left, top, width, height]: [number, number, number, number],
     size: { width: number; height: number },
-    at: { left: number; top: number },
     oval: boolean,
   ) => {
-    let piece = await sharp(readFileSync(join(photos, source)))
+    const cut = await sharp(readFileSync(join(photos, source)))
       .extract({ left, top, width, height })
       .resize(size.width, size.height, { fit: 'fill' })
       .ensureAlpha()
       .png()
       .toBuffer();
-    if (oval) {
-      const { width: w, height: h } = size;
-      const ellipse = `<svg width="${w}" height="${h}"><ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#fff"/></svg>`;
-      piece = await sharp(piece)
-        .composite([{ input: Buffer.from(ellipse), blend: 'dest-in' }])
-        .png()
-        .toBuffer();
-    }
-    return sharp(wall())
-      .composite([{ input: piece, ...at }])
-      .jpeg({ quality: 90 })
+    if (!oval) return cut;
+    const { width: w, height: h } = size;
+    const ellipse = `<svg width="${w}" height="${h}"><ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#fff"/></svg>`;
+    return sharp(cut)
+      .composite([{ input: Buffer.from(ellipse), blend: 'dest-in' }])
+      .png()
       .toBuffer();
   };
+  const hang = async (
+    source: string,
+    box: [number, number, number, number],
+    size: { width: number; height: number },
+    at: { left: number; top: number },
+    oval: boolean,
+  ) =>
+    sharp(wall())
+      .composite([{ input: await piece(source, box, size, oval), ...at }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
   const spots = [
     { size: { width: 46, height: 40 }, at: { left: 20, top: 96 } },
     { size: { width: 60, height: 52 }, at: { left: 16, top: 70 } },
@@ -285,26 +291,15 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
   const cutAtRightEdge = async (
     photo: Buffer,
     source: string,
-    [left, top, width, height]: [number, number, number, number],
+    box: [number, number, number, number],
     at: number,
     oval: boolean,
   ) => {
     const size = { width: 50, height: 110 };
-    let piece = await sharp(readFileSync(join(photos, source)))
-      .extract({ left, top, width, height })
-      .resize(size.width, size.height, { fit: 'fill' })
-      .ensureAlpha()
-      .png()
-      .toBuffer();
-    if (oval) {
-      const ellipse = `<svg width="${size.width}" height="${size.height}"><ellipse cx="25" cy="55" rx="25" ry="55" fill="#fff"/></svg>`;
-      piece = await sharp(piece)
-        .composite([{ input: Buffer.from(ellipse), blend: 'dest-in' }])
-        .png()
-        .toBuffer();
-    }
     const visible = 30;
-    const shown = await sharp(piece).extract({ left: 0, top: 0, width: visible, height: size.height }).toBuffer();
+    const shown = await sharp(await piece(source, box, size, oval))
+      .extract({ left: 0, top: 0, width: visible, height: size.height })
+      .toBuffer();
     const { width: photoWidth } = await sharp(photo).metadata();
     return sharp(photo)
       .composite([{ input: shown, left: (photoWidth as number) - visible, top: at }])
