@@ -24,7 +24,8 @@ function colourFeatures(a: Float32Array, cell: number, c: number, into: Float64A
 const FEATURES = 6;
 const scratch = new Float64Array(FEATURES);
 
-function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
+/** What the model predicts for channel `c` (0–255) of cell `cell`, from the photo's cell colours `a`. */
+export function predictColour(model: number[][], a: Float32Array, cell: number, c: number): number {
   const f = colourFeatures(a, cell, c, scratch);
   const w = model[c] as number[];
   let sum = 0;

@@ -24,12 +24,21 @@ const BRIDGE = 0.12;
 /** "On the floor": its bottom reaches this share of the wall above the floor line, or lower. */
 const FLOOR_REACH = 0.08;
 
+/** A piece of furniture found among the changes: its bounds in work pixels (bottom and right exclusive). */
+export interface FurniturePiece {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
 /**
  * Without a scene, a change that stands on the floor and stays below door height is a piece of furniture: its
  * edges (its outline, and the wall it hides) weigh nothing. So is one that stands well in front of the back wall
  * and is slender where it rises high (a floor lamp), and a low change floating just above a piece (the top edge of
  * a headboard over its flat front). Changes that float on the wall (a window) or reach up to door or ceiling height
- * (a door, a wall corner) keep the mask's weight.
+ * (a door, a wall corner) keep the mask's weight. Returns the weights, and the pieces' bounds (whose shadows are no
+ * recoloured floor: surfaces.ts).
  */
 export function withoutFurniture(
   mask: Float32Array,
@@ -38,7 +47,7 @@ export function withoutFurniture(
   width: number,
   height: number,
   { ceiling, floor }: RoomLines,
-): Float32Array {
+): { weights: Float32Array; pieces: FurniturePiece[] } {
   const cellsX = Math.ceil(width / CLUSTER_CELL);
   const cellsY = Math.ceil(height / CLUSTER_CELL);
   const changed = new Uint8Array(cellsX * cellsY);
@@ -118,5 +127,6 @@ export function withoutFurniture(
       if (id >= 0 && furniture[id]) weights[y * width + x] = 0;
     }
   }
-  return weights;
+  const found = objects.filter((_, id) => furniture[id]).map(({ low: _, ...bounds }) => bounds);
+  return { weights, pieces: found };
 }

@@ -9,8 +9,8 @@
  *   measured as edge length in picture heights and turned into a 0–1 score.
  * - Surfaces: where the structure is the same, the colour of each small cell is compared after removing the one
  *   colour and tone change the whole picture agrees on (white balance, exposure, saturation, gamma); a large region
- *   whose colour moved anyway, bounded by the room's own lines rather than by a new outline (a rug, a sofa), is a
- *   repainted or re-surfaced wall, floor or ceiling.
+ *   whose colour moved anyway, bounded by the room's own lines rather than by a new outline (a rug, a sofa), and not
+ *   only darkened beside a new piece of furniture (its shadow), is a repainted or re-surfaced wall, floor or ceiling.
  * Each change is reported with its kind and its box in the photo's pixels. Deterministic: the same bytes give the
  * same result.
  *
@@ -202,7 +202,9 @@ function compare(
   // contrast, is the photo's own (an HDR-like or low-light edit brings out a closet's louvres or a shadowed shelf).
   const localGain = localContrastGain(edgesBefore, edgesAfter, width, height);
   const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true, undefined, localGain);
-  const weights = room ? withoutFurniture(mask, lost, added, width, height, room) : mask;
+  const { weights, pieces } = room
+    ? withoutFurniture(mask, lost, added, width, height, room)
+    : { weights: mask, pieces: [] };
   let lostSum = 0;
   let addedSum = 0;
   let checked = 0;
@@ -223,7 +225,7 @@ function compare(
     else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
-  const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added);
+  const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added, pieces);
   if (surfaces.length) {
     const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
     score = Math.min(score, Math.max(0, RECOLOUR_SCORE - share));

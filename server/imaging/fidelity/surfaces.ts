@@ -1,7 +1,8 @@
 /** Walls, floors and ceilings repainted or re-surfaced: large regions whose colour moved where their edges did not. */
 import type { Raster } from '../register.js';
 import { cellRegions, setNear, sides } from './cells.js';
-import { colourResidual, fitColourModel } from './colour-model.js';
+import { colourResidual, fitColourModel, predictColour } from './colour-model.js';
+import type { FurniturePiece } from './furniture.js';
 import type { Grey } from './picture.js';
 import type { WorkChange } from './report.js';
 
@@ -29,12 +30,22 @@ const OUTLINE_SHARE = 0.5;
  * photo's at least this much (a surface recoloured keeps them; a rug or a sofa brings its own, uncorrelated).
  */
 const SAME_TEXTURE = 0.6;
+/**
+ * A new piece of furniture's shadow on the floor or the wall behind it (castShadow): darker by a factor of at most
+ * SHADOW_DARKER, its colour otherwise kept within SHADOW_TINT levels a cell, within SHADOW_SIDE of the piece's width on
+ * either side of it and SHADOW_BELOW of its height below it.
+ */
+const SHADOW_DARKER = 0.95;
+const SHADOW_TINT = 20;
+const SHADOW_SIDE = 0.25;
+const SHADOW_BELOW = 0.5;
 /** Below this spread of grey levels inside the cells (noise), a surface has no grain to compare. */
 const TEXTURE_MIN = 2;
 
 /**
  * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
- * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out.
+ * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out. `pieces`:
+ * the furniture found among the edge changes, whose shadows (castShadow) are no recoloured surface.
  */
 export function recolouredSurfaces(
   before: Grey,
@@ -42,6 +53,7 @@ export function recolouredSurfaces(
   mask: Float32Array,
   lost: Uint8Array,
   added: Uint8Array,
+  pieces: readonly FurniturePiece[] = [],
 ): Array<WorkChange & { area: number }> {
   const { width, height } = before;
   const cellsX = Math.floor(width / COLOUR_CELL);
@@ -161,6 +173,7 @@ export function recolouredSurfaces(
         if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
       if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownDetail) continue;
       const { left, top, right, bottom } = region;
+      if (castShadow(region.cells, [left, top, right, bottom])) continue;
       const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
       found.push({
         kind: 'surface_recoloured',
@@ -175,6 +188,49 @@ export function recolouredSurfaces(
       });
     }
     return found;
+  }
+
+  /**
+   * Whether a region (its cells, and its bounds in cells) is the shadow a new piece of furniture casts: only darker
+   * (one factor of at most SHADOW_DARKER on the predicted colour explains it within SHADOW_TINT levels a cell) and
+   * within the piece's reach (its bounds grown by SHADOW_SIDE of its width on either side and SHADOW_BELOW of its
+   * height below it), and no larger than the piece.
+   */
+  function castShadow(cells: number[], [left, top, right, bottom]: [number, number, number, number]): boolean {
+    if (!pieces.length) return false;
+    let along = 0;
+    let square = 0;
+    for (const cell of cells)
+      for (let c = 0; c < 3; c++) {
+        const predicted = predictColour(model, a, cell, c);
+        along += (b[cell * 3 + c] as number) * predicted;
+        square += predicted * predicted;
+      }
+    const factor = square > 0 ? along / square : 1;
+    if (factor > SHADOW_DARKER) return false;
+    let tint = 0;
+    for (const cell of cells)
+      tint += Math.hypot(
+        (b[cell * 3] as number) - factor * predictColour(model, a, cell, 0),
+        (b[cell * 3 + 1] as number) - factor * predictColour(model, a, cell, 1),
+        (b[cell * 3 + 2] as number) - factor * predictColour(model, a, cell, 2),
+      );
+    if (tint / cells.length > SHADOW_TINT) return false;
+    const x0 = left * COLOUR_CELL;
+    const y0 = top * COLOUR_CELL;
+    const x1 = (right + 1) * COLOUR_CELL;
+    const y1 = (bottom + 1) * COLOUR_CELL;
+    return pieces.some((piece) => {
+      const w = piece.right - piece.left;
+      const h = piece.bottom - piece.top;
+      return (
+        cells.length * COLOUR_CELL * COLOUR_CELL <= w * h &&
+        x0 >= piece.left - SHADOW_SIDE * w &&
+        x1 <= piece.right + SHADOW_SIDE * w &&
+        y0 >= piece.top &&
+        y1 <= piece.bottom + SHADOW_BELOW * h
+      );
+    });
   }
 }
 

@@ -206,6 +206,39 @@ describe.skipIf(!present)('a real photo given a strong exposure that blows a fif
   });
 });
 
+describe.skipIf(!present)("a real staging's shadow beside its new sofa", () => {
+  // mx-tiled-living-staged darkens the floor corner beside and below its sofa (0.63 of its colour, the hue kept): it
+  // read as a recoloured floor (0.83). Darkened the same way out of the furniture's reach, or across the whole floor,
+  // the floor is still a recoloured surface.
+  const photo = () => readFileSync(join(dir, 'photos/mx-tiled-living.jpg'));
+  const staged = () => readFileSync(join(dir, 'outputs/mx-tiled-living-staged.jpg'));
+  const darkened = async (box: { left: number; top: number; width: number; height: number }) => {
+    const shade = await sharp({ create: { width: box.width, height: box.height, channels: 3, background: '#a0a0a0' } })
+      .png()
+      .toBuffer();
+    return sharp(staged())
+      .composite([{ input: shade, left: box.left, top: box.top, blend: 'multiply' }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
+  };
+  it('passes', async () => {
+    const result = await scoreFidelity(photo(), staged());
+    expect(result.score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    expect(result.changes.map((change) => change.kind)).not.toContain('surface_recoloured');
+  });
+  it("refuses the floor darkened out of the furniture's reach, or all of it", async () => {
+    for (const box of [
+      { left: 160, top: 1160, width: 330, height: 240 },
+      { left: 700, top: 1150, width: 349, height: 250 },
+      { left: 0, top: 1000, width: 1049, height: 400 },
+    ]) {
+      const result = await scoreFidelity(photo(), await darkened(box));
+      expect(result.score, JSON.stringify(box)).toBeLessThan(FIDELITY_MIN);
+      expect(result.changes.map((change) => change.kind)).toContain('surface_recoloured');
+    }
+  });
+});
+
 describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
   // The round mirror over ade-fireplace-living's mantel, cut as an ellipse and hung on dd-conference's walls: it
   // reflects a bright room and once read as a window added (0.70–0.82). A round outline leaves the corners of its
