@@ -15,8 +15,11 @@ const LINE_WINDOW = 0.015;
 const LINE_MIN = 4;
 const CEILING_LINE_MIN = 1.5;
 const NO_CHECK = 0.9;
-/** A line this strong against the strongest one, lower in the picture, is taken for the floor line (lowestStrongStep). */
-const FLOOR_LINE_SHARE = 0.85;
+/**
+ * A line this strong against the strongest one, lower in the picture, is taken for the floor line, and higher up, for
+ * the ceiling line (outermostStrongStep).
+ */
+const OUTER_LINE_SHARE = 0.85;
 
 /** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
 export interface RoomLines {
@@ -27,14 +30,22 @@ export interface RoomLines {
 export function roomLines(image: Grey): RoomLines {
   const { height } = image;
   const steps = lineProminence(rowSteps(image), Math.max(2, Math.round(LINE_WINDOW * height)));
-  const floor = lowestStrongStep(steps, Math.round(0.35 * height), Math.round(0.9 * height), 0.6 * height, LINE_MIN);
+  const floor = outermostStrongStep(
+    steps,
+    Math.round(0.35 * height),
+    Math.round(0.9 * height),
+    0.6 * height,
+    LINE_MIN,
+    'lowest',
+  );
   // A white ceiling over a pale wall steps little; once ramps are discounted a smaller step still marks the line.
-  const ceiling = strongestStep(
+  const ceiling = outermostStrongStep(
     steps,
     Math.round(0.02 * height),
     Math.round(floor - 0.2 * height),
     0.1 * height,
     CEILING_LINE_MIN,
+    'highest',
   );
   return { ceiling, floor };
 }
@@ -118,17 +129,30 @@ export function defaultMask({ width, height }: Grey, { ceiling, floor }: RoomLin
 }
 
 /**
- * The floor line: the lowest row between `from` and `to` whose step is a peak (no smaller than its neighbours') of at
- * least FLOOR_LINE_SHARE of the largest step there. The tops of furniture against the wall (a sofa's back, a desk, a
- * counter) and window sills draw lines as strong as the floor's, and they stand above it. `fallback` when no step
- * stands out.
+ * The lowest (floor) or highest (ceiling) row between `from` and `to` whose step is a peak (no smaller than its
+ * neighbours') of at least OUTER_LINE_SHARE of the largest step there: the room's lines bound the wall, and what
+ * draws lines as strong stands between them. Above the floor line: the tops of furniture against the wall (a sofa's
+ * back, a desk, a counter) and window sills; below the ceiling line: a curtain's pelmet, a picture rail, a window's
+ * head. `fallback` when no step stands out.
  */
-function lowestStrongStep(steps: Float64Array, from: number, to: number, fallback: number, least: number): number {
+function outermostStrongStep(
+  steps: Float64Array,
+  from: number,
+  to: number,
+  fallback: number,
+  least: number,
+  which: 'lowest' | 'highest',
+): number {
   const strongest = strongestStep(steps, from, to, fallback, least);
   const step = (y: number) => steps[y] ?? 0;
   if (step(strongest) <= least) return strongest;
-  for (let y = Math.min(steps.length - 2, to); y > strongest; y--)
-    if (step(y) >= FLOOR_LINE_SHARE * step(strongest) && step(y) >= step(y - 1) && step(y) >= step(y + 1)) return y;
+  const peak = (y: number) =>
+    step(y) >= OUTER_LINE_SHARE * step(strongest) && step(y) >= step(y - 1) && step(y) >= step(y + 1);
+  if (which === 'lowest') {
+    for (let y = Math.min(steps.length - 2, to); y > strongest; y--) if (peak(y)) return y;
+  } else {
+    for (let y = Math.max(1, from); y < strongest; y++) if (peak(y)) return y;
+  }
   return strongest;
 }
 
