@@ -288,11 +288,11 @@ function roundOutline(
   const cutLeft = x0 <= 0;
   const cutRight = x1 >= width;
   if (y0 <= 0 || y1 >= height || (cutLeft && cutRight)) return false;
-  if (cutLeft || cutRight) return cutRound(added, weights, [x0, y0, x1, y1], perRow, width, cutLeft);
-  const left = x0 + perColumn.findIndex((count) => count > 0);
-  const right = x0 + perColumn.findLastIndex((count) => count > 0);
   const top = y0 + perRow.findIndex((count) => count > 0);
   const bottom = y0 + perRow.findLastIndex((count) => count > 0);
+  if (cutLeft || cutRight) return cutRound(added, weights, [x0, x1], [top, bottom], width, cutLeft);
+  const left = x0 + perColumn.findIndex((count) => count > 0);
+  const right = x0 + perColumn.findLastIndex((count) => count > 0);
   if (right <= left || bottom <= top) return false;
   const on = (x: number, y: number) => added[y * width + x] === 1 && (weights[y * width + x] as number) > 0;
   const midX = (left + right) / 2;
@@ -316,22 +316,20 @@ function roundOutline(
 }
 
 /**
- * Whether the added edges in the box `[x0, y0, x1, y1)`, which the picture's left (`fromLeft`) or right edge cuts,
- * draw the visible part of a round or oval outline: row by row, how far from the cut edge the outline reaches bulges
- * in the middle and falls away towards its top and bottom (CUT_ROUND_*), the way an ellipse's side does whichever
- * part of it shows. A window or a door cut by the edge reaches as far at its top and its sill as in its middle, and an
- * arched window's sill is square.
+ * Whether the added edges between columns `[x0, x1)` and rows `top` to `bottom` (the first and last that hold any),
+ * which the picture's left (`fromLeft`) or right edge cuts, draw the visible part of a round or oval outline: row by
+ * row, how far from the cut edge the outline reaches bulges in the middle and falls away towards its top and bottom
+ * (CUT_ROUND_*), the way an ellipse's side does whichever part of it shows. A window or a door cut by the edge reaches
+ * as far at its top and its sill as in its middle, and an arched window's sill is square.
  */
 function cutRound(
   added: Uint8Array,
   weights: Float32Array,
-  [x0, y0, x1]: [number, number, number, number],
-  perRow: Uint16Array,
+  [x0, x1]: [number, number],
+  [top, bottom]: [number, number],
   width: number,
   fromLeft: boolean,
 ): boolean {
-  const top = y0 + perRow.findIndex((count) => count > 0);
-  const bottom = y0 + perRow.findLastIndex((count) => count > 0);
   const rows = bottom - top + 1;
   if (rows < FRAMED_MIN) return false;
   // Each row's reach: the distance from the cut edge of the farthest added edge in it (-1: none).

@@ -198,23 +198,28 @@ export function recolouredSurfaces(
    */
   function castShadow(cells: number[], [left, top, right, bottom]: [number, number, number, number]): boolean {
     if (!pieces.length) return false;
+    // The predicted colour of each of the region's cells, channel by channel: the factor and the tint both use it.
+    const predicted = new Float64Array(cells.length * 3);
     let along = 0;
     let square = 0;
-    for (const cell of cells)
+    cells.forEach((cell, k) => {
       for (let c = 0; c < 3; c++) {
-        const predicted = predictColour(model, a, cell, c);
-        along += (b[cell * 3 + c] as number) * predicted;
-        square += predicted * predicted;
+        const p = predictColour(model, a, cell, c);
+        predicted[k * 3 + c] = p;
+        along += (b[cell * 3 + c] as number) * p;
+        square += p * p;
       }
+    });
     const factor = square > 0 ? along / square : 1;
     if (factor > SHADOW_DARKER) return false;
     let tint = 0;
-    for (const cell of cells)
+    cells.forEach((cell, k) => {
       tint += Math.hypot(
-        (b[cell * 3] as number) - factor * predictColour(model, a, cell, 0),
-        (b[cell * 3 + 1] as number) - factor * predictColour(model, a, cell, 1),
-        (b[cell * 3 + 2] as number) - factor * predictColour(model, a, cell, 2),
+        (b[cell * 3] as number) - factor * (predicted[k * 3] as number),
+        (b[cell * 3 + 1] as number) - factor * (predicted[k * 3 + 1] as number),
+        (b[cell * 3 + 2] as number) - factor * (predicted[k * 3 + 2] as number),
       );
+    });
     if (tint / cells.length > SHADOW_TINT) return false;
     const x0 = left * COLOUR_CELL;
     const y0 = top * COLOUR_CELL;
