@@ -5,8 +5,17 @@ import type { EdgeChange } from './structure.js';
 
 /** Grey-level correlation of the two pictures in a change's box from which it is the same content under a new tone. */
 const SAME_CONTENT = 0.8;
-/** ...and its brightness against the surroundings changed by at most this share (a recoloured surface does). */
+/**
+ * ...and its brightness against the surroundings within this share of what the picture-wide tone curve makes of it
+ * (a recoloured surface moves away from it).
+ */
 const SAME_LIGHT = 0.08;
+/**
+ * Content this close to the photo's (grey-level correlation) under that brightness is a tone change whatever the
+ * change's shape or the mix of its edges: a low-light edit both brings a wall's corner out of the dark, a long thin
+ * change, and washes a window's view out while lifting the curtain beside it.
+ */
+const SAME_CONTENT_CLOSE = 0.95;
 /** A new thing on the wall darker than this share of the wall around it, mostly added edges, is wall decor. */
 const HUNG_BRIGHT = 0.9;
 const HUNG_LOST_SHARE = 0.35;
@@ -99,8 +108,9 @@ export interface AddedEdges {
 /**
  * Whether a structural change is no change of the building, judged from what both pictures show in its box and in a
  * ring around it: the same content under a new tone (a one-sided edge change, the grey levels still correlated, the
- * box as bright against its surroundings as before, and not a long line between two surfaces, which a repaint would
- * sharpen or soften), or a picture, mirror or the like hung on what was plain wall (mostly added edges, darker than
+ * box as bright against its surroundings as the picture-wide tone `curve` (toneCurve) makes it, and not a long line
+ * between two surfaces, which a repaint would sharpen or soften; or, whatever its shape, content all but the
+ * photo's: SAME_CONTENT_CLOSE), or a picture, mirror or the like hung on what was plain wall (mostly added edges, darker than
  * the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line), or something round
  * hung there (ROUND_SECTORS). An opening shows daylight, brighter than the wall, or is as tall as a door.
  */
@@ -109,6 +119,7 @@ export function appraise(
   before: Grey,
   after: Grey,
   { added, weights }: AddedEdges,
+  curve: Float32Array,
   room?: RoomLines,
 ): boolean {
   const { width, height } = before;
@@ -117,7 +128,9 @@ export function appraise(
   const y0 = Math.max(0, by);
   const x1 = Math.min(width, bx + bw);
   const y1 = Math.min(height, by + bh);
+  const toned = (v: number) => Math.min(255, Math.max(0, curve[Math.min(255, Math.max(0, Math.round(v)))] as number));
   let n = 0;
+  let st = 0;
   let sa = 0;
   let sb = 0;
   let saa = 0;
@@ -160,6 +173,7 @@ export function appraise(
         if (Math.abs(gx) > VERTICAL_EDGE * Math.abs(gy)) addedVertical++;
       }
       n++;
+      st += toned(a);
       sa += a;
       sb += b;
       saa += a * a;
@@ -173,6 +187,7 @@ export function appraise(
   let rn = 0;
   let rs = 0;
   let rsBefore = 0;
+  let rsToned = 0;
   for (let y = Math.max(0, y0 - pad); y < Math.min(height, y1 + pad); y++)
     for (let x = Math.max(0, x0 - pad); x < Math.min(width, x1 + pad); x++) {
       if (x >= x0 && x < x1 && y >= y0 && y < y1) continue;
@@ -180,9 +195,13 @@ export function appraise(
       addColour(ringAfter, after, y * width + x);
       rs += after.data[y * width + x] as number;
       rsBefore += before.data[y * width + x] as number;
+      rsToned += toned(before.data[y * width + x] as number);
     }
   const bright = rn && rs > 0 ? sb / n / (rs / rn) : 1;
   const brightBefore = rn && rsBefore > 0 ? sa / n / (rsBefore / rn) : 1;
+  // ...and as bright as the picture-wide tone curve makes it: a low-light edit lifts a dark wall many times over while
+  // the window beside it clips, so the window's brightness against the wall drops without anything being built.
+  const brightToned = rn && rsToned > 0 ? st / n / (rsToned / rn) : 1;
   const total = change.lost + change.added;
   const lostShare = total > 0 ? change.lost / total : 0;
   // The same content, only lighter, darker, sharper or softer (a tone change): nothing was built or removed.
@@ -190,7 +209,10 @@ export function appraise(
   const oneSided = lostShare >= 1 - ONE_SIDED || lostShare <= ONE_SIDED;
   // A long thin change is the line between two surfaces, whose contrast changes when one of them is repainted.
   const line = Math.max(bw, bh) >= LINE_ASPECT * Math.min(bw, bh);
-  const tone = oneSided && !line && same >= SAME_CONTENT && Math.abs(bright / brightBefore - 1) <= SAME_LIGHT;
+  const tone =
+    ((oneSided && !line) || same >= SAME_CONTENT_CLOSE) &&
+    same >= SAME_CONTENT &&
+    Math.abs(bright / brightToned - 1) <= SAME_LIGHT;
   // Something new hung on the wall, darker than the wall around it and short of the floor: a picture, a mirror, a
   // curtain. An opening shows daylight (brighter than the wall) or, as a door, reaches the floor.
   // It hangs on what was plain wall (not where a bright window was) and its bottom stays clear of the floor line.

@@ -238,9 +238,8 @@ export function flattenedByTone(
   after: Grey,
   edges: Edges,
   gain: number,
-  weights: Float32Array,
+  curve: Float32Array,
 ): (i: number) => boolean {
-  const curve = toneCurve(before.data, after.data, weights);
   const { width } = before;
   const level = (v: number) => curve[Math.min(255, Math.max(0, Math.round(v)))] as number;
   return (i) => {
@@ -272,7 +271,7 @@ export function flattenedByTone(
  * per bin of TONE_BIN levels over the pixels `weights` checks, made non-decreasing, interpolated between the bins'
  * centres and extended at slope 1 past the first and last).
  */
-function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Array): Float32Array {
+export function toneCurve(before: Float32Array, after: Float32Array, weights: Float32Array): Float32Array {
   const bins = 256 / TONE_BIN;
   const histograms = Array.from({ length: bins }, () => new Uint32Array(256));
   const counts = new Uint32Array(bins);

@@ -22,7 +22,7 @@
  */
 import { asItIs, registerOutput } from '../register.js';
 import { appraise } from './appraise.js';
-import { contrastGain, flattenedByTone, localContrastGain, sobel, unmatched } from './edges.js';
+import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
 import { type FidelityChange, inPhoto, type WorkChange } from './report.js';
@@ -196,7 +196,10 @@ function compare(
   const edgesAfter = sobel(after, gain);
   // Specks are dropped from the added edges only: an output's new grain is noise a sharpening raised, while a photo's
   // fine detail that is gone may be a line of the room painted over (dropping those missed doors and wall lines).
-  const flattened = flattenedByTone(before, after, edgesBefore, gain, mask);
+  // The picture-wide tone curve (each grey level of the photo to the output's), which both the lost edges and the
+  // appraisal of each change follow.
+  const curve = toneCurve(before.data, after.data, mask);
+  const flattened = flattenedByTone(before, after, edgesBefore, gain, curve);
   const lost = unmatched(edgesBefore, edgesAfter.magnitude, width, height, after.data, false, flattened);
   // An output edge the photo draws more faintly, where a local tone operator lifted the whole neighbourhood's
   // contrast, is the photo's own (an HDR-like or low-light edit brings out a closet's louvres or a shadowed shelf).
@@ -221,7 +224,7 @@ function compare(
   let excused = 0;
   const structural: WorkChange[] = [];
   for (const change of found) {
-    if (appraise(change, before, after, { added, weights }, room)) excused += change.size;
+    if (appraise(change, before, after, { added, weights }, curve, room)) excused += change.size;
     else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
