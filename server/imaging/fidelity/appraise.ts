@@ -43,6 +43,18 @@ const DRAPE_VERTICAL = 0.6;
 const DRAPE_DENSITY = 0.06;
 const DRAPE_HUE = 0.03;
 /**
+ * A panel drawn over a window's frame loses the frame's edges and adds its folds where the frame's stood, so its added
+ * edges say little. Its own picture says more: at least FOLD_DENSE of its box's pixels in the output on an edge (a
+ * Sobel step of FOLD_EDGE), and at least FOLD_VERTICAL of those running up and down, the way fabric hangs; and it is
+ * in a colour of its own (DRAPE_HUE) or hangs by a window: at least FOLD_WINDOW of the photo, across the panel and
+ * its own width on either side, shows daylight. A pale panel on a pale wall away from any window could as well be a
+ * column or a casing added.
+ */
+const FOLD_EDGE = 40;
+const FOLD_DENSE = 0.55;
+const FOLD_VERTICAL = 0.75;
+const FOLD_WINDOW = 0.05;
+/**
  * Wall decor drawn at any size (a large canvas, a mirror): a compact object (both sides at least FRAMED_MIN pixels,
  * at most FRAMED_ASPECT times as long as wide) whose added edges fill its box (FRAMED_DENSITY of its pixels, and
  * FRAMED_SPAN of its rows and of its columns), hung on plain wall, at most FRAMED_HEIGHT of the wall tall (the wall
@@ -155,21 +167,7 @@ export function appraise(
         addedCount++;
         perColumn[x - x0] = (perColumn[x - x0] as number) + 1;
         perRow[y - y0] = (perRow[y - y0] as number) + 1;
-        const d = after.data;
-        const gx =
-          (d[i - width + 1] as number) +
-          2 * (d[i + 1] as number) +
-          (d[i + width + 1] as number) -
-          (d[i - width - 1] as number) -
-          2 * (d[i - 1] as number) -
-          (d[i + width - 1] as number);
-        const gy =
-          (d[i + width - 1] as number) +
-          2 * (d[i + width] as number) +
-          (d[i + width + 1] as number) -
-          (d[i - width - 1] as number) -
-          2 * (d[i - width] as number) -
-          (d[i - width + 1] as number);
+        const [gx, gy] = gradientAt(after.data, i, width);
         if (Math.abs(gx) > VERTICAL_EDGE * Math.abs(gy)) addedVertical++;
       }
       n++;
@@ -252,7 +250,8 @@ export function appraise(
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round;
   // A curtain: a tall panel of fabric hanging from near the ceiling line, in a colour unlike the wall's. Where it
-  // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse.
+  // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse;
+  // or, whatever edges it added, its picture is upright folds (FOLD_*), in a colour of its own or by a window.
   const hueOf = (sum: number[]) => {
     const total = (sum[0] as number) + (sum[1] as number) + (sum[2] as number);
     return total > 0 ? sum.map((v) => v / total) : [1 / 3, 1 / 3, 1 / 3];
@@ -264,15 +263,61 @@ export function appraise(
       (p[2] as number) - (q[2] as number),
     );
   const fabric = hueOf(boxAfter);
-  const drape =
+  const hangsFromTop =
     y1 - y0 >= DRAPE_TALL * (x1 - x0) &&
-    (room ? y0 <= room.ceiling + DRAPE_TOP * (room.floor - room.ceiling) : y0 <= DRAPE_TOP * height) &&
+    (room ? y0 <= room.ceiling + DRAPE_TOP * (room.floor - room.ceiling) : y0 <= DRAPE_TOP * height);
+  const ownColour = Math.min(hueApart(fabric, hueOf(boxBefore)), hueApart(fabric, hueOf(ringAfter))) >= DRAPE_HUE;
+  const addedFolds =
     addedCount > 0 &&
     addedVertical >= DRAPE_VERTICAL * addedCount &&
     addedCount >= DRAPE_DENSITY * n &&
-    change.added >= 0.5 * change.lost &&
-    Math.min(hueApart(fabric, hueOf(boxBefore)), hueApart(fabric, hueOf(ringAfter))) >= DRAPE_HUE;
+    change.added >= 0.5 * change.lost;
+  const drape =
+    hangsFromTop &&
+    ((addedFolds && ownColour) ||
+      (hangingFolds(after, [x0, y0, x1, y1]) &&
+        (ownColour ||
+          daylightShare(
+            before,
+            [Math.max(0, 2 * x0 - x1), y0, Math.min(width, 2 * x1 - x0), y1],
+            rn ? rsBefore / rn : 0,
+          ) >= FOLD_WINDOW)));
   return tone || decor || drape;
+}
+
+/** The Sobel gradient (across, down) of `data` at pixel `i`, which is not on the picture's border. */
+function gradientAt(data: Float32Array, i: number, width: number): [number, number] {
+  const gx =
+    (data[i - width + 1] as number) +
+    2 * (data[i + 1] as number) +
+    (data[i + width + 1] as number) -
+    (data[i - width - 1] as number) -
+    2 * (data[i - 1] as number) -
+    (data[i + width - 1] as number);
+  const gy =
+    (data[i + width - 1] as number) +
+    2 * (data[i + width] as number) +
+    (data[i + width + 1] as number) -
+    (data[i - width - 1] as number) -
+    2 * (data[i - width] as number) -
+    (data[i - width + 1] as number);
+  return [gx, gy];
+}
+
+/** Whether the output's own edges in the box `[x0, y0, x1, y1)` are as dense and as upright as fabric's folds (FOLD_*). */
+function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
+  let pixels = 0;
+  let edges = 0;
+  let upright = 0;
+  for (let y = Math.max(1, y0); y < Math.min(height - 1, y1); y++)
+    for (let x = Math.max(1, x0), i = y * width + x; x < Math.min(width - 1, x1); x++, i++) {
+      pixels++;
+      const [gx, gy] = gradientAt(data, i, width);
+      if (Math.abs(gx) + Math.abs(gy) < FOLD_EDGE) continue;
+      edges++;
+      if (Math.abs(gx) > VERTICAL_EDGE * Math.abs(gy)) upright++;
+    }
+  return pixels > 0 && edges >= FOLD_DENSE * pixels && upright >= FOLD_VERTICAL * edges;
 }
 
 /** Whether some line of `counts` (added edge pixels per column, or per row) away from the margins spans the box. */
