@@ -48,7 +48,8 @@ const DRAPE_HUE = 0.03;
  * Sobel step of FOLD_EDGE), and at least FOLD_VERTICAL of those running up and down, the way fabric hangs; and it is
  * in a colour of its own (DRAPE_HUE) or hangs by a window: at least FOLD_WINDOW of the photo, across the panel and
  * its own width on either side, shows daylight. A pale panel on a pale wall away from any window could as well be a
- * column or a casing added.
+ * column or a casing added. A panel told only by its added edges (DRAPE_*) must hang by a window: on a plain wall, a
+ * concrete pillar's or a built-in's side draws upright edges in a colour of its own just as well.
  */
 const FOLD_EDGE = 40;
 const FOLD_DENSE = 0.55;
@@ -249,9 +250,8 @@ export function appraise(
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round;
-  // A curtain: a tall panel of fabric hanging from near the ceiling line, in a colour unlike the wall's. Where it
-  // covers part of a window the window's edges are lost, which its own folds, added on the window's side, excuse;
-  // or, whatever edges it added, its picture is upright folds (FOLD_*), in a colour of its own or by a window.
+  // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
+  // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
     const total = (sum[0] as number) + (sum[1] as number) + (sum[2] as number);
     return total > 0 ? sum.map((v) => v / total) : [1 / 3, 1 / 3, 1 / 3];
@@ -272,16 +272,15 @@ export function appraise(
     addedVertical >= DRAPE_VERTICAL * addedCount &&
     addedCount >= DRAPE_DENSITY * n &&
     change.added >= 0.5 * change.lost;
-  const drape =
+  const folds = hangsFromTop && hangingFolds(after, [x0, y0, x1, y1]);
+  const byWindow =
     hangsFromTop &&
-    ((addedFolds && ownColour) ||
-      (hangingFolds(after, [x0, y0, x1, y1]) &&
-        (ownColour ||
-          daylightShare(
-            before,
-            [Math.max(0, 2 * x0 - x1), y0, Math.min(width, 2 * x1 - x0), y1],
-            rn ? rsBefore / rn : 0,
-          ) >= FOLD_WINDOW)));
+    daylightShare(before, [Math.max(0, 2 * x0 - x1), y0, Math.min(width, 2 * x1 - x0), y1], rn ? rsBefore / rn : 0) >=
+      FOLD_WINDOW;
+  // Its picture shows folds, in a colour of its own or by a window; or its added edges are folds in a colour of its
+  // own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a colour of its
+  // own too, but on a plain wall and without fabric's density.
+  const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
   return tone || decor || drape;
 }
 
