@@ -1,0 +1,101 @@
+/**
+ * `npm run bench:fidelity-probes`: the fidelity check (server/imaging/fidelity/) on edits of the real photos that the
+ * set (bench:fidelity-real) does not make, each measured over every photo of the set (REAL_ROOMS_DIR):
+ * - low light, which must pass: the photo with its shadows lifted by a curve (sharp's gamma 1 → 2.2) against a linear
+ *   exposure ×1.3 and ×1.6 that clips its windows; and the photo darkened by a curve (gamma 2.2) against the photo
+ *   itself and against that darkening exposed ×2.5;
+ * - columns added, which must be refused: three tall things cut from real photos (the loft's concrete pillar and its
+ *   built-in, the red dining room's white window casing), each set from the check's ceiling line to its floor line in
+ *   the middle of the photo's first plain-wall sample.
+ * Prints each probe's share right, and with PROBES_VERBOSE=1 one line per case.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { realRoomsDir, realSetPresent } from '../test/fixtures/fidelity-real-set.js';
+import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
+import { decodeSmall } from '../server/imaging/fidelity/picture.js';
+import { roomLines } from '../server/imaging/fidelity/room-lines.js';
+
+type Box = [number, number, number, number];
+interface Photo {
+  id: string;
+  file: string;
+  width: number;
+  walls: Box[];
+}
+
+const COLUMNS: Array<{ name: string; file: string; box: Box }> = [
+  { name: 'concrete pillar', file: 'photos/mx-loft-shell.jpg', box: [130, 20, 64, 520] },
+  { name: 'window casing', file: 'photos/dd-red-dining.jpg', box: [371, 14, 32, 212] },
+  { name: 'built-in', file: 'photos/mx-loft-shell.jpg', box: [788, 72, 100, 446] },
+];
+
+const verbose = process.env.PROBES_VERBOSE === '1';
+const jpeg = (image: ReturnType<typeof sharp>) => image.jpeg({ quality: 90 }).toBuffer();
+
+async function main() {
+  const dir = realRoomsDir();
+  if (!realSetPresent(dir)) {
+    console.error(`no real-photo set at ${dir} (manifest.json): set REAL_ROOMS_DIR`);
+    process.exit(1);
+  }
+  const { photos } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { photos: Photo[] };
+  const tally = new Map<string, { right: number; total: number }>();
+  const count = async (probe: string, id: string, before: Buffer, after: Buffer, mustPass: boolean) => {
+    const { score } = await scoreFidelity(before, after);
+    const right = score >= FIDELITY_MIN === mustPass;
+    const row = tally.get(probe) ?? { right: 0, total: 0 };
+    row.total++;
+    if (right) row.right++;
+    tally.set(probe, row);
+    if (verbose) console.log(`  ${right ? 'ok  ' : 'MISS'} ${probe.padEnd(44)} ${id.padEnd(40)} ${score.toFixed(3)}`);
+  };
+  for (const photo of photos) {
+    const original = readFileSync(join(dir, photo.file));
+    const shadowsLifted = await jpeg(sharp(original).gamma(1, 2.2));
+    for (const gain of [1.3, 1.6])
+      await count(
+        'low light: shadows lifted vs exposed (pass)',
+        `${photo.id} ×${gain}`,
+        shadowsLifted,
+        await jpeg(sharp(original).linear(gain, 0)),
+        true,
+      );
+    const dim = await jpeg(sharp(original).gamma(2.2, 1));
+    await count(
+      'low light: darkened vs lifted (pass)',
+      `${photo.id} linear`,
+      dim,
+      await jpeg(sharp(dim).linear(2.5, 0)),
+      true,
+    );
+    await count('low light: darkened vs lifted (pass)', `${photo.id} photo`, dim, original, true);
+
+    const wall = photo.walls[0];
+    if (!wall) continue;
+    const small = await decodeSmall(original);
+    const room = roomLines(small);
+    const scale = photo.width / small.width;
+    const top = Math.max(0, Math.round(room.ceiling * scale));
+    const height = Math.max(20, Math.round(room.floor * scale) - top);
+    for (const column of COLUMNS) {
+      const width = Math.max(6, Math.round((height * column.box[2]) / column.box[3]));
+      const [left0, top0, w0, h0] = column.box;
+      const cut = await sharp(readFileSync(join(dir, column.file)))
+        .extract({ left: left0, top: top0, width: w0, height: h0 })
+        .resize(width, height, { fit: 'fill' })
+        .png()
+        .toBuffer();
+      const left = Math.min(photo.width - width, Math.max(0, Math.round(wall[0] + wall[2] / 2 - width / 2)));
+      const built = await jpeg(sharp(original).composite([{ input: cut, left, top }]));
+      await count('columns added (refuse)', `${photo.id} ${column.name}`, original, built, false);
+    }
+  }
+  for (const [probe, { right, total }] of tally)
+    console.log(
+      `${probe.padEnd(44)} ${String(right).padStart(3)} of ${total} right (${((100 * right) / total).toFixed(1)} %)`,
+    );
+}
+
+await main();
