@@ -123,9 +123,10 @@ export interface AddedEdges {
  * ring around it: the same content under a new tone (a one-sided edge change, the grey levels still correlated, the
  * box as bright against its surroundings as the picture-wide tone `curve` (toneCurve) makes it, and not a long line
  * between two surfaces, which a repaint would sharpen or soften; or, whatever its shape, content all but the
- * photo's: SAME_CONTENT_CLOSE), or a picture, mirror or the like hung on what was plain wall (mostly added edges, darker than
- * the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line), or something round
- * hung there (ROUND_SECTORS). An opening shows daylight, brighter than the wall, or is as tall as a door.
+ * photo's: SAME_CONTENT_CLOSE), or a picture, mirror or the like hung on what was plain wall (mostly added edges,
+ * darker than the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line), or
+ * something round hung there (ROUND_SECTORS), or a curtain (DRAPE_*, FOLD_*). An opening shows daylight, brighter
+ * than the wall, or is as tall as a door.
  */
 export function appraise(
   change: EdgeChange,
