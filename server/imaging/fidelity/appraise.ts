@@ -304,7 +304,7 @@ function gradientAt(data: Float32Array, i: number, width: number): [number, numb
   return [gx, gy];
 }
 
-/** Whether the output's own edges in the box `[x0, y0, x1, y1)` are as dense and as upright as fabric's folds (FOLD_*). */
+/** Whether the output's own edges in the box `[x0, y0, x1, y1)` are as dense and upright as fabric's folds (FOLD_*). */
 function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
   let pixels = 0;
   let edges = 0;

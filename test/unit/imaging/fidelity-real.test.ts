@@ -284,7 +284,7 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
         FIDELITY_MIN,
       );
   });
-  it('refuses a column set on a plain wall, away from any window, as upright as folds or in a colour of its own', async () => {
+  it('refuses a column on a plain wall, away from any window, as upright as folds or in a colour of its own', async () => {
     // The loft's concrete pillar, from the ceiling line to the floor line found on each of these photos' back walls.
     // In the fireplace living room it is as dense and upright as fabric's folds, in the wall's grey; on the others its
     // added edges are upright and its grey unlike the wall's, which read as a curtain (1.00 each) while a curtain
