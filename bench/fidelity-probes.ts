@@ -4,9 +4,9 @@
  * - low light, which must pass: the photo with its shadows lifted by a curve (sharp's gamma 1 → 2.2) against a linear
  *   exposure ×1.3 and ×1.6 that clips its windows; and the photo darkened by a curve (gamma 2.2) against the photo
  *   itself and against that darkening exposed ×2.5;
- * - columns added, which must be refused: three tall things cut from real photos (the loft's concrete pillar and its
- *   built-in, the red dining room's white window casing), each set from the check's ceiling line to its floor line in
- *   the middle of the photo's first plain-wall sample.
+ * - columns added, which must be refused: two tall things cut from a real photo (the loft's concrete pillar and the
+ *   side of its built-in cabinet), each set from the check's ceiling line to its floor line in the middle of the
+ *   photo's first plain-wall sample.
  * Prints each probe's share right, and with PROBES_VERBOSE=1 one line per case.
  */
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,6 @@ interface Photo {
 
 const COLUMNS: Array<{ name: string; file: string; box: Box }> = [
   { name: 'concrete pillar', file: 'photos/mx-loft-shell.jpg', box: [130, 20, 64, 520] },
-  { name: 'window casing', file: 'photos/dd-red-dining.jpg', box: [371, 14, 32, 212] },
   { name: 'built-in', file: 'photos/mx-loft-shell.jpg', box: [788, 72, 100, 446] },
 ];
 
