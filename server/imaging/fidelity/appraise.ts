@@ -1,4 +1,5 @@
 /** Changes of edges that are no change of the building: a new tone, or decor hung on plain wall. */
+import { gradientAt, UPRIGHT } from './edges.js';
 import type { Grey } from './picture.js';
 import type { RoomLines } from './room-lines.js';
 import type { EdgeChange } from './structure.js';
@@ -109,8 +110,6 @@ const CUT_ROUND_FLAT = 0.5;
 const CUT_ROUND_END = 0.15;
 const CUT_ROUND_MIDDLE = 0.3;
 const CUT_ROUND_BULGE = 0.9;
-/** Across-edge direction test as in edges.ts: a vertical line's gradient is this much more horizontal than vertical. */
-const VERTICAL_EDGE = 2.4;
 
 /** Where the structure comparison found added edges, and the weight each pixel carries (0: furniture, unchecked). */
 export interface AddedEdges {
@@ -170,7 +169,7 @@ export function appraise(
         perColumn[x - x0] = (perColumn[x - x0] as number) + 1;
         perRow[y - y0] = (perRow[y - y0] as number) + 1;
         const [gx, gy] = gradientAt(after.data, i, width);
-        if (Math.abs(gx) > VERTICAL_EDGE * Math.abs(gy)) addedVertical++;
+        if (Math.abs(gx) > UPRIGHT * Math.abs(gy)) addedVertical++;
       }
       n++;
       st += toned(a);
@@ -285,25 +284,6 @@ export function appraise(
   return tone || decor || drape;
 }
 
-/** The Sobel gradient (across, down) of `data` at pixel `i`, which is not on the picture's border. */
-function gradientAt(data: Float32Array, i: number, width: number): [number, number] {
-  const gx =
-    (data[i - width + 1] as number) +
-    2 * (data[i + 1] as number) +
-    (data[i + width + 1] as number) -
-    (data[i - width - 1] as number) -
-    2 * (data[i - 1] as number) -
-    (data[i + width - 1] as number);
-  const gy =
-    (data[i + width - 1] as number) +
-    2 * (data[i + width] as number) +
-    (data[i + width + 1] as number) -
-    (data[i - width - 1] as number) -
-    2 * (data[i - width] as number) -
-    (data[i - width + 1] as number);
-  return [gx, gy];
-}
-
 /** Whether the output's own edges in the box `[x0, y0, x1, y1)` are as dense and upright as fabric's folds (FOLD_*). */
 function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
   let pixels = 0;
@@ -315,7 +295,7 @@ function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, 
       const [gx, gy] = gradientAt(data, i, width);
       if (Math.abs(gx) + Math.abs(gy) < FOLD_EDGE) continue;
       edges++;
-      if (Math.abs(gx) > VERTICAL_EDGE * Math.abs(gy)) upright++;
+      if (Math.abs(gx) > UPRIGHT * Math.abs(gy)) upright++;
     }
   return pixels > 0 && edges >= FOLD_DENSE * pixels && upright >= FOLD_VERTICAL * edges;
 }

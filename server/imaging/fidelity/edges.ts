@@ -64,26 +64,36 @@ export interface Edges {
   across: Int32Array;
 }
 
+/**
+ * An edge runs upright (its gradient across it horizontal) when the horizontal gradient is this many times the
+ * vertical one, and level in the mirrored case; in between it runs diagonally.
+ */
+export const UPRIGHT = 2.4;
+
+/** The Sobel gradient (across, down) of `data` at pixel `i`, which is not on the picture's border. */
+export function gradientAt(data: Float32Array, i: number, width: number): [number, number] {
+  const nw = data[i - width - 1] as number;
+  const n = data[i - width] as number;
+  const ne = data[i - width + 1] as number;
+  const w = data[i - 1] as number;
+  const e = data[i + 1] as number;
+  const sw = data[i + width - 1] as number;
+  const s = data[i + width] as number;
+  const se = data[i + width + 1] as number;
+  return [ne + 2 * e + se - nw - 2 * w - sw, sw + 2 * s + se - nw - 2 * n - ne];
+}
+
 export function sobel({ data, width, height }: Grey, gain: number): Edges {
   const magnitude = new Float32Array(width * height);
   const direction = new Uint8Array(width * height);
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
-      const nw = data[i - width - 1] as number;
-      const n = data[i - width] as number;
-      const ne = data[i - width + 1] as number;
-      const w = data[i - 1] as number;
-      const e = data[i + 1] as number;
-      const sw = data[i + width - 1] as number;
-      const s = data[i + width] as number;
-      const se = data[i + width + 1] as number;
-      const gx = ne + 2 * e + se - nw - 2 * w - sw;
-      const gy = sw + 2 * s + se - nw - 2 * n - ne;
+      const [gx, gy] = gradientAt(data, i, width);
       const ax = Math.abs(gx);
       const ay = Math.abs(gy);
       magnitude[i] = gain * (ax + ay);
       // 0: across is horizontal, 1: vertical, 2 and 3: the diagonals.
-      direction[i] = ax > 2.4 * ay ? 0 : ay > 2.4 * ax ? 1 : gx * gy > 0 ? 2 : 3;
+      direction[i] = ax > UPRIGHT * ay ? 0 : ay > UPRIGHT * ax ? 1 : gx * gy > 0 ? 2 : 3;
     }
   }
   const line = new Uint8Array(width * height);
