@@ -55,8 +55,12 @@ interface Photo {
   builtins: Box[];
   /** Regions holding a wall corner or column line, top to bottom. */
   corners?: Box[];
-  /** Framed pictures and mirrors hanging in this photo (cut out as wall decor); `round` ones are cut as ellipses. */
-  decor?: Array<{ box: Box; round?: boolean }>;
+  /**
+   * Framed pictures and mirrors hanging in this photo (cut out as wall decor): along `outline` (the frame's corners,
+   * drawn by hand, where the frame is not square to the picture and its box would carry a wedge of the wall it hangs
+   * on), else as the box; `round` ones as the ellipse in the box.
+   */
+  decor?: Array<{ box: Box; round?: boolean; outline?: Array<Array<[number, number]>> }>;
   /** Curtain panels in this photo (each box is one panel, fabric only). */
   curtains?: Box[];
 }
@@ -1159,7 +1163,11 @@ export async function makeRealEdits(setDir: string, outDir: string, seed = 1): P
         windowCuts.push({ from: p.id, img: crop(img, b) });
     }
     for (const d of p.decor ?? [])
-      decorCuts.push(opaqueCut(crop(img, clampBox(d.box, img.width, img.height)), 'decor', p.id, d.round));
+      decorCuts.push(
+        d.outline
+          ? outlineCut(img, d.outline, 'decor', p.id)
+          : opaqueCut(crop(img, clampBox(d.box, img.width, img.height)), 'decor', p.id, d.round),
+      );
     for (const c of p.curtains ?? [])
       curtainCuts.push(opaqueCut(crop(img, clampBox(c, img.width, img.height)), 'curtain', p.id, false, 2));
   }
