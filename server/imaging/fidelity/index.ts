@@ -20,7 +20,7 @@
  * are no change of the building), colour-model.ts and surfaces.ts (recoloured walls, floors and ceilings), report.ts
  * (the kinds of change and their boxes in the photo).
  */
-import { asItIs, registerOutput } from '../register.js';
+import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise } from './appraise.js';
 import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
@@ -106,23 +106,31 @@ export async function scoreFidelity(
       added: 0,
       checked: 0,
     };
-  const after = greyOf(registered.image);
-  const covered = awayFromEdge(registered.valid, before.width, before.height);
-  const ignored = (mask: Float32Array) => {
-    const cleared = options.ignore?.length
-      ? clearRegions(mask, options.ignore, before.width, before.height, size)
-      : mask;
-    for (let i = 0; i < cleared.length; i++) if (!covered[i]) cleared[i] = 0;
-    return cleared;
-  };
   const toPhoto = { x: size.width / before.width, y: size.height / before.height };
-  const allowedMask = () => maskFromRegions(options.allowed ?? [], before.width, before.height, size);
-  // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
-  // a rug is told apart by its outline).
-  const surfaces = ignored(allowedMask());
-  if (options.allowed) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
-  const room = roomLines(before);
-  return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
+  const room = options.allowed ? undefined : roomLines(before);
+  const judge = ({ image, valid }: Registration) => {
+    const after = greyOf(image);
+    const covered = awayFromEdge(valid, before.width, before.height);
+    const ignored = (mask: Float32Array) => {
+      const cleared = options.ignore?.length
+        ? clearRegions(mask, options.ignore, before.width, before.height, size)
+        : mask;
+      for (let i = 0; i < cleared.length; i++) if (!covered[i]) cleared[i] = 0;
+      return cleared;
+    };
+    const allowedMask = () => maskFromRegions(options.allowed ?? [], before.width, before.height, size);
+    // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
+    // a rug is told apart by its outline).
+    const surfaces = ignored(allowedMask());
+    if (!room) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
+    return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
+  };
+  const result = judge(registered);
+  if (result.score >= FIDELITY_MIN) return result;
+  // Refused on a fitted homography: the features it was fitted to may have left it a few pixels off where they are
+  // sparse, which reads as the room's lines moved. The registration refined on every pixel is judged instead.
+  const refined = await refineRegistration(before.colour, registered);
+  return refined ? judge(refined) : result;
 }
 
 /**
