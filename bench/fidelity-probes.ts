@@ -6,13 +6,16 @@
  *   itself and against that darkening exposed ×2.5;
  * - columns added, which must be refused: two tall things cut from a real photo (the loft's concrete pillar and the
  *   side of its built-in cabinet), each set from the check's ceiling line to its floor line in the middle of the
- *   photo's first plain-wall sample.
+ *   photo's first plain-wall sample;
+ * - the set's stagings, composites and building changes (its hand edits, seed 1) returned reframed, levelled by 0.6°
+ *   either way in turn and zoomed by 1 %, as an enhancement tool would: each must be judged as it is unreframed.
+ *   Making the edits takes about two of the run's five minutes.
  * Prints each probe's share right, and with PROBES_VERBOSE=1 one line per case.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { realRoomsDir, realSetPresent } from '../test/fixtures/fidelity-real-set.js';
+import { loadRealCases, realRoomsDir, realSetPresent } from '../test/fixtures/fidelity-real-set.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../server/imaging/fidelity/picture.js';
 import { roomLines } from '../server/imaging/fidelity/room-lines.js';
@@ -32,6 +35,28 @@ const COLUMNS: Array<{ name: string; file: string; box: Box }> = [
 
 const verbose = process.env.PROBES_VERBOSE === '1';
 const jpeg = (image: ReturnType<typeof sharp>) => image.jpeg({ quality: 90 }).toBuffer();
+
+/** `picture` levelled by `degrees`, its empty corners cropped, zoomed by `zoom` and returned at its own size. */
+async function reframed(picture: Buffer, degrees: number, zoom: number): Promise<Buffer> {
+  const upright = await sharp(picture).rotate().toBuffer();
+  const { width = 0, height = 0 } = await sharp(upright).metadata();
+  const turned = await sharp(upright).rotate(degrees).toBuffer();
+  const { width: turnedWidth = 0, height: turnedHeight = 0 } = await sharp(turned).metadata();
+  const t = (Math.abs(degrees) * Math.PI) / 180;
+  const keep = Math.min(
+    (width * Math.cos(t) - height * Math.sin(t)) / width,
+    (height * Math.cos(t) - width * Math.sin(t)) / height,
+  );
+  const w = Math.floor((width * keep) / zoom);
+  const h = Math.floor((height * keep) / zoom);
+  const crop = {
+    left: Math.floor((turnedWidth - w) / 2),
+    top: Math.floor((turnedHeight - h) / 2),
+    width: w,
+    height: h,
+  };
+  return jpeg(sharp(turned).extract(crop).resize(width, height, { fit: 'fill' }));
+}
 
 async function main() {
   const dir = realRoomsDir();
@@ -90,6 +115,19 @@ async function main() {
       const built = await jpeg(sharp(original).composite([{ input: cut, left, top }]));
       await count('columns added (refuse)', `${photo.id} ${column.name}`, original, built, false);
     }
+  }
+  const { cases } = await loadRealCases({ dir, seed: 1 });
+  let turn = 0;
+  for (const item of cases) {
+    const probe =
+      item.group === 'staging' || item.group === 'composites'
+        ? 'reframed: stagings and composites (pass)'
+        : item.label === 'refuse' && item.group !== 'other_refuse'
+          ? 'reframed: building changes (refuse)'
+          : null;
+    if (!probe) continue;
+    const after = await reframed(readFileSync(item.after), turn++ % 2 ? -0.6 : 0.6, 1.01);
+    await count(probe, item.id, readFileSync(item.before), after, item.label === 'pass');
   }
   for (const [probe, { right, total }] of tally)
     console.log(
