@@ -86,8 +86,9 @@ const MIN_COVER = 0.35;
  * working size; it settles in two or three). The refined homography is kept only when it is a plausible reframing and
  * the matched features agree with it as well as with the fit: their root-mean-square miss at most REFINE_AGREEMENT
  * times the fit's. ECC fits one brightness change to the whole picture; where a floor or a wall was repainted it can
- * bend the geometry to explain the new shading, and the features then say so (their miss grew by 16–40 % on the set's
- * repainted floors, reframed, with corners pulled 2–25 pixels off; on the reframes it corrected, the miss stayed or fell).
+ * bend the geometry to explain the new shading, and the features then say so (their miss grew by 16–40 % on the
+ * set's repainted floors, reframed, with corners pulled 2–25 pixels off; on the reframes it corrected, the miss stayed
+ * or fell).
  */
 const REFINE_ITERATIONS = 3;
 const REFINE_BLUR = 5;
@@ -142,10 +143,10 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
 }
 
 /**
- * A registration made with a fitted homography, refined (see REFINE_*): features match to within a pixel or two at the
- * working size, and where they are sparse (a plain ceiling, a frieze above the last feature) a homography fitted to them
- * can be 2–7 pixels off at the picture's corners, which reads as the room's lines moved. Null when there is nothing to
- * refine or the refinement is not kept.
+ * A registration made with a fitted homography, refined (see REFINE_*): features match to within a pixel or two at
+ * the working size, and where they are sparse (a plain ceiling, a frieze above the last feature) a homography fitted
+ * to them can be 2–7 pixels off at the picture's corners, which reads as the room's lines moved. Null when there is
+ * nothing to refine or the refinement is not kept.
  */
 export async function refineRegistration(before: Raster, registration: Registration): Promise<Registration | null> {
   const { fit } = registration;

@@ -1,7 +1,8 @@
 /**
  * Fidelity: did the engine keep the room? Both pictures are decoded small (long edge WORK_EDGE, upright; JPEG
  * shrinks on load, so a 12-megapixel photo costs a reduced-size decode) and the output is registered to the photo
- * (../register.ts: engines reframe, crop and change the aspect ratio; one that cannot be placed is `unaligned`).
+ * (../register.ts: engines reframe, crop and change the aspect ratio; one that cannot be placed is `unaligned`; one
+ * refused on a homography fitted to features is registered again, refined on every pixel, and judged on that).
  * Then two comparisons:
  * - Structure: grey edges (Sobel, thinned to one-pixel lines, the output's contrast brought to the photo's) are
  *   compared where furniture may not go: input edges with no output edge nearby are lost structure (a window painted
