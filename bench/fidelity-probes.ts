@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { loadRealCases, realRoomsDir, realSetPresent } from '../test/fixtures/fidelity-real-set.js';
+import { levelled, loadRealCases, realRoomsDir, realSetPresent } from '../test/fixtures/fidelity-real-set.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../server/imaging/fidelity/picture.js';
 import { roomLines } from '../server/imaging/fidelity/room-lines.js';
@@ -35,28 +35,6 @@ const COLUMNS: Array<{ name: string; file: string; box: Box }> = [
 
 const verbose = process.env.PROBES_VERBOSE === '1';
 const jpeg = (image: ReturnType<typeof sharp>) => image.jpeg({ quality: 90 }).toBuffer();
-
-/** `picture` levelled by `degrees`, its empty corners cropped, zoomed by `zoom` and returned at its own size. */
-async function reframed(picture: Buffer, degrees: number, zoom: number): Promise<Buffer> {
-  const upright = await sharp(picture).rotate().toBuffer();
-  const { width = 0, height = 0 } = await sharp(upright).metadata();
-  const turned = await sharp(upright).rotate(degrees).toBuffer();
-  const { width: turnedWidth = 0, height: turnedHeight = 0 } = await sharp(turned).metadata();
-  const t = (Math.abs(degrees) * Math.PI) / 180;
-  const keep = Math.min(
-    (width * Math.cos(t) - height * Math.sin(t)) / width,
-    (height * Math.cos(t) - width * Math.sin(t)) / height,
-  );
-  const w = Math.floor((width * keep) / zoom);
-  const h = Math.floor((height * keep) / zoom);
-  const crop = {
-    left: Math.floor((turnedWidth - w) / 2),
-    top: Math.floor((turnedHeight - h) / 2),
-    width: w,
-    height: h,
-  };
-  return jpeg(sharp(turned).extract(crop).resize(width, height, { fit: 'fill' }));
-}
 
 async function main() {
   const dir = realRoomsDir();
@@ -126,8 +104,8 @@ async function main() {
           ? 'reframed: building changes (refuse)'
           : null;
     if (!probe) continue;
-    const after = await reframed(readFileSync(item.after), turn++ % 2 ? -0.6 : 0.6, 1.01);
-    await count(probe, item.id, readFileSync(item.before), after, item.label === 'pass');
+    const { output } = await levelled(readFileSync(item.after), turn++ % 2 ? -0.6 : 0.6, 1.01);
+    await count(probe, item.id, readFileSync(item.before), output, item.label === 'pass');
   }
   for (const [probe, { right, total }] of tally)
     console.log(

@@ -9,7 +9,7 @@ import {
   refineRegistration,
   registerOutput,
 } from '../../../server/imaging/register.js';
-import { realRoomsDir } from '../../fixtures/fidelity-real-set.js';
+import { levelled, realRoomsDir } from '../../fixtures/fidelity-real-set.js';
 
 // A real photo (a furnished living room with windows, an archway and wall art) at the fidelity check's working size.
 const PHOTO = `${realRoomsDir()}/photos/roomgpt-living.jpg`;
@@ -71,23 +71,7 @@ describe('registerOutput', () => {
   /** A real photo levelled by `degrees` and zoomed by `zoom`, as enhancement tools return it, at its own size. */
   const reframe = async (file: string, degrees: number, zoom: number) => {
     const source = readFileSync(`${realRoomsDir()}/photos/${file}`);
-    const { width = 0, height = 0 } = await sharp(source).metadata();
-    const turned = await sharp(source).rotate(degrees).toBuffer();
-    const { width: tw = 0, height: th = 0 } = await sharp(turned).metadata();
-    // The largest centred frame of the photo's shape without the rotation's empty corners, shrunk by the zoom.
-    const t = (Math.abs(degrees) * Math.PI) / 180;
-    const keep = Math.min(
-      (width * Math.cos(t) - height * Math.sin(t)) / width,
-      (height * Math.cos(t) - width * Math.sin(t)) / height,
-    );
-    const w = Math.floor((width * keep) / zoom);
-    const h = Math.floor((height * keep) / zoom);
-    const output = await sharp(turned)
-      .extract({ left: Math.floor((tw - w) / 2), top: Math.floor((th - h) / 2), width: w, height: h })
-      .resize(width, height)
-      .jpeg({ quality: 90 })
-      .toBuffer();
-    return { source, output };
+    return { source, ...(await levelled(source, degrees, zoom)) };
   };
   // Real enhancement tools level the horizon and trim a percent or two. At the working size that moves the frame's
   // edges by 2–4 pixels, which the features see but which is too little to make the plain stretch look wrong: taken
@@ -113,37 +97,18 @@ describe('registerOutput', () => {
     // Levelled by 0.6° and zoomed by 1 %, stretched back to the photo's size: where each of the output's corners comes
     // from in the photo is known. The homography fitted to features alone lands up to several pixels off (at the
     // working size) where the features are sparse; refined on every pixel, within one.
-    for (const [file, degrees] of [
-      ['mx-tiled-living.jpg', 0.6],
-      ['da2-columned-hall.jpg', 0.6],
+    for (const [file, degrees, zoom] of [
+      ['snap-empty-living.jpg', -0.7, 1],
+      ['da2-columned-hall.jpg', -0.6, 1.01],
     ] as const) {
-      const source = readFileSync(`${realRoomsDir()}/photos/${file}`);
-      const { width = 0, height = 0 } = await sharp(source).metadata();
-      const turned = await sharp(source).rotate(degrees).toBuffer();
-      const { width: tw = 0, height: th = 0 } = await sharp(turned).metadata();
-      const t = (degrees * Math.PI) / 180;
-      const keep = Math.min(
-        (width * Math.cos(t) - height * Math.sin(t)) / width,
-        (height * Math.cos(t) - width * Math.sin(t)) / height,
-      );
-      const [w, h] = [Math.floor((width * keep) / 1.01), Math.floor((height * keep) / 1.01)];
-      const [left, top] = [Math.floor((tw - w) / 2), Math.floor((th - h) / 2)];
-      const output = await sharp(turned)
-        .extract({ left, top, width: w, height: h })
-        .resize(width, height, { fit: 'fill' })
-        .jpeg({ quality: 90 })
-        .toBuffer();
+      const { source, output, toOriginal } = await reframe(file, degrees, zoom);
       const photo = (await decodeSmall(source)).colour;
       const after = await small(output);
-      const scale = photo.width / width;
-      // An output pixel (working size) back through the stretch, the crop and the rotation to the photo's pixels.
+      const { width = 0, height = 0 } = await sharp(source).metadata();
+      // An output pixel at the working size, through the full-size pictures, to the photo's at the working size.
       const truth = (x: number, y: number) => {
-        const dx = ((x * width) / after.width) * (w / width) + left - tw / 2;
-        const dy = ((y * height) / after.height) * (h / height) + top - th / 2;
-        return [
-          (Math.cos(t) * dx + Math.sin(t) * dy + width / 2) * scale,
-          (-Math.sin(t) * dx + Math.cos(t) * dy + height / 2) * scale,
-        ];
+        const [px, py] = toOriginal((x * width) / after.width, (y * height) / after.height);
+        return [(px * photo.width) / width, (py * photo.height) / height];
       };
       const miss = (m: number[]) =>
         Math.max(
