@@ -8,8 +8,10 @@
  *   side of its built-in cabinet), each set from the check's ceiling line to its floor line in the middle of the
  *   photo's first plain-wall sample;
  * - the set's stagings, composites and building changes (its hand edits, seed 1) returned reframed, levelled by 0.6°
- *   either way in turn and zoomed by 1 %, as an enhancement tool would: each must be judged as it is unreframed.
- *   Making the edits takes about two of the run's five minutes.
+ *   either way in turn and zoomed by 1 %, as an enhancement tool would: each must be judged as it is unreframed;
+ * - the same stagings and composites re-encoded as JPEG at quality 75 and 60 (with its 4:2:0 chroma), as an engine
+ *   or a CDN might return them: each must still pass.
+ *   Making the edits takes about two of the run's six minutes.
  * Prints each probe's share right, and with PROBES_VERBOSE=1 one line per case.
  */
 import { readFileSync } from 'node:fs';
@@ -106,6 +108,15 @@ async function main() {
     if (!probe) continue;
     const { output } = await levelled(readFileSync(item.after), turn++ % 2 ? -0.6 : 0.6, 1.01);
     await count(probe, item.id, readFileSync(item.before), output, item.label === 'pass');
+    if (item.label !== 'pass') continue;
+    for (const quality of [75, 60])
+      await count(
+        `JPEG q${quality}: stagings and composites (pass)`,
+        item.id,
+        readFileSync(item.before),
+        await sharp(readFileSync(item.after)).jpeg({ quality }).toBuffer(),
+        true,
+      );
   }
   for (const [probe, { right, total }] of tally)
     console.log(
