@@ -106,15 +106,17 @@ async function main() {
           ? 'reframed: building changes (refuse)'
           : null;
     if (!probe) continue;
-    const { output } = await levelled(readFileSync(item.after), turn++ % 2 ? -0.6 : 0.6, 1.01);
-    await count(probe, item.id, readFileSync(item.before), output, item.label === 'pass');
+    const before = readFileSync(item.before);
+    const after = readFileSync(item.after);
+    const { output } = await levelled(after, turn++ % 2 ? -0.6 : 0.6, 1.01);
+    await count(probe, item.id, before, output, item.label === 'pass');
     if (item.label !== 'pass') continue;
     for (const quality of [75, 60])
       await count(
         `JPEG q${quality}: stagings and composites (pass)`,
         item.id,
-        readFileSync(item.before),
-        await sharp(readFileSync(item.after)).jpeg({ quality }).toBuffer(),
+        before,
+        await sharp(after).jpeg({ quality }).toBuffer(),
         true,
       );
   }

@@ -94,8 +94,8 @@ describe('registerOutput', () => {
   // pixels off, which read as the room's lines moved (0.82 and 0.85). Refused on it, the output is registered again,
   // refined on every pixel.
   it('refines a levelled photo onto the rotation that made it, within a pixel at every corner', async () => {
-    // Levelled by 0.6° and zoomed by 1 %, stretched back to the photo's size: where each of the output's corners comes
-    // from in the photo is known. The homography fitted to features alone lands up to several pixels off (at the
+    // Levelled and zoomed, scaled back to the photo's size (levelled() says where each output pixel comes from in the
+    // photo): where each of the output's corners comes from is known. The homography fitted to features alone lands up to several pixels off (at the
     // working size) where the features are sparse; refined on every pixel, within one.
     for (const [file, degrees, zoom] of [
       ['snap-empty-living.jpg', -0.7, 1],
