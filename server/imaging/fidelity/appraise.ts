@@ -284,6 +284,78 @@ export function appraise(
   return tone || decor || drape;
 }
 
+/**
+ * A window pasted low on a wall stands where furniture stands (furniture.ts), but shows what furniture does not: it
+ * is a compact thing whose new edges fill its box (GLAZED_FILL of its pixels, GLAZED_SPAN of its rows and of its
+ * columns: a frame and what is seen through it), divided into panes by a bar across its middle (MULLION_*), and
+ * showing more daylight than hung decor may (FRAMED_DAYLIGHT) where the photo showed less than half as much. A sofa
+ * or a table is not divided edge to edge; a pale bookcase's shelves are, and its shelf fronts read as daylight
+ * against a dim wall, but its books and the shadows between them keep it under that share.
+ */
+const GLAZED_FILL = 0.18;
+const GLAZED_SPAN = 0.8;
+/**
+ * ...and at least GLAZED_TALL of the wall tall (between the lines found): a window seen from across the room still is;
+ * a clock's face or a switch plate, bright and divided too, is smaller.
+ */
+const GLAZED_TALL = 0.25;
+
+/**
+ * Whether the box `[x0, y0, x1, y1)` (bottom and right exclusive) holds a new window rather than a piece of furniture
+ * or decor: see GLAZED_FILL. `added` is where the output has edges the photo does not; `room` the photo's lines.
+ */
+export function glazed(
+  before: Grey,
+  after: Grey,
+  added: Uint8Array,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  room: RoomLines,
+): boolean {
+  const { width, height } = before;
+  const left = Math.max(0, x0);
+  const top = Math.max(0, y0);
+  const right = Math.min(width, x1);
+  const bottom = Math.min(height, y1);
+  if (right - left < FRAMED_MIN || bottom - top < Math.max(FRAMED_MIN, GLAZED_TALL * (room.floor - room.ceiling)))
+    return false;
+  const perColumn = new Uint16Array(right - left);
+  const perRow = new Uint16Array(bottom - top);
+  let count = 0;
+  for (let y = top; y < bottom; y++)
+    for (let x = left; x < right; x++) {
+      if (!added[y * width + x]) continue;
+      count++;
+      perColumn[x - left] = (perColumn[x - left] as number) + 1;
+      perRow[y - top] = (perRow[y - top] as number) + 1;
+    }
+  const filledRows = perRow.filter((n) => n > 0).length;
+  const filledColumns = perColumn.filter((n) => n > 0).length;
+  if (
+    count < GLAZED_FILL * perColumn.length * perRow.length ||
+    filledRows < GLAZED_SPAN * perRow.length ||
+    filledColumns < GLAZED_SPAN * perColumn.length
+  )
+    return false;
+  if (!dividedIntoPanes(perColumn, filledRows) && !dividedIntoPanes(perRow, filledColumns)) return false;
+  const box: [number, number, number, number] = [left, top, right, bottom];
+  const now = daylightShare(after, box, ringMean(after, box));
+  return now > FRAMED_DAYLIGHT && daylightShare(before, box, ringMean(before, box)) < 0.5 * now;
+}
+
+/** Mean grey level of the ring around the box `[x0, y0, x1, y1)`, a quarter of its shorter side wide (at least 4). */
+function ringMean({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): number {
+  const pad = Math.max(4, Math.round(0.25 * Math.min(x1 - x0, y1 - y0)));
+  let sum = 0;
+  let n = 0;
+  for (let y = Math.max(0, y0 - pad); y < Math.min(height, y1 + pad); y++)
+    for (let x = Math.max(0, x0 - pad); x < Math.min(width, x1 + pad); x++) {
+      if (x >= x0 && x < x1 && y >= y0 && y < y1) continue;
+      sum += data[y * width + x] as number;
+      n++;
+    }
+  return n ? sum / n : 0;
+}
+
 /** Whether the output's own edges in the box `[x0, y0, x1, y1)` are as dense and upright as fabric's folds (FOLD_*). */
 function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
   let pixels = 0;

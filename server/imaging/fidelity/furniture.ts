@@ -37,8 +37,9 @@ export interface FurniturePiece {
  * edges (its outline, and the wall it hides) weigh nothing. So is one that stands well in front of the back wall
  * and is slender where it rises high (a floor lamp), and a low change floating just above a piece (the top edge of
  * a headboard over its flat front). Changes that float on the wall (a window) or reach up to door or ceiling height
- * (a door, a wall corner) keep the mask's weight. Returns the weights, and the pieces' bounds (whose shadows are no
- * recoloured floor: surfaces.ts).
+ * (a door, a wall corner) keep the mask's weight, and so does one that `isOpening` recognises however low it stands
+ * (a window pasted with its sill on the floor line or on a chair: appraise.ts, glazed). Returns the weights, and the
+ * pieces' bounds (whose shadows are no recoloured floor: surfaces.ts).
  */
 export function withoutFurniture(
   mask: Float32Array,
@@ -47,6 +48,7 @@ export function withoutFurniture(
   width: number,
   height: number,
   { ceiling, floor }: RoomLines,
+  isOpening: (piece: FurniturePiece) => boolean = () => false,
 ): { weights: Float32Array; pieces: FurniturePiece[] } {
   const cellsX = Math.ceil(width / CLUSTER_CELL);
   const cellsY = Math.ceil(height / CLUSTER_CELL);
@@ -105,20 +107,28 @@ export function withoutFurniture(
       (narrow(stemLeft, stemRight) || narrow(highLeft, highRight)) &&
       topRow >= ceiling + SLENDER_TOP * wall &&
       bottomRow >= floor + SLENDER_FOOT * wall;
-    objects.push({ top: topRow, bottom: bottomRow, left: left * CLUSTER_CELL, right: (right + 1) * CLUSTER_CELL, low });
-    furniture.push(onFloor && (low || slender));
+    const object = {
+      top: topRow,
+      bottom: bottomRow,
+      left: left * CLUSTER_CELL,
+      right: (right + 1) * CLUSTER_CELL,
+      low,
+    };
+    objects.push(object);
+    furniture.push(onFloor && (low || slender) && !isOpening(object));
   }
   // A low change floating just above a piece of furniture, within its width, is part of it (a headboard's top edge
   // over its flat front).
   const pieces = objects.filter((_, id) => furniture[id]);
   objects.forEach((object, id) => {
     if (furniture[id] || !object.low) return;
-    furniture[id] = pieces.some(
-      (piece) =>
-        piece.left - CLUSTER_CELL <= object.left &&
-        object.right <= piece.right + CLUSTER_CELL &&
-        object.bottom >= piece.top - bridge * CLUSTER_CELL,
-    );
+    furniture[id] =
+      pieces.some(
+        (piece) =>
+          piece.left - CLUSTER_CELL <= object.left &&
+          object.right <= piece.right + CLUSTER_CELL &&
+          object.bottom >= piece.top - bridge * CLUSTER_CELL,
+      ) && !isOpening(object);
   });
   const weights = Float32Array.from(mask);
   for (let y = 0; y < height; y++) {

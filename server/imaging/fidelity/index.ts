@@ -22,13 +22,13 @@
  * (the kinds of change and their boxes in the photo).
  */
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
-import { appraise } from './appraise.js';
+import { appraise, glazed } from './appraise.js';
 import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
-import { type FidelityChange, inPhoto, type WorkChange } from './report.js';
+import { type FidelityChange, inPhoto } from './report.js';
 import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
-import { structuralChanges } from './structure.js';
+import { type EdgeChange, structuralChanges } from './structure.js';
 import { recolouredSurfaces } from './surfaces.js';
 
 export { CHANGE_KINDS, type ChangeKind, type FidelityChange } from './report.js';
@@ -72,6 +72,8 @@ const COVER_MARGIN = 3;
 const MAX_CHANGES = 12;
 /** The score of a picture with a recoloured surface, less the surface's share of the picture. */
 const RECOLOUR_SCORE = 0.85;
+/** The highest score of a picture with a new window in it (appraise.ts, glazed). */
+const GLAZED_SCORE = 0.85;
 
 export interface FidelityResult {
   /** 1: the structure is intact; below FIDELITY_MIN: walls, windows, doors or the view changed. */
@@ -132,6 +134,11 @@ export async function scoreFidelity(
   // sparse, which reads as the room's lines moved. The registration refined on every pixel is judged instead.
   const refined = await refineRegistration(before.colour, registered);
   return refined ? judge(refined) : result;
+}
+
+/** `[x, y, width, height]` as `[x0, y0, x1, y1]` (right and bottom exclusive). */
+function boxCorners([x, y, w, h]: readonly number[]): [number, number, number, number] {
+  return [x as number, y as number, (x as number) + (w as number), (y as number) + (h as number)];
 }
 
 /**
@@ -215,7 +222,9 @@ function compare(
   const localGain = localContrastGain(edgesBefore, edgesAfter, width, height);
   const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true, undefined, localGain);
   const { weights, pieces } = room
-    ? withoutFurniture(mask, lost, added, width, height, room)
+    ? withoutFurniture(mask, lost, added, width, height, room, (piece) =>
+        glazed(before, after, added, [piece.left, piece.top, piece.right, piece.bottom], room),
+      )
     : { weights: mask, pieces: [] };
   let lostSum = 0;
   let addedSum = 0;
@@ -231,12 +240,20 @@ function compare(
   // Each change is looked at in both pictures: the same content under a new tone, or an object hung or set in front
   // of the room, is no change of the building; its edges are taken out of the score.
   let excused = 0;
-  const structural: WorkChange[] = [];
+  const structural: EdgeChange[] = [];
   for (const change of found) {
     if (appraise(change, before, after, { added, weights }, curve, room)) excused += change.size;
     else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
+  // A new window, told by its panes and daylight, is a new opening however small it looks from the camera.
+  if (
+    room &&
+    structural.some(
+      (change) => change.added > change.lost && glazed(before, after, added, boxCorners(change.box), room),
+    )
+  )
+    score = Math.min(score, GLAZED_SCORE);
   const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added, pieces);
   if (surfaces.length) {
     const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
