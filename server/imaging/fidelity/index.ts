@@ -18,8 +18,8 @@
  * This file holds the whole check's flow; each step lives beside it: picture.ts (the working picture), edges.ts
  * (Sobel edges and how they match), room-lines.ts (the back wall's ceiling and floor lines, the default mask),
  * furniture.ts (what stands on the floor), structure.ts (edge changes grouped and named), appraise.ts (changes that
- * are no change of the building), colour-model.ts and surfaces.ts (recoloured walls, floors and ceilings), report.ts
- * (the kinds of change and their boxes in the photo).
+ * are no change of the building, and a new window told from furniture and decor), colour-model.ts and surfaces.ts
+ * (recoloured walls, floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
  */
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed } from './appraise.js';
