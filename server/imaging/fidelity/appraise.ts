@@ -338,12 +338,12 @@ export function glazed(
     return false;
   if (!dividedIntoPanes(perColumn, filledRows) && !dividedIntoPanes(perRow, filledColumns)) return false;
   const box: [number, number, number, number] = [left, top, right, bottom];
-  const now = daylightShare(after, box, ringMean(after, box));
-  return now > FRAMED_DAYLIGHT && daylightShare(before, box, ringMean(before, box)) < 0.5 * now;
+  const now = daylightShare(after, box, greyAround(after, box));
+  return now > FRAMED_DAYLIGHT && daylightShare(before, box, greyAround(before, box)) < 0.5 * now;
 }
 
 /** Mean grey level of the ring around the box `[x0, y0, x1, y1)`, a quarter of its shorter side wide (at least 4). */
-function ringMean({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): number {
+function greyAround({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, number, number, number]): number {
   const pad = Math.max(4, Math.round(0.25 * Math.min(x1 - x0, y1 - y0)));
   let sum = 0;
   let n = 0;
