@@ -44,6 +44,30 @@ function sampleSet(): string {
   return sample;
 }
 
+/** Two real windows of the set's photos (the panelled bedroom's, the arched room's): the photo and the window's box. */
+const REAL_WINDOWS = [
+  { source: 'mp-panelled-bedroom.jpg', box: { left: 214, top: 116, width: 58, height: 90 } },
+  { source: 'mx-arched-windows.jpg', box: { left: 176, top: 532, width: 185, height: 308 } },
+] as const;
+
+/** `picture` with a real window (one of REAL_WINDOWS) resized to `size` and pasted at `at`, as a JPEG of quality 92. */
+async function withWindow(
+  picture: Buffer,
+  { source, box }: (typeof REAL_WINDOWS)[number],
+  size: { width: number; height: number },
+  at: { left: number; top: number },
+): Promise<Buffer> {
+  const window = await sharp(readFileSync(join(dir, 'photos', source)))
+    .extract(box)
+    .resize(size.width, size.height, { fit: 'fill' })
+    .png()
+    .toBuffer();
+  return sharp(picture)
+    .composite([{ input: window, ...at }])
+    .jpeg({ quality: 92 })
+    .toBuffer();
+}
+
 describe.skipIf(!present)('the fidelity check on real photographs (a sample of the set)', () => {
   const results = new Map<RealGroup, Array<{ item: RealCase; score: number; kinds: string[] }>>();
 
@@ -145,30 +169,13 @@ describe.skipIf(!present)('a real photo with its local contrast or its shadows b
   it('is still refused with a real window pasted on its plain wall', async () => {
     const photo = readFileSync(join(photos, 'mp-panelled-bedroom.jpg'));
     const lifted = await clahe(photo, 4);
-    const windows = [
-      {
-        source: 'mp-panelled-bedroom.jpg',
-        box: { left: 214, top: 116, width: 58, height: 90 },
-        at: { left: 80, top: 100 },
-      },
-      {
-        source: 'mx-arched-windows.jpg',
-        box: { left: 176, top: 532, width: 185, height: 308 },
-        at: { left: 95, top: 80 },
-      },
-    ];
-    for (const { source, box, at } of windows) {
-      const window = await sharp(readFileSync(join(photos, source)))
-        .extract(box)
-        .resize(40, 60, { fit: 'fill' })
-        .png()
-        .toBuffer();
-      const pasted = await sharp(lifted)
-        .composite([{ input: window, ...at }])
-        .jpeg({ quality: 92 })
-        .toBuffer();
+    for (const [window, at] of [
+      [REAL_WINDOWS[0], { left: 80, top: 100 }],
+      [REAL_WINDOWS[1], { left: 95, top: 80 }],
+    ] as const) {
+      const pasted = await withWindow(lifted, window, { width: 40, height: 60 }, at);
       const result = await scoreFidelity(photo, pasted);
-      expect(result.score, source).toBeLessThan(FIDELITY_MIN);
+      expect(result.score, window.source).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_added');
     }
   });
@@ -184,21 +191,10 @@ describe.skipIf(!present)('a dim real room brought up from near-black by a low-l
     expect((await scoreFidelity(photo(), enhanced())).score).toBeGreaterThanOrEqual(FIDELITY_MIN);
   });
   it('is still refused with a real window pasted on the lifted wall', async () => {
-    for (const [source, box] of [
-      ['mp-panelled-bedroom.jpg', { left: 214, top: 116, width: 58, height: 90 }],
-      ['mx-arched-windows.jpg', { left: 176, top: 532, width: 185, height: 308 }],
-    ] as const) {
-      const window = await sharp(readFileSync(join(dir, 'photos', source)))
-        .extract(box)
-        .resize(130, 190, { fit: 'fill' })
-        .png()
-        .toBuffer();
-      const pasted = await sharp(enhanced())
-        .composite([{ input: window, left: 1250, top: 250 }])
-        .jpeg({ quality: 92 })
-        .toBuffer();
+    for (const window of REAL_WINDOWS) {
+      const pasted = await withWindow(enhanced(), window, { width: 130, height: 190 }, { left: 1250, top: 250 });
       const result = await scoreFidelity(photo(), pasted);
-      expect(result.score, source).toBeLessThan(FIDELITY_MIN);
+      expect(result.score, window.source).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_added');
     }
   });
