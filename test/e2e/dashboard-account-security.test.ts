@@ -40,7 +40,7 @@ describe.skipIf(skipReason !== null)(
       return link;
     }
 
-    it('A new user confirms the e-mail from the link and can then buy credits', async () => {
+    it('A new user confirms the e-mail from the link and can then buy credits', { timeout: 90_000 }, async () => {
       const page = await newPage();
       await withFailureScreenshot(page, 'account-security-verify-email', async () => {
         const email = uniqueEmail('newbuyer');
@@ -84,7 +84,7 @@ describe.skipIf(skipReason !== null)(
       await page.context().close();
     });
 
-    it('A user who forgot the password resets it from the e-mail', async () => {
+    it('A user who forgot the password resets it from the e-mail', { timeout: 90_000 }, async () => {
       const user = await signUp(server.api);
       const page = await newPage();
       await withFailureScreenshot(page, 'account-security-reset-password', async () => {
@@ -133,7 +133,9 @@ describe.skipIf(skipReason !== null)(
       await page.context().close();
     });
 
-    it('A user turns on two-factor sign-in and signs in with a code, or with a recovery code', async () => {
+    it('A user turns on two-factor sign-in and signs in with a code, or with a recovery code', {
+      timeout: 90_000,
+    }, async () => {
       const user = await signUp(server.api);
       const codeNow = (secret: string) => authenticator.clone({ epoch: server.clock.now() }).generate(secret);
       const { secret } = (await server.api.post('/api/v1/me/2fa/setup', { token: user.token })).body;
@@ -193,7 +195,9 @@ describe.skipIf(skipReason !== null)(
       await page.context().close();
     });
 
-    it('Without JavaScript, a person confirms the address, asks for a new link from billing and resets the password', async () => {
+    it('Without JavaScript, a person confirms the address, asks for a new link from billing and resets the password', {
+      timeout: 90_000,
+    }, async () => {
       const user = await signUp(server.api);
       const refused = await dashboardPage(server.url, '/billing', user.token, { intent: 'buy', credits: '10' });
       expect(refused.status).toBe(403);
