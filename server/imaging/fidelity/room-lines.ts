@@ -20,6 +20,15 @@ const NO_CHECK = 0.9;
  * the ceiling line (outermostStrongStep).
  */
 const OUTER_LINE_SHARE = 0.85;
+/**
+ * The ceiling is above the camera, so in a level photo (listing photos are taken with upright verticals) the back
+ * wall's ceiling line lies above the horizon, the middle row, by at least a twentieth of the picture (half a metre
+ * of wall up to the ceiling, seen from across a room). The ceiling line is looked for no lower than this share of the
+ * height: below it, the strongest line is a window wall's heads or a transom, and a wall read that short takes a
+ * staged table in front of the windows for something as tall as a door. Which of such lines came out on top was
+ * decided by the compression: a real dining room's ceiling line was found, re-encoded, at six tenths of the height.
+ */
+const CEILING_LOWEST = 0.45;
 
 /** The back wall's ceiling line and floor line (rows of the working picture), from the input. */
 export interface RoomLines {
@@ -42,7 +51,7 @@ export function roomLines(image: Grey): RoomLines {
   const ceiling = outermostStrongStep(
     steps,
     Math.round(0.02 * height),
-    Math.round(floor - 0.2 * height),
+    Math.round(Math.min(floor - 0.2 * height, CEILING_LOWEST * height)),
     0.1 * height,
     CEILING_LINE_MIN,
     'highest',
