@@ -89,6 +89,21 @@ const MULLION_MARGIN = 0.3;
 const PANE_DAYLIGHT = 0.05;
 const MULLION_SPAN = 0.8;
 /**
+ * A television hung on a wall: a compact thing (FRAMED_MIN, FRAMED_ASPECT) of mostly new edges on what was plain wall,
+ * whose middle half (SCREEN_CORE of its width and height in from each side) is dark, on average at most SCREEN_DARK of
+ * the wall around it, and even, its grey levels spread (standard deviation) at most SCREEN_EVEN of that wall's
+ * brightness: black glass reflects a soft gradient, while a view, a doorway into a furnished room or a print is
+ * busier. No bar divides it (MULLION_*): a window with a dim view is as dark and as even between its glazing bars. It
+ * may be any size, since a screen on a side wall near the camera looks taller than the back wall, but it must end on
+ * the wall: the band below it (SCREEN_BELOW_BAND of its height), across its middle, is at least SCREEN_BELOW as bright
+ * as the wall around it. A dark door or a doorway goes on down to the floor.
+ */
+const SCREEN_CORE = 0.25;
+const SCREEN_DARK = 0.45;
+const SCREEN_EVEN = 0.22;
+const SCREEN_BELOW_BAND = 0.15;
+const SCREEN_BELOW = 0.8;
+/**
  * A round or oval thing hung on the wall (a mirror, a clock, a plate), however bright the daylight it reflects: its
  * new edges close a ring around the middle of their own bounds, reaching at least ROUND_REACH of the way out in every
  * one of ROUND_SECTORS directions, and leave the four corners of those bounds empty (nothing beyond ROUND_CORNER of
@@ -127,8 +142,8 @@ export interface AddedEdges {
  * between two surfaces, which a repaint would sharpen or soften; or, whatever its shape, content all but the
  * photo's: SAME_CONTENT_CLOSE), or a picture, mirror or the like hung on what was plain wall (mostly added edges,
  * darker than the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line), or
- * something round hung there (ROUND_SECTORS), or a curtain (DRAPE_*, FOLD_*). An opening shows daylight, brighter
- * than the wall, or is as tall as a door.
+ * something round hung there (ROUND_SECTORS), a television (SCREEN_*), or a curtain (DRAPE_*, FOLD_*). An opening
+ * shows daylight, brighter than the wall, or is as tall as a door.
  */
 export function appraise(
   change: EdgeChange,
@@ -244,7 +259,15 @@ export function appraise(
   const daylitPanes = daylight >= PANE_DAYLIGHT && (upright || across);
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
-  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round;
+  const screen =
+    lostShare <= HUNG_LOST_SHARE &&
+    plainBefore &&
+    sizable &&
+    Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h) &&
+    !upright &&
+    !across &&
+    darkScreen(after, [x0, y0, x1, y1], ringMean);
+  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round || screen;
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
@@ -493,6 +516,40 @@ function daylightShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, n
       if (high - low <= DAYLIGHT_GREY * high) count++;
     }
   return count / Math.max(1, (x1 - x0) * (y1 - y0));
+}
+
+/**
+ * Whether the box `[x0, y0, x1, y1)` of `image` shows a screen hung on a wall as bright as `wall` (SCREEN_*): its
+ * middle half dark and even, and the band below it wall again.
+ */
+function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
+  const { data, width, height } = image;
+  const insetX = Math.round(SCREEN_CORE * (x1 - x0));
+  const insetY = Math.round(SCREEN_CORE * (y1 - y0));
+  let n = 0;
+  let sum = 0;
+  let squares = 0;
+  for (let y = y0 + insetY; y < y1 - insetY; y++)
+    for (let x = x0 + insetX, i = y * width + x; x < x1 - insetX; x++, i++) {
+      const v = data[i] as number;
+      n++;
+      sum += v;
+      squares += v * v;
+    }
+  if (!n || wall <= 0) return false;
+  const mean = sum / n;
+  const spread = Math.sqrt(Math.max(0, squares / n - mean * mean));
+  if (mean > SCREEN_DARK * wall || spread > SCREEN_EVEN * wall) return false;
+  const bandBottom = y1 + Math.max(2, Math.round(SCREEN_BELOW_BAND * (y1 - y0)));
+  if (bandBottom > height) return false;
+  let below = 0;
+  let count = 0;
+  for (let y = y1; y < bandBottom; y++)
+    for (let x = x0 + insetX, i = y * width + x; x < x1 - insetX; x++, i++) {
+      below += data[i] as number;
+      count++;
+    }
+  return below >= SCREEN_BELOW * wall * count;
 }
 
 /** Adds pixel `i`'s colour (red, green, blue) to `sum`. */
