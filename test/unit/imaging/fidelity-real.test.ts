@@ -50,6 +50,42 @@ const REAL_WINDOWS = [
   { source: 'mx-arched-windows.jpg', box: { left: 176, top: 532, width: 185, height: 308 } },
 ] as const;
 
+interface Box {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The `box` of one of the set's pictures (`file`, under the set's folder: photos/… or outputs/…) stretched to `size`,
+ * as a PNG with alpha; cut as an ellipse when `oval` (a round mirror).
+ */
+async function cutOut(file: string, box: Box, size: { width: number; height: number }, oval = false): Promise<Buffer> {
+  const cut = await sharp(readFileSync(join(dir, file)))
+    .extract(box)
+    .resize(size.width, size.height, { fit: 'fill' })
+    .ensureAlpha()
+    .png()
+    .toBuffer();
+  if (!oval) return cut;
+  const { width: w, height: h } = size;
+  const ellipse = `<svg width="${w}" height="${h}"><ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#fff"/></svg>`;
+  return sharp(cut)
+    .composite([{ input: Buffer.from(ellipse), blend: 'dest-in' }])
+    .png()
+    .toBuffer();
+}
+
+/** `picture` with each piece laid on at its place, as a JPEG of `quality`: what a composite edit returns. */
+function laidOn(
+  picture: Buffer,
+  pieces: Array<{ input: Buffer; left: number; top: number }>,
+  quality = 90,
+): Promise<Buffer> {
+  return sharp(picture).composite(pieces).jpeg({ quality }).toBuffer();
+}
+
 /** `picture` with a real window (one of REAL_WINDOWS) resized to `size` and pasted at `at`, as a JPEG of quality 92. */
 async function withWindow(
   picture: Buffer,
@@ -57,15 +93,7 @@ async function withWindow(
   size: { width: number; height: number },
   at: { left: number; top: number },
 ): Promise<Buffer> {
-  const window = await sharp(readFileSync(join(dir, 'photos', source)))
-    .extract(box)
-    .resize(size.width, size.height, { fit: 'fill' })
-    .png()
-    .toBuffer();
-  return sharp(picture)
-    .composite([{ input: window, ...at }])
-    .jpeg({ quality: 92 })
-    .toBuffer();
+  return laidOn(picture, [{ input: await cutOut(`photos/${source}`, box, size), ...at }], 92);
 }
 
 describe.skipIf(!present)('the fidelity check on real photographs (a sample of the set)', () => {
@@ -283,22 +311,19 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
   // lost and the folds drawn where they stood, so the panels' added edges said little (0.68 and 0.61 before). Their
   // own picture is dense upright folds in a colour of their own.
   const photos = join(dir, 'photos');
-  const hang = async (photoName: string, window: { left: number; top: number; width: number; height: number }) => {
-    const panel = await sharp(readFileSync(join(photos, 'dd-conference.jpg')))
-      .extract({ left: 211, top: 24, width: 39, height: 178 })
-      .resize(Math.round(window.width / 4), Math.round(window.height * 1.15), { fit: 'fill' })
-      .png()
-      .toBuffer();
+  const hang = async (photoName: string, window: Box) => {
     const width = Math.round(window.width / 4);
-    const top = Math.round(window.top - window.height * 0.05);
+    const panel = await cutOut(
+      'photos/dd-conference.jpg',
+      { left: 211, top: 24, width: 39, height: 178 },
+      { width, height: Math.round(window.height * 1.15) },
+    );
+    const top = Math.max(0, Math.round(window.top - window.height * 0.05));
     const photo = readFileSync(join(photos, photoName));
-    const hung = await sharp(photo)
-      .composite([
-        { input: panel, left: Math.max(0, Math.round(window.left - width * 0.6)), top: Math.max(0, top) },
-        { input: panel, left: Math.round(window.left + window.width - width * 0.4), top: Math.max(0, top) },
-      ])
-      .jpeg({ quality: 90 })
-      .toBuffer();
+    const hung = await laidOn(photo, [
+      { input: panel, left: Math.max(0, Math.round(window.left - width * 0.6)), top },
+      { input: panel, left: Math.round(window.left + window.width - width * 0.4), top },
+    ]);
     return scoreFidelity(photo, hung);
   };
   it('passes', async () => {
@@ -315,10 +340,6 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
     // In the fireplace living room it is as dense and upright as fabric's folds, in the wall's grey; on the others its
     // added edges are upright and its grey unlike the wall's, which read as a curtain (1.00 each) while a curtain
     // needed no window beside it.
-    const pillar = await sharp(readFileSync(join(photos, 'mx-loft-shell.jpg')))
-      .extract({ left: 130, top: 20, width: 64, height: 520 })
-      .png()
-      .toBuffer();
     for (const [name, at] of [
       ['ade-fireplace-living', { left: 630, top: 146, width: 16, height: 128 }],
       ['mx-tiled-living', { left: 145, top: 428, width: 77, height: 625 }],
@@ -326,11 +347,9 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
       ['egan-study', { left: 136, top: 23, width: 17, height: 138 }],
     ] as const) {
       const photo = readFileSync(join(photos, `${name}.jpg`));
-      const column = await sharp(pillar).resize(at.width, at.height, { fit: 'fill' }).png().toBuffer();
-      const built = await sharp(photo)
-        .composite([{ input: column, left: at.left, top: at.top }])
-        .jpeg({ quality: 90 })
-        .toBuffer();
+      const pillar = { left: 130, top: 20, width: 64, height: 520 };
+      const column = await cutOut('photos/mx-loft-shell.jpg', pillar, { width: at.width, height: at.height });
+      const built = await laidOn(photo, [{ input: column, left: at.left, top: at.top }]);
       expect((await scoreFidelity(photo, built)).score, name).toBeLessThan(FIDELITY_MIN);
     }
   });
@@ -341,22 +360,10 @@ describe.skipIf(!present)('a real window pasted low on a real wall, where furnit
   // it was taken for furniture (1.00 each before). A window is divided into panes and shows daylight the photo did
   // not; a pale bookcase, divided by its shelves, shows less of what reads as daylight, and still passes.
   const photos = join(dir, 'photos');
-  const paste = async (
-    photoName: string,
-    source: string,
-    [left, top, width, height]: [number, number, number, number],
-    at: { left: number; top: number; width: number; height: number },
-  ) => {
+  const paste = async (photoName: string, source: string, box: Box, at: Box) => {
     const photo = readFileSync(join(photos, photoName));
-    const piece = await sharp(readFileSync(join(photos, source)))
-      .extract({ left, top, width, height })
-      .resize(at.width, at.height, { fit: 'fill' })
-      .toBuffer();
-    const pasted = await sharp(photo)
-      .composite([{ input: piece, left: at.left, top: at.top }])
-      .jpeg({ quality: 90 })
-      .toBuffer();
-    return scoreFidelity(photo, pasted);
+    const piece = await cutOut(`photos/${source}`, box, at);
+    return scoreFidelity(photo, await laidOn(photo, [{ input: piece, left: at.left, top: at.top }]));
   };
   const spots = [
     ['dicm-hall.jpg', { left: 190, top: 330, width: 90, height: 180 }],
@@ -364,17 +371,22 @@ describe.skipIf(!present)('a real window pasted low on a real wall, where furnit
   ] as const;
   it('is refused', async () => {
     for (const [source, box] of [
-      ['sdwc-living-windows.jpg', [80, 65, 172, 155]],
-      ['dicm-classroom.jpg', [370, 192, 110, 235]],
+      ['sdwc-living-windows.jpg', { left: 80, top: 65, width: 172, height: 155 }],
+      ['dicm-classroom.jpg', { left: 370, top: 192, width: 110, height: 235 }],
     ] as const)
       for (const [photo, at] of spots) {
-        const result = await paste(photo, source, [...box], at);
+        const result = await paste(photo, source, box, at);
         expect(result.score, `${source} on ${photo}`).toBeLessThan(FIDELITY_MIN);
         expect(result.changes.map((change) => change.kind)).toContain('opening_added');
       }
   });
   it('passes a pale bookcase at the same spot', async () => {
-    const result = await paste('dicm-hall.jpg', 'cn-bedroom-study.jpg', [78, 85, 128, 360], spots[0][1]);
+    const result = await paste(
+      'dicm-hall.jpg',
+      'cn-bedroom-study.jpg',
+      { left: 78, top: 85, width: 128, height: 360 },
+      spots[0][1],
+    );
     expect(result.score).toBeGreaterThanOrEqual(FIDELITY_MIN);
   });
 });
@@ -451,38 +463,20 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
   // bounds empty, which a window's never does: the same walls with a real window pasted are still refused.
   const photos = join(dir, 'photos');
   const wall = () => readFileSync(join(photos, 'dd-conference.jpg'));
-  /** `source`'s `box` stretched to `size`, cut as an ellipse when `oval` (a PNG with alpha). */
-  const piece = async (
-    source: string,
-    [left, top, width, height]: [number, number, number, number],
-    size: { width: number; height: number },
-    oval: boolean,
-  ) => {
-    const cut = await sharp(readFileSync(join(photos, source)))
-      .extract({ left, top, width, height })
-      .resize(size.width, size.height, { fit: 'fill' })
-      .ensureAlpha()
-      .png()
-      .toBuffer();
-    if (!oval) return cut;
-    const { width: w, height: h } = size;
-    const ellipse = `<svg width="${w}" height="${h}"><ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#fff"/></svg>`;
-    return sharp(cut)
-      .composite([{ input: Buffer.from(ellipse), blend: 'dest-in' }])
-      .png()
-      .toBuffer();
-  };
   const hang = async (
     source: string,
-    box: [number, number, number, number],
+    box: Box,
     size: { width: number; height: number },
     at: { left: number; top: number },
     oval: boolean,
-  ) =>
-    sharp(wall())
-      .composite([{ input: await piece(source, box, size, oval), ...at }])
-      .jpeg({ quality: 90 })
-      .toBuffer();
+  ) => laidOn(wall(), [{ input: await cutOut(`photos/${source}`, box, size, oval), ...at }]);
+  /** The round mirror's box in ade-fireplace-living.jpg. */
+  const MIRROR: Box = { left: 338, top: 116, width: 87, height: 76 };
+  /** Two real windows, square and arched: the red dining room's and the arched room's. */
+  const WINDOWS: Array<[string, Box]> = [
+    ['dd-red-dining.jpg', { left: 275, top: 14, width: 96, height: 192 }],
+    ['mx-arched-windows.jpg', { left: 176, top: 532, width: 185, height: 308 }],
+  ];
   const spots = [
     { size: { width: 46, height: 40 }, at: { left: 20, top: 96 } },
     { size: { width: 60, height: 52 }, at: { left: 16, top: 70 } },
@@ -490,7 +484,7 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
   ];
   it('passes', async () => {
     for (const { size, at } of spots) {
-      const hung = await hang('ade-fireplace-living.jpg', [338, 116, 87, 76], size, at, true);
+      const hung = await hang('ade-fireplace-living.jpg', MIRROR, size, at, true);
       const result = await scoreFidelity(wall(), hung);
       expect(result.score, `${size.width} px at ${at.left},${at.top}`).toBeGreaterThanOrEqual(FIDELITY_MIN);
     }
@@ -506,18 +500,14 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
     // The same mirror's shape on mp-hallway's right wall, a third of it past the picture's edge.
     for (const top of [50, 90]) {
       const hallway = readFileSync(join(photos, 'mp-hallway.jpg'));
-      const hung = await cutAtRightEdge(hallway, 'ade-fireplace-living.jpg', [338, 116, 87, 76], top, true);
+      const hung = await cutAtRightEdge(hallway, 'ade-fireplace-living.jpg', MIRROR, top, true);
       const result = await scoreFidelity(hallway, hung);
       expect(result.score, `mirror at ${top}`).toBeGreaterThanOrEqual(FIDELITY_MIN);
     }
   });
   it("refuses a real window, square or arched, that the picture's side cuts at the same spots", async () => {
     // A frame cut by the edge reaches as far at its top and sill as in its middle; an arch's sill is square.
-    const windows: Array<[string, [number, number, number, number]]> = [
-      ['dd-red-dining.jpg', [275, 14, 96, 192]],
-      ['mx-arched-windows.jpg', [176, 532, 185, 308]],
-    ];
-    for (const [source, box] of windows)
+    for (const [source, box] of WINDOWS)
       for (const top of [50, 90]) {
         const hallway = readFileSync(join(photos, 'mp-hallway.jpg'));
         const pasted = await cutAtRightEdge(hallway, source, box, top, false);
@@ -527,32 +517,19 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
       }
   });
   /** `source`'s `box`, 50 × 110 (an oval when `oval`), hung at `top` with its right 20 pixels past `photo`'s right edge. */
-  const cutAtRightEdge = async (
-    photo: Buffer,
-    source: string,
-    box: [number, number, number, number],
-    at: number,
-    oval: boolean,
-  ) => {
+  const cutAtRightEdge = async (photo: Buffer, source: string, box: Box, at: number, oval: boolean) => {
     const size = { width: 50, height: 110 };
     const visible = 30;
-    const shown = await sharp(await piece(source, box, size, oval))
+    const shown = await sharp(await cutOut(`photos/${source}`, box, size, oval))
       .extract({ left: 0, top: 0, width: visible, height: size.height })
       .toBuffer();
     const { width: photoWidth } = await sharp(photo).metadata();
-    return sharp(photo)
-      .composite([{ input: shown, left: (photoWidth as number) - visible, top: at }])
-      .jpeg({ quality: 90 })
-      .toBuffer();
+    return laidOn(photo, [{ input: shown, left: (photoWidth as number) - visible, top: at }]);
   };
   it('a real window, square or arched, pasted on the same walls is refused', async () => {
     // Kept clear of the sideboards' tops: a window that stands on furniture reads as part of it. An arched window's
     // top is round, but its sill fills the bottom corners.
-    const windows = [
-      { source: 'dd-red-dining.jpg', box: [275, 14, 96, 192] as [number, number, number, number] },
-      { source: 'mx-arched-windows.jpg', box: [176, 532, 185, 308] as [number, number, number, number] },
-    ];
-    for (const { source, box } of windows)
+    for (const [source, box] of WINDOWS)
       for (const at of [
         { left: 24, top: 70 },
         { left: 560, top: 40 },
@@ -573,11 +550,7 @@ describe.skipIf(!present)('a real television hung on real walls', () => {
   // and the same screen drawn down to the skirting like a dark door, are still refused.
   const photos = join(dir, 'photos');
   const screen = (size: { width: number; height: number }) =>
-    sharp(readFileSync(join(dir, 'outputs/mx-loft-renovated-furnished.jpg')))
-      .extract({ left: 267, top: 378, width: 118, height: 66 })
-      .resize(size.width, size.height, { fit: 'fill' })
-      .png()
-      .toBuffer();
+    cutOut('outputs/mx-loft-renovated-furnished.jpg', { left: 267, top: 378, width: 118, height: 66 }, size);
   const spots = [
     { photo: 'dd-conference.jpg', size: { width: 90, height: 50 }, at: { left: 525, top: 60 } },
     { photo: 'dd-conference.jpg', size: { width: 60, height: 34 }, at: { left: 14, top: 80 } },
@@ -585,10 +558,7 @@ describe.skipIf(!present)('a real television hung on real walls', () => {
     { photo: 'snap-empty-living.jpg', size: { width: 330, height: 185 }, at: { left: 1250, top: 130 } },
   ];
   const hang = async (photo: Buffer, piece: Buffer, at: { left: number; top: number }) =>
-    sharp(photo)
-      .composite([{ input: piece, ...at }])
-      .jpeg({ quality: 90 })
-      .toBuffer();
+    laidOn(photo, [{ input: piece, ...at }]);
   it('passes', async () => {
     for (const { photo, size, at } of spots) {
       const wall = readFileSync(join(photos, photo));
