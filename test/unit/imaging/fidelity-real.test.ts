@@ -340,6 +340,7 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
     // In the fireplace living room it is as dense and upright as fabric's folds, in the wall's grey; on the others its
     // added edges are upright and its grey unlike the wall's, which read as a curtain (1.00 each) while a curtain
     // needed no window beside it.
+    const pillar = { left: 130, top: 20, width: 64, height: 520 };
     for (const [name, at] of [
       ['ade-fireplace-living', { left: 630, top: 146, width: 16, height: 128 }],
       ['mx-tiled-living', { left: 145, top: 428, width: 77, height: 625 }],
@@ -347,7 +348,6 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
       ['egan-study', { left: 136, top: 23, width: 17, height: 138 }],
     ] as const) {
       const photo = readFileSync(join(photos, `${name}.jpg`));
-      const pillar = { left: 130, top: 20, width: 64, height: 520 };
       const column = await cutOut('photos/mx-loft-shell.jpg', pillar, { width: at.width, height: at.height });
       const built = await laidOn(photo, [{ input: column, left: at.left, top: at.top }]);
       expect((await scoreFidelity(photo, built)).score, name).toBeLessThan(FIDELITY_MIN);
