@@ -227,8 +227,10 @@ export function appraise(
   // It hangs on what was plain wall (not where a bright window was) and its bottom stays clear of the floor line.
   const plainBefore = brightBefore >= PLAIN_MIN && brightBefore <= PLAIN_MAX;
   const hangs = room ? y1 <= room.ceiling + HUNG_BOTTOM * (room.floor - room.ceiling) : true;
-  // Mostly new edges, on what was plain wall, clear of the floor line: every kind of decor below asks this.
-  const onPlainWall = lostShare <= HUNG_LOST_SHARE && hangs && plainBefore;
+  // Mostly new edges, on what was plain wall: every kind of decor below asks this, and all but a screen (which may look
+  // taller than the back wall on a side wall near the camera) ask it to hang clear of the floor line.
+  const newOnPlainWall = lostShare <= HUNG_LOST_SHARE && plainBefore;
+  const onPlainWall = newOnPlainWall && hangs;
   // Pictures and mirrors are smaller than windows and doors.
   const modest = y1 - y0 <= HUNG_HEIGHT * (room ? room.floor - room.ceiling : height);
   const hung = onPlainWall && modest && bright < HUNG_BRIGHT;
@@ -240,10 +242,10 @@ export function appraise(
   const filledColumns = perColumn.filter((count) => count > 0).length;
   const daylight = daylightShare(after, [x0, y0, x1, y1], ringMean);
   const sizable = w >= FRAMED_MIN && h >= FRAMED_MIN;
+  const compact = sizable && Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h);
   const framed =
     onPlainWall &&
-    sizable &&
-    Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h) &&
+    compact &&
     addedCount >= FRAMED_DENSITY * n &&
     filledColumns >= FRAMED_SPAN * w &&
     filledRows >= FRAMED_SPAN * h &&
@@ -256,18 +258,12 @@ export function appraise(
   // casement's single upright bar over a pale view read as a pale picture).
   const upright = dividedIntoPanes(perColumn, filledRows);
   const across = dividedIntoPanes(perRow, filledColumns);
-  const daylitPanes = daylight >= PANE_DAYLIGHT && (upright || across);
+  const divided = upright || across;
+  const daylitPanes = daylight >= PANE_DAYLIGHT && divided;
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
-  const screen =
-    lostShare <= HUNG_LOST_SHARE &&
-    plainBefore &&
-    sizable &&
-    Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h) &&
-    !upright &&
-    !across &&
-    darkScreen(after, [x0, y0, x1, y1], ringMean);
-  const decor = (hung && !daylitPanes) || (framed && !daylitPanes && !upright && !across) || round || screen;
+  const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
+  const decor = (hung && !daylitPanes) || (framed && !divided) || round || screen;
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
