@@ -1,5 +1,5 @@
 /** Changes of edges that are no change of the building: a new tone, or decor hung on plain wall. */
-import { gradientAt, UPRIGHT } from './edges.js';
+import { EDGE_MIN, gradientAt, UPRIGHT } from './edges.js';
 import type { Grey } from './picture.js';
 import type { RoomLines } from './room-lines.js';
 import type { EdgeChange } from './structure.js';
@@ -24,7 +24,7 @@ const SAME_CONTENT_CLOSE = 0.95;
 const HUNG_BRIGHT = 0.9;
 const HUNG_LOST_SHARE = 0.35;
 /** Wall decor's bottom stays above this share of the wall, from the ceiling line down (a door reaches the floor). */
-const HUNG_BOTTOM = 0.85;
+export const HUNG_BOTTOM = 0.85;
 /** Wall decor (a picture, a mirror) is at most this share of the wall's height tall; a window or door is taller. */
 const HUNG_HEIGHT = 0.4;
 /** The spot it hangs on was plain wall: about as bright as its surroundings in the photo. */
@@ -74,6 +74,18 @@ const FRAMED_DENSITY = 0.12;
 const FRAMED_SPAN = 0.6;
 const FRAMED_HEIGHT = 0.65;
 const FRAMED_DAYLIGHT = 0.2;
+/**
+ * ...and showing no sky: the band between SKY_FROM and SKY_TO of its height, SKY_INSET in from either side (inside a
+ * frame), mostly blue (SKY_SHARE of its pixels bluer than red by SKY_BLUE levels) and smooth (grey levels spread at
+ * most SKY_EVEN of the wall's brightness). A window's view has a sky at its top more often than a picture has a smooth
+ * one.
+ */
+const SKY_FROM = 0.12;
+const SKY_TO = 0.4;
+const SKY_INSET = 0.15;
+const SKY_SHARE = 0.5;
+const SKY_BLUE = 15;
+const SKY_EVEN = 0.15;
 /** ...and, lit by the room like the wall it hangs on, no brighter than that wall on the whole (a view is daylit). */
 const FRAMED_BRIGHT = 1.05;
 const DAYLIGHT_GAIN = 1.3;
@@ -149,10 +161,27 @@ export function appraise(
   change: EdgeChange,
   before: Grey,
   after: Grey,
-  { added, weights }: AddedEdges,
+  edges: AddedEdges,
   curve: Float32Array,
   room?: RoomLines,
 ): boolean {
+  const { tone, hung, shaped, drape } = appraisal(change, before, after, edges, curve, room);
+  return tone || hung || shaped || drape;
+}
+
+/**
+ * What appraise found the change to be: the same content under a new tone (`tone`), something small and dark hung on
+ * the wall (`hung`), decor shown by its shape (`shaped`: a frame filled with new edges, a round outline, a screen), a
+ * curtain (`drape`).
+ */
+function appraisal(
+  change: EdgeChange,
+  before: Grey,
+  after: Grey,
+  { added, weights }: AddedEdges,
+  curve: Float32Array,
+  room?: RoomLines,
+): { tone: boolean; hung: boolean; shaped: boolean; drape: boolean } {
   const { width, height } = before;
   const [bx, by, bw, bh] = change.box;
   const x0 = Math.max(0, bx);
@@ -251,6 +280,7 @@ export function appraise(
     filledRows >= FRAMED_SPAN * h &&
     h <= FRAMED_HEIGHT * (room ? room.floor - room.ceiling : height) &&
     daylight <= FRAMED_DAYLIGHT &&
+    !showsSky(after, [x0, y0, x1, y1], ringMean) &&
     bright <= FRAMED_BRIGHT;
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
   // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes,
@@ -263,7 +293,6 @@ export function appraise(
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
-  const decor = (hung && !daylitPanes) || (framed && !divided) || round || screen;
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
@@ -295,7 +324,84 @@ export function appraise(
   // own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a colour of its
   // own too, but on a plain wall and without fabric's density.
   const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
-  return tone || decor || drape;
+  return { tone, hung: hung && !daylitPanes, shaped: (framed && !divided) || round || screen, drape };
+}
+
+/**
+ * A door, a pillar or a tall cupboard stands on the floor and rises high on uprights that run most of its height: an
+ * upright edge added or lost in one column (or the one beside it) down at least DOOR_UPRIGHT of the rows from its top
+ * to the floor line, broken nowhere by more than DOOR_GAP rows. A sofa under a canvas, or a bed under a picture, has
+ * uprights only as tall as each of them, with plain wall between.
+ */
+const DOOR_UPRIGHT = 0.6;
+const DOOR_GAP = 2;
+
+/**
+ * Whether `piece`, a change standing on the floor and rising above furniture height (furniture.ts), is furniture with
+ * something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and what rises above furniture
+ * height, cut off at one of the rows `above` offers, shows itself as decor by its shape (a frame filled with new
+ * edges, a round outline, a screen: appraise) and is no window (glazed). Being only small and darker than the wall,
+ * which appraise takes for a picture where it floats alone, is not enough here: a doorway's head behind a sofa is too.
+ * `weights` is the mask (where furniture may not go).
+ */
+export function hungAboveFurniture(
+  before: Grey,
+  after: Grey,
+  { lost, added, weights }: AddedEdges & { lost: Uint8Array },
+  curve: Float32Array,
+  room: RoomLines,
+  piece: { top: number; bottom: number; left: number; right: number },
+  above: ReadonlyArray<ReadonlyArray<{ top: number; bottom: number; left: number; right: number }>>,
+): boolean {
+  const { width, height } = before;
+  const top = Math.max(1, piece.top);
+  const bottom = Math.min(height - 1, piece.bottom, room.floor);
+  if (bottom - top < FRAMED_MIN) return false;
+  const left = Math.max(2, piece.left);
+  const right = Math.min(width - 2, piece.right);
+  for (let x = left; x < right; x++) {
+    let run = 0;
+    let gap = 0;
+    for (let y = top; y < bottom; y++) {
+      let upright = false;
+      for (let dx = -1; dx <= 1 && !upright; dx++) {
+        const i = y * width + x + dx;
+        upright =
+          (added[i] === 1 && uprightStep(after.data, i, width)) ||
+          (lost[i] === 1 && uprightStep(before.data, i, width));
+      }
+      if (upright) {
+        run += gap + 1;
+        gap = 0;
+      } else if (run > 0 && ++gap > DOOR_GAP) {
+        run = 0;
+        gap = 0;
+      }
+      if (run >= DOOR_UPRIGHT * (bottom - top)) return false;
+    }
+  }
+  const decor = (part: { top: number; bottom: number; left: number; right: number }) => {
+    let lostSum = 0;
+    let addedSum = 0;
+    for (let y = Math.max(0, part.top); y < Math.min(height, part.bottom); y++)
+      for (let x = Math.max(0, part.left), i = y * width + x; x < Math.min(width, part.right); x++, i++) {
+        const w = weights[i] as number;
+        if (lost[i]) lostSum += w;
+        if (added[i]) addedSum += w;
+      }
+    const change: EdgeChange = {
+      kind: 'opening_added',
+      box: [part.left, part.top, part.right - part.left, part.bottom - part.top],
+      size: (lostSum + addedSum) / height,
+      lost: lostSum / height,
+      added: addedSum / height,
+    };
+    return (
+      appraisal(change, before, after, { added, weights }, curve, room).shaped &&
+      !glazed(before, after, added, [part.left, part.top, part.right, part.bottom], room)
+    );
+  };
+  return above.some((parts) => parts.every(decor));
 }
 
 /**
@@ -546,6 +652,35 @@ function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, numb
       count++;
     }
   return below >= SCREEN_BELOW * wall * count;
+}
+
+/** Whether `data` steps at pixel `i` (not on the border) across an upright edge at least EDGE_MIN strong. */
+function uprightStep(data: Float32Array, i: number, width: number): boolean {
+  const [gx, gy] = gradientAt(data, i, width);
+  return Math.abs(gx) + Math.abs(gy) >= EDGE_MIN && Math.abs(gx) > UPRIGHT * Math.abs(gy);
+}
+
+/** Whether the box `[x0, y0, x1, y1)` of `image`, hung on a wall as bright as `wall`, shows sky (SKY_*). */
+function showsSky(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
+  const { data, width } = image;
+  const { data: colour, channels } = image.colour;
+  if (channels < 3 || wall <= 0) return false;
+  const inset = Math.round(SKY_INSET * (x1 - x0));
+  let n = 0;
+  let sum = 0;
+  let squares = 0;
+  let blue = 0;
+  for (let y = y0 + Math.round(SKY_FROM * (y1 - y0)); y < y0 + Math.round(SKY_TO * (y1 - y0)); y++)
+    for (let x = x0 + inset, i = y * width + x; x < x1 - inset; x++, i++) {
+      const v = data[i] as number;
+      n++;
+      sum += v;
+      squares += v * v;
+      if ((colour[i * channels + 2] as number) > (colour[i * channels] as number) + SKY_BLUE) blue++;
+    }
+  if (!n) return false;
+  const mean = sum / n;
+  return blue >= SKY_SHARE * n && Math.sqrt(Math.max(0, squares / n - mean * mean)) <= SKY_EVEN * wall;
 }
 
 /** Adds pixel `i`'s colour (red, green, blue) to `sum`. */

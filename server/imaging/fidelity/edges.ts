@@ -3,7 +3,7 @@ import { cellRegions, square } from './cells.js';
 import type { Grey } from './picture.js';
 
 /** Sobel magnitude (|gx| + |gy| of grey levels) of an edge worth keeping: a step of about 8 grey levels. */
-const EDGE_MIN = 32;
+export const EDGE_MIN = 32;
 /** An edge is matched when the other picture has at least this share of its strength within MATCH_RADIUS pixels. */
 const MATCH_SHARE = 0.4;
 const MATCH_RADIUS = 2;

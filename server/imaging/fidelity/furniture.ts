@@ -1,5 +1,6 @@
 /** Without a scene: which edge changes are furniture standing on the floor (they weigh nothing). */
 import { cellRegions, type Neighbourhood, square } from './cells.js';
+import { HUNG_BOTTOM } from './appraise.js';
 import type { RoomLines } from './room-lines.js';
 
 /** Changes are grouped on a grid of CLUSTER_CELL pixels; touching cells (8 neighbours) form one object. */
@@ -21,6 +22,12 @@ const SLENDER_FOOT = 0.08;
  */
 const BRIDGE = 0.12;
 
+/**
+ * A thing hung over furniture ends where the row under it holds nothing of the object at either of its sides, nor this
+ * share of its width (its own frame's bottom, a window's sill), or the top of something wider on both sides.
+ */
+const WAIST_ACROSS = 0.5;
+
 /** "On the floor": its bottom reaches this share of the wall above the floor line, or lower. */
 const FLOOR_REACH = 0.08;
 
@@ -35,11 +42,12 @@ export interface FurniturePiece {
 /**
  * Without a scene, a change that stands on the floor and stays below door height is a piece of furniture: its
  * edges (its outline, and the wall it hides) weigh nothing. So is one that stands well in front of the back wall
- * and is slender where it rises high (a floor lamp), and a low change floating just above a piece (the top edge of
- * a headboard over its flat front). Changes that float on the wall (a window) or reach up to door or ceiling height
- * (a door, a wall corner) keep the mask's weight, and so does one that `isOpening` recognises however low it stands
- * (a window pasted with its sill on the floor line or on a chair: appraise.ts, glazed). Returns the weights, and the
- * pieces' bounds (whose shadows are no recoloured floor: surfaces.ts).
+ * and is slender where it rises high (a floor lamp), one whose part above furniture height `hungAbove` finds to be
+ * a thing hung on the wall over it (a canvas over a sofa: appraise.ts, hungAboveFurniture), and a low change floating
+ * just above a piece (the top edge of a headboard over its flat front). Changes that float on the wall (a window) or
+ * reach up to door or ceiling height (a door, a wall corner) keep the mask's weight, and so does one that `isOpening`
+ * recognises however low it stands (a window pasted with its sill on the floor line or on a chair: appraise.ts,
+ * glazed). Returns the weights, and the pieces' bounds (whose shadows are no recoloured floor: surfaces.ts).
  */
 export function withoutFurniture(
   mask: Float32Array,
@@ -49,6 +57,7 @@ export function withoutFurniture(
   height: number,
   { ceiling, floor }: RoomLines,
   isOpening: (piece: FurniturePiece) => boolean = () => false,
+  hungAbove: (piece: FurniturePiece, above: FurniturePiece[][]) => boolean = () => false,
 ): { weights: Float32Array; pieces: FurniturePiece[] } {
   const cellsX = Math.ceil(width / CLUSTER_CELL);
   const cellsY = Math.ceil(height / CLUSTER_CELL);
@@ -115,7 +124,14 @@ export function withoutFurniture(
       low,
     };
     objects.push(object);
-    furniture.push(onFloor && (low || slender) && !isOpening(object));
+    // Furniture with something hung on the wall above it (a canvas over a sofa, a picture over a headboard): what
+    // rises above furniture height, cut off at some row between there and where wall decor ends (HUNG_BOTTOM), is
+    // a thing hung there.
+    const hungOver = () => {
+      const parts = hungParts(cells, cellsX, [top, bottom], highRow, (ceiling + HUNG_BOTTOM * wall) / CLUSTER_CELL);
+      return parts.length > 0 && hungAbove(object, parts);
+    };
+    furniture.push(onFloor && (low || slender || hungOver()) && !isOpening(object));
   }
   // A low change floating just above a piece of furniture, within its width, is part of it (a headboard's top edge
   // over its flat front).
@@ -139,4 +155,71 @@ export function withoutFurniture(
   }
   const found = objects.filter((_, id) => furniture[id]).map(({ low: _, ...bounds }) => bounds);
   return { weights, pieces: found };
+}
+
+/**
+ * What of an object (its `cells`, in rows `top` to `bottom` of a grid `cellsX` wide) lies above each row from
+ * `highRow` (furniture height) down to `lowestRow` (fractional rows), as its connected pieces, where each of them ends
+ * there (WAIST_ACROSS): the candidates for things hung on the wall over the furniture (a picture over a dresser, another
+ * over the bed beside it), in pixels (bottom and right exclusive). None when nothing of it rises above `highRow`.
+ */
+function hungParts(
+  cells: readonly number[],
+  cellsX: number,
+  [top, bottom]: [number, number],
+  highRow: number,
+  lowestRow: number,
+): FurniturePiece[][] {
+  const rows = bottom - top + 1;
+  const rowLeft = new Int32Array(rows).fill(cellsX);
+  const rowRight = new Int32Array(rows).fill(-1);
+  const byRow: number[][] = Array.from({ length: rows }, () => []);
+  for (const cell of cells) {
+    const k = Math.floor(cell / cellsX) - top;
+    byRow[k]?.push(cell % cellsX);
+    rowLeft[k] = Math.min(rowLeft[k] as number, cell % cellsX);
+    rowRight[k] = Math.max(rowRight[k] as number, cell % cellsX);
+  }
+  // The object on a grid of its own bounds (`from` its left column), whose connected pieces above each cut are found
+  // on the rows down to the cut.
+  const from = Math.min(...rowLeft);
+  const span = Math.max(...rowRight) - from + 1;
+  const own = new Uint8Array(span * rows);
+  for (const cell of cells) own[(Math.floor(cell / cellsX) - top) * span + (cell % cellsX) - from] = 1;
+  const candidates: FurniturePiece[][] = [];
+  for (let cy = Math.max(top, Math.ceil(highRow) - 1); cy < Math.min(bottom, Math.floor(lowestRow)); cy++) {
+    const pieces = cellRegions(span, cy - top + 1, (cell) => own[cell] === 1, square(1)).map((piece) => ({
+      top: piece.top + top,
+      bottom: piece.bottom + top,
+      left: piece.left + from,
+      right: piece.right + from,
+    }));
+    if (!pieces.length) continue;
+    // Cut only where each piece ends: under it, nothing of the object goes on from either of its sides, nor across
+    // half its width (a frame's bottom, a window's sill), unless it is the top of something wider on both sides (the
+    // sofa's back under a picture). A window or a door cut across goes on down on its sides, and a window's sill spans
+    // its width; what stands in the middle under a picture (a lamp's stem, a vase) does not count.
+    const next = cy + 1 - top;
+    const ends = pieces.every(({ left, right }) => {
+      let under = 0;
+      let sides = false;
+      for (const cx of byRow[next] ?? []) {
+        if (cx < left || cx > right) continue;
+        under++;
+        if (cx <= left + 1 || cx >= right - 1) sides = true;
+      }
+      const wider = (rowLeft[next] as number) < left && (rowRight[next] as number) > right;
+      return wider || (!sides && under < WAIST_ACROSS * (right - left + 1));
+    });
+    if (!ends) continue;
+    candidates.push(
+      pieces.map(({ top: from, bottom: to, left, right }) => ({
+        top: from * CLUSTER_CELL,
+        bottom: (to + 1) * CLUSTER_CELL,
+        left: left * CLUSTER_CELL,
+        right: (right + 1) * CLUSTER_CELL,
+      })),
+    );
+  }
+  return candidates;
 }

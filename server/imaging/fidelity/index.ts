@@ -22,7 +22,7 @@
  * (recoloured walls, floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
  */
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
-import { appraise, glazed } from './appraise.js';
+import { appraise, glazed, hungAboveFurniture } from './appraise.js';
 import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
 import { withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
@@ -222,8 +222,15 @@ function compare(
   const localGain = localContrastGain(edgesBefore, edgesAfter, width, height);
   const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true, undefined, localGain);
   const { weights, pieces } = room
-    ? withoutFurniture(mask, lost, added, width, height, room, (piece) =>
-        glazed(before, after, added, [piece.left, piece.top, piece.right, piece.bottom], room),
+    ? withoutFurniture(
+        mask,
+        lost,
+        added,
+        width,
+        height,
+        room,
+        (piece) => glazed(before, after, added, [piece.left, piece.top, piece.right, piece.bottom], room),
+        (piece, above) => hungAboveFurniture(before, after, { lost, added, weights: mask }, curve, room, piece, above),
       )
     : { weights: mask, pieces: [] };
   let lostSum = 0;
