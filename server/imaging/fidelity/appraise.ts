@@ -338,11 +338,11 @@ const DOOR_GAP = 2;
 
 /**
  * Whether `piece`, a change standing on the floor and rising above furniture height (furniture.ts), is furniture with
- * something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and what rises above furniture
- * height, cut off at one of the rows `above` offers, shows itself as decor by its shape (a frame filled with new
- * edges, a round outline, a screen: appraise) and is no window (glazed). Being only small and darker than the wall,
- * which appraise takes for a picture where it floats alone, is not enough here: a doorway's head behind a sofa is too.
- * `weights` is the mask (where furniture may not go).
+ * something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and for one of the cuts `above`
+ * offers (the pieces of what rises above furniture height, each ending at that cut: furniture.ts, hungParts) every
+ * piece shows itself as decor by its shape (a frame filled with new edges, a round outline, a screen: appraise) and is
+ * no window (glazed). Being only small and darker than the wall, which appraise takes for a picture where it floats
+ * alone, is not enough here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
  */
 export function hungAboveFurniture(
   before: Grey,

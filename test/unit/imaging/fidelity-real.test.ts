@@ -627,13 +627,15 @@ describe.skipIf(!present)('a real canvas hung over a real sofa', () => {
     left: 1150,
     top: 430,
   });
+  /** A piece of one of the set's pictures: its file, its box there, the size it is stretched to and where it is set. */
+  type Placed = [string, Box, { width: number; height: number }, [number, number]];
   /** `file`'s `box` stretched to `size` and set at `at`, behind the sofa. */
   const overSofa = async (file: string, box: Box, size: { width: number; height: number }, at: [number, number]) =>
     laidOn(room(), [{ input: await cutOut(file, box, size), left: at[0], top: at[1] }, await sofa()]);
   it('passes', async () => {
     // Hung a little above the sofa's back (touching it at its right end), and higher up.
     const canvas: Box = { left: 0, top: 181, width: 280, height: 320 };
-    const hung: Array<[string, Box, { width: number; height: number }, [number, number]]> = [
+    const hung: Placed[] = [
       ['photos/jt-roomgpt-living.jpg', canvas, { width: 280, height: 200 }, [1210, 215]],
       ['photos/jt-roomgpt-living.jpg', canvas, { width: 280, height: 200 }, [1210, 180]],
     ];
@@ -643,13 +645,10 @@ describe.skipIf(!present)('a real canvas hung over a real sofa', () => {
     }
   });
   it('refuses a real window or a real door behind the same sofa', async () => {
-    const openings: Array<[string, Box, { width: number; height: number }, [number, number]]> = [
-      ...REAL_WINDOWS.map(({ source, box }): [string, Box, { width: number; height: number }, [number, number]] => [
-        `photos/${source}`,
-        box,
-        { width: 200, height: 300 },
-        [1250, 140],
-      ]),
+    const openings: Placed[] = [
+      ...REAL_WINDOWS.map(
+        ({ source, box }): Placed => [`photos/${source}`, box, { width: 200, height: 300 }, [1250, 140]],
+      ),
       [
         'photos/mx-herringbone-office.jpg',
         { left: 373, top: 266, width: 126, height: 325 },
