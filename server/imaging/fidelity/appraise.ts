@@ -359,18 +359,24 @@ export function hungAboveFurniture(
   if (bottom - top < FRAMED_MIN) return false;
   const left = Math.max(2, piece.left);
   const right = Math.min(width - 2, piece.right);
+  // Where an upright edge was added or lost, in the piece's columns and one beside them on either side.
+  const span = right - left + 2;
+  const upright = new Uint8Array(span * (bottom - top));
+  for (let y = top; y < bottom; y++)
+    for (let x = left - 1; x <= right; x++) {
+      const i = y * width + x;
+      if (
+        (added[i] === 1 && uprightStep(after.data, i, width)) ||
+        (lost[i] === 1 && uprightStep(before.data, i, width))
+      )
+        upright[(y - top) * span + x - left + 1] = 1;
+    }
   for (let x = left; x < right; x++) {
     let run = 0;
     let gap = 0;
     for (let y = top; y < bottom; y++) {
-      let upright = false;
-      for (let dx = -1; dx <= 1 && !upright; dx++) {
-        const i = y * width + x + dx;
-        upright =
-          (added[i] === 1 && uprightStep(after.data, i, width)) ||
-          (lost[i] === 1 && uprightStep(before.data, i, width));
-      }
-      if (upright) {
+      const at = (y - top) * span + x - left;
+      if (upright[at] || upright[at + 1] || upright[at + 2]) {
         run += gap + 1;
         gap = 0;
       } else if (run > 0 && ++gap > DOOR_GAP) {
@@ -380,7 +386,12 @@ export function hungAboveFurniture(
       if (run >= DOOR_UPRIGHT * (bottom - top)) return false;
     }
   }
+  // A piece seen above one cut is often seen above the next too: each is judged once.
+  const judged = new Map<string, boolean>();
   const decor = (part: { top: number; bottom: number; left: number; right: number }) => {
+    const key = `${part.left},${part.top},${part.right},${part.bottom}`;
+    const known = judged.get(key);
+    if (known !== undefined) return known;
     let lostSum = 0;
     let addedSum = 0;
     for (let y = Math.max(0, part.top); y < Math.min(height, part.bottom); y++)
@@ -396,10 +407,11 @@ export function hungAboveFurniture(
       lost: lostSum / height,
       added: addedSum / height,
     };
-    return (
+    const found =
       appraisal(change, before, after, { added, weights }, curve, room).shaped &&
-      !glazed(before, after, added, [part.left, part.top, part.right, part.bottom], room)
-    );
+      !glazed(before, after, added, [part.left, part.top, part.right, part.bottom], room);
+    judged.set(key, found);
+    return found;
   };
   return above.some((parts) => parts.every(decor));
 }
@@ -628,20 +640,9 @@ function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, numb
   const { data, width, height } = image;
   const insetX = Math.round(SCREEN_CORE * (x1 - x0));
   const insetY = Math.round(SCREEN_CORE * (y1 - y0));
-  let n = 0;
-  let sum = 0;
-  let squares = 0;
-  for (let y = y0 + insetY; y < y1 - insetY; y++)
-    for (let x = x0 + insetX, i = y * width + x; x < x1 - insetX; x++, i++) {
-      const v = data[i] as number;
-      n++;
-      sum += v;
-      squares += v * v;
-    }
-  if (!n || wall <= 0) return false;
-  const mean = sum / n;
-  const spread = Math.sqrt(Math.max(0, squares / n - mean * mean));
-  if (mean > SCREEN_DARK * wall || spread > SCREEN_EVEN * wall) return false;
+  const core = greyLevels(image, [x0 + insetX, y0 + insetY, x1 - insetX, y1 - insetY]);
+  if (!core || wall <= 0) return false;
+  if (core.mean > SCREEN_DARK * wall || core.spread > SCREEN_EVEN * wall) return false;
   const bandBottom = y1 + Math.max(2, Math.round(SCREEN_BELOW_BAND * (y1 - y0)));
   if (bandBottom > height) return false;
   let below = 0;
@@ -662,25 +663,42 @@ function uprightStep(data: Float32Array, i: number, width: number): boolean {
 
 /** Whether the box `[x0, y0, x1, y1)` of `image`, hung on a wall as bright as `wall`, shows sky (SKY_*). */
 function showsSky(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
-  const { data, width } = image;
   const { data: colour, channels } = image.colour;
   if (channels < 3 || wall <= 0) return false;
   const inset = Math.round(SKY_INSET * (x1 - x0));
-  let n = 0;
+  const band: [number, number, number, number] = [
+    x0 + inset,
+    y0 + Math.round(SKY_FROM * (y1 - y0)),
+    x1 - inset,
+    y0 + Math.round(SKY_TO * (y1 - y0)),
+  ];
+  const levels = greyLevels(image, band);
+  if (!levels) return false;
+  let blue = 0;
+  for (let y = band[1]; y < band[3]; y++)
+    for (let x = band[0], i = y * image.width + x; x < band[2]; x++, i++)
+      if ((colour[i * channels + 2] as number) > (colour[i * channels] as number) + SKY_BLUE) blue++;
+  return blue >= SKY_SHARE * levels.count && levels.spread <= SKY_EVEN * wall;
+}
+
+/** The grey levels of `image` in the box `[x0, y0, x1, y1)`: how many, their mean and spread; null when it is empty. */
+function greyLevels(
+  { data, width }: Grey,
+  [x0, y0, x1, y1]: [number, number, number, number],
+): { count: number; mean: number; spread: number } | null {
+  let count = 0;
   let sum = 0;
   let squares = 0;
-  let blue = 0;
-  for (let y = y0 + Math.round(SKY_FROM * (y1 - y0)); y < y0 + Math.round(SKY_TO * (y1 - y0)); y++)
-    for (let x = x0 + inset, i = y * width + x; x < x1 - inset; x++, i++) {
+  for (let y = y0; y < y1; y++)
+    for (let x = x0, i = y * width + x; x < x1; x++, i++) {
       const v = data[i] as number;
-      n++;
+      count++;
       sum += v;
       squares += v * v;
-      if ((colour[i * channels + 2] as number) > (colour[i * channels] as number) + SKY_BLUE) blue++;
     }
-  if (!n) return false;
-  const mean = sum / n;
-  return blue >= SKY_SHARE * n && Math.sqrt(Math.max(0, squares / n - mean * mean)) <= SKY_EVEN * wall;
+  if (!count) return null;
+  const mean = sum / count;
+  return { count, mean, spread: Math.sqrt(Math.max(0, squares / count - mean * mean)) };
 }
 
 /** Adds pixel `i`'s colour (red, green, blue) to `sum`. */

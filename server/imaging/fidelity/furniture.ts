@@ -173,10 +173,8 @@ function hungParts(
   const rows = bottom - top + 1;
   const rowLeft = new Int32Array(rows).fill(cellsX);
   const rowRight = new Int32Array(rows).fill(-1);
-  const byRow: number[][] = Array.from({ length: rows }, () => []);
   for (const cell of cells) {
     const k = Math.floor(cell / cellsX) - top;
-    byRow[k]?.push(cell % cellsX);
     rowLeft[k] = Math.min(rowLeft[k] as number, cell % cellsX);
     rowRight[k] = Math.max(rowRight[k] as number, cell % cellsX);
   }
@@ -188,12 +186,8 @@ function hungParts(
   for (const cell of cells) own[(Math.floor(cell / cellsX) - top) * span + (cell % cellsX) - from] = 1;
   const candidates: FurniturePiece[][] = [];
   for (let cy = Math.max(top, Math.ceil(highRow) - 1); cy < Math.min(bottom, Math.floor(lowestRow)); cy++) {
-    const pieces = cellRegions(span, cy - top + 1, (cell) => own[cell] === 1, square(1)).map((piece) => ({
-      top: piece.top + top,
-      bottom: piece.bottom + top,
-      left: piece.left + from,
-      right: piece.right + from,
-    }));
+    // On the object's own grid: rows from its top, columns from `from`.
+    const pieces = cellRegions(span, cy - top + 1, (cell) => own[cell] === 1, square(1));
     if (!pieces.length) continue;
     // Cut only where each piece ends: under it, nothing of the object goes on from either of its sides, nor across
     // half its width (a frame's bottom, a window's sill), unless it is the top of something wider on both sides (the
@@ -203,21 +197,21 @@ function hungParts(
     const ends = pieces.every(({ left, right }) => {
       let under = 0;
       let sides = false;
-      for (const cx of byRow[next] ?? []) {
-        if (cx < left || cx > right) continue;
+      for (let cx = left; cx <= right; cx++) {
+        if (!own[next * span + cx]) continue;
         under++;
         if (cx <= left + 1 || cx >= right - 1) sides = true;
       }
-      const wider = (rowLeft[next] as number) < left && (rowRight[next] as number) > right;
+      const wider = (rowLeft[next] as number) - from < left && (rowRight[next] as number) - from > right;
       return wider || (!sides && under < WAIST_ACROSS * (right - left + 1));
     });
     if (!ends) continue;
     candidates.push(
-      pieces.map(({ top: from, bottom: to, left, right }) => ({
-        top: from * CLUSTER_CELL,
-        bottom: (to + 1) * CLUSTER_CELL,
-        left: left * CLUSTER_CELL,
-        right: (right + 1) * CLUSTER_CELL,
+      pieces.map((piece) => ({
+        top: (piece.top + top) * CLUSTER_CELL,
+        bottom: (piece.bottom + top + 1) * CLUSTER_CELL,
+        left: (piece.left + from) * CLUSTER_CELL,
+        right: (piece.right + from + 1) * CLUSTER_CELL,
       })),
     );
   }
