@@ -337,12 +337,13 @@ const DOOR_UPRIGHT = 0.6;
 const DOOR_GAP = 2;
 
 /**
- * Whether `piece`, a change standing on the floor and rising above furniture height (furniture.ts), is furniture with
- * something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and for one of the cuts `above`
- * offers (the pieces of what rises above furniture height, each ending at that cut: furniture.ts, hungParts) every
- * piece shows itself as decor by its shape (a frame filled with new edges, a round outline, a screen: appraise) and is
- * no window (glazed). Being only small and darker than the wall, which appraise takes for a picture where it floats
- * alone, is not enough here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
+ * Whether `piece`, a change standing on the floor and rising above furniture height (row `high`: furniture.ts), is
+ * furniture with something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and either what
+ * rises above furniture height lets in no daylight (bringsNoView), or for one of the cuts `above` offers (the pieces
+ * of what rises above furniture height, each ending at that cut: furniture.ts, hungParts) every piece shows itself as
+ * decor by its shape (a frame filled with new edges, a round outline, a screen: appraise) and is no window (glazed).
+ * Being only small and darker than the wall, which appraise takes for a picture where it floats alone, is not enough
+ * here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
  */
 export function hungAboveFurniture(
   before: Grey,
@@ -352,6 +353,7 @@ export function hungAboveFurniture(
   room: RoomLines,
   piece: { top: number; bottom: number; left: number; right: number },
   above: ReadonlyArray<ReadonlyArray<{ top: number; bottom: number; left: number; right: number }>>,
+  high: number,
 ): boolean {
   const { width, height } = before;
   const top = Math.max(1, piece.top);
@@ -386,6 +388,8 @@ export function hungAboveFurniture(
       if (run >= DOOR_UPRIGHT * (bottom - top)) return false;
     }
   }
+  if (bringsNoView(before, after, { lost, added, weights }, room, { top, bottom, left, right }, above, high))
+    return true;
   // A piece seen above one cut is often seen above the next too: each is judged once.
   const judged = new Map<string, boolean>();
   const decor = (part: { top: number; bottom: number; left: number; right: number }) => {
@@ -414,6 +418,59 @@ export function hungAboveFurniture(
     return found;
   };
   return above.some((parts) => parts.every(decor));
+}
+
+/**
+ * Whether what rises above furniture height (row `high`) over `piece`, a change standing on the floor on no door's
+ * uprights, lets in no daylight, so that it can be no window, however it joins the furniture under it (a gallery of
+ * prints over a bed that no row cuts apart): it is mostly new (at most HUNG_LOST_SHARE of its edges lost: what was
+ * taken away is judged as before), its top keeps NO_VIEW_CEILING of the wall clear of the ceiling line (a wall's new
+ * corner or jog runs up to it), and above furniture height under NO_VIEW of it shows a view (showsView) where the
+ * photo showed none. Where most of the photo there shows what a view would (a wall as pale and blue as a sky), a new
+ * view cannot be told by its colour: then neither the part above furniture height nor any piece ending at one of the
+ * cuts `above` offers (furniture.ts, hungParts) may show a sky's smooth band (showsSky).
+ */
+const NO_VIEW = 0.05;
+const NO_VIEW_CEILING = 0.1;
+/** The photo "shows what a view would" there when at least this share of it does. */
+const VIEW_BLIND = 0.5;
+/** A view's sky is at least this share of the wall's brightness (a blue cushion or rug is darker). */
+const VIEW_SKY = 0.8;
+
+function bringsNoView(
+  before: Grey,
+  after: Grey,
+  { lost, added, weights }: AddedEdges & { lost: Uint8Array },
+  room: RoomLines,
+  { top, bottom, left, right }: { top: number; bottom: number; left: number; right: number },
+  above: ReadonlyArray<ReadonlyArray<{ top: number; bottom: number; left: number; right: number }>>,
+  high: number,
+): boolean {
+  const { width } = before;
+  if (top < room.ceiling + NO_VIEW_CEILING * (room.floor - room.ceiling)) return false;
+  let lostSum = 0;
+  let addedSum = 0;
+  for (let y = top; y < bottom; y++)
+    for (let x = left, i = y * width + x; x < right; x++, i++) {
+      if (lost[i]) lostSum += weights[i] as number;
+      if (added[i]) addedSum += weights[i] as number;
+    }
+  if (lostSum > HUNG_LOST_SHARE * (lostSum + addedSum)) return false;
+  const box: [number, number, number, number] = [left, top, right, Math.max(top + FRAMED_MIN, Math.round(high))];
+  const now = showsView(after, greyAround(after, box));
+  const was = showsView(before, greyAround(before, box));
+  let shown = 0;
+  let showing = 0;
+  for (let y = box[1]; y < box[3]; y++)
+    for (let x = box[0], i = y * width + x; x < box[2]; x++, i++) {
+      if (was(i)) shown++;
+      else if (now(i)) showing++;
+    }
+  const area = (box[2] - box[0]) * (box[3] - box[1]);
+  if (showing >= NO_VIEW * area) return false;
+  if (shown < VIEW_BLIND * area) return true;
+  const sky = (b: [number, number, number, number]) => showsSky(after, b, greyAround(after, b));
+  return !sky(box) && !above.some((parts) => parts.some((p) => sky([p.left, p.top, p.right, p.bottom])));
 }
 
 /**
@@ -616,20 +673,41 @@ function cutRound(
 
 /** Share of the box `[x0, y0, x1, y1)` in `image` showing daylight: much brighter than `wall` (or near white), nearly grey. */
 function daylightShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): number {
+  const lit = daylit(image, wall);
+  let count = 0;
+  for (let y = y0; y < y1; y++) for (let x = x0, i = y * image.width + x0; x < x1; x++, i++) if (lit(i)) count++;
+  return count / Math.max(1, (x1 - x0) * (y1 - y0));
+}
+
+/** Whether pixel `i` of `image`, on a wall as bright as `wall`, shows daylight: much brighter than it (or near white), nearly grey. */
+function daylit(image: Grey, wall: number): (i: number) => boolean {
   const { data, channels } = image.colour;
   const g = channels >= 3 ? 1 : 0;
   const b = channels >= 3 ? 2 : 0;
   const bright = Math.min(DAYLIGHT_LEVEL, DAYLIGHT_GAIN * wall);
-  let count = 0;
-  for (let y = y0; y < y1; y++)
-    for (let x = x0, i = y * image.width + x0; x < x1; x++, i++) {
-      if ((image.data[i] as number) < bright) continue;
-      const j = i * channels;
-      const high = Math.max(data[j] as number, data[j + g] as number, data[j + b] as number);
-      const low = Math.min(data[j] as number, data[j + g] as number, data[j + b] as number);
-      if (high - low <= DAYLIGHT_GREY * high) count++;
-    }
-  return count / Math.max(1, (x1 - x0) * (y1 - y0));
+  return (i) => {
+    if ((image.data[i] as number) < bright) return false;
+    const j = i * channels;
+    const high = Math.max(data[j] as number, data[j + g] as number, data[j + b] as number);
+    const low = Math.min(data[j] as number, data[j + g] as number, data[j + b] as number);
+    return high - low <= DAYLIGHT_GREY * high;
+  };
+}
+
+/**
+ * Whether pixel `i` of `image`, on a wall as bright as `wall`, could be part of a view: daylight, or sky (bluer than
+ * red by SKY_BLUE, no less green than red, and at least VIEW_SKY of the wall's brightness).
+ */
+function showsView(image: Grey, wall: number): (i: number) => boolean {
+  const lit = daylit(image, wall);
+  const { data, channels } = image.colour;
+  return (i) => {
+    if (lit(i)) return true;
+    if (channels < 3 || (image.data[i] as number) < VIEW_SKY * wall) return false;
+    const j = i * channels;
+    const red = data[j] as number;
+    return (data[j + 2] as number) > red + SKY_BLUE && (data[j + 1] as number) >= red;
+  };
 }
 
 /**

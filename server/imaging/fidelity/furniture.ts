@@ -42,12 +42,13 @@ export interface FurniturePiece {
 /**
  * Without a scene, a change that stands on the floor and stays below door height is a piece of furniture: its
  * edges (its outline, and the wall it hides) weigh nothing. So is one that stands well in front of the back wall
- * and is slender where it rises high (a floor lamp), one whose part above furniture height `hungAbove` finds to be
- * a thing hung on the wall over it (a canvas over a sofa: appraise.ts, hungAboveFurniture), and a low change floating
- * just above a piece (the top edge of a headboard over its flat front). Changes that float on the wall (a window) or
- * reach up to door or ceiling height (a door, a wall corner) keep the mask's weight, and so does one that `isOpening`
- * recognises however low it stands (a window pasted with its sill on the floor line or on a chair: appraise.ts,
- * glazed). Returns the weights, and the pieces' bounds (whose shadows are no recoloured floor: surfaces.ts).
+ * and is slender where it rises high (a floor lamp), one whose part above furniture height (the row `hungAbove` is
+ * given) `hungAbove` finds to be a thing hung on the wall over it (a canvas over a sofa) or no window (a gallery
+ * over a bed that no row cuts apart: appraise.ts, hungAboveFurniture), and a low change floating just above a piece
+ * (the top edge of a headboard over its flat front). Changes that float on the wall (a window) or reach up to door
+ * or ceiling height (a door, a wall corner) keep the mask's weight, and so does one that `isOpening` recognises
+ * however low it stands (a window pasted with its sill on the floor line or on a chair: appraise.ts, glazed).
+ * Returns the weights, and the pieces' bounds (whose shadows are no recoloured floor: surfaces.ts).
  */
 export function withoutFurniture(
   mask: Float32Array,
@@ -57,7 +58,7 @@ export function withoutFurniture(
   height: number,
   { ceiling, floor }: RoomLines,
   isOpening: (piece: FurniturePiece) => boolean = () => false,
-  hungAbove: (piece: FurniturePiece, above: FurniturePiece[][]) => boolean = () => false,
+  hungAbove: (piece: FurniturePiece, above: FurniturePiece[][], high: number) => boolean = () => false,
 ): { weights: Float32Array; pieces: FurniturePiece[] } {
   const cellsX = Math.ceil(width / CLUSTER_CELL);
   const cellsY = Math.ceil(height / CLUSTER_CELL);
@@ -126,10 +127,10 @@ export function withoutFurniture(
     objects.push(object);
     // Furniture with something hung on the wall above it (a canvas over a sofa, a picture over a headboard): what
     // rises above furniture height, cut off at some row between there and where wall decor ends (HUNG_BOTTOM), is
-    // a thing hung there.
+    // a thing hung there; or what rises there, however it joins the furniture, lets in no daylight.
     const hungOver = () => {
       const parts = hungParts(cells, cellsX, [top, bottom], highRow, (ceiling + HUNG_BOTTOM * wall) / CLUSTER_CELL);
-      return parts.length > 0 && hungAbove(object, parts);
+      return hungAbove(object, parts, highRow * CLUSTER_CELL);
     };
     furniture.push(onFloor && (low || slender || hungOver()) && !isOpening(object));
   }

@@ -230,7 +230,8 @@ function compare(
         height,
         room,
         (piece) => glazed(before, after, added, [piece.left, piece.top, piece.right, piece.bottom], room),
-        (piece, above) => hungAboveFurniture(before, after, { lost, added, weights: mask }, curve, room, piece, above),
+        (piece, above, high) =>
+          hungAboveFurniture(before, after, { lost, added, weights: mask }, curve, room, piece, above, high),
       )
     : { weights: mask, pieces: [] };
   let lostSum = 0;
