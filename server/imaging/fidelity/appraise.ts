@@ -1,5 +1,6 @@
 /** Changes of edges that are no change of the building: a new tone, or decor hung on plain wall. */
 import { EDGE_MIN, gradientAt, UPRIGHT } from './edges.js';
+import type { FurniturePiece } from './furniture.js';
 import type { Grey } from './picture.js';
 import type { RoomLines } from './room-lines.js';
 import type { EdgeChange } from './structure.js';
@@ -351,8 +352,8 @@ export function hungAboveFurniture(
   { lost, added, weights }: AddedEdges & { lost: Uint8Array },
   curve: Float32Array,
   room: RoomLines,
-  piece: { top: number; bottom: number; left: number; right: number },
-  above: ReadonlyArray<ReadonlyArray<{ top: number; bottom: number; left: number; right: number }>>,
+  piece: FurniturePiece,
+  above: ReadonlyArray<ReadonlyArray<FurniturePiece>>,
   high: number,
 ): boolean {
   const { width, height } = before;
@@ -392,24 +393,17 @@ export function hungAboveFurniture(
     return true;
   // A piece seen above one cut is often seen above the next too: each is judged once.
   const judged = new Map<string, boolean>();
-  const decor = (part: { top: number; bottom: number; left: number; right: number }) => {
+  const decor = (part: FurniturePiece) => {
     const key = `${part.left},${part.top},${part.right},${part.bottom}`;
     const known = judged.get(key);
     if (known !== undefined) return known;
-    let lostSum = 0;
-    let addedSum = 0;
-    for (let y = Math.max(0, part.top); y < Math.min(height, part.bottom); y++)
-      for (let x = Math.max(0, part.left), i = y * width + x; x < Math.min(width, part.right); x++, i++) {
-        const w = weights[i] as number;
-        if (lost[i]) lostSum += w;
-        if (added[i]) addedSum += w;
-      }
+    const sums = edgeSums({ lost, added, weights }, width, height, part);
     const change: EdgeChange = {
       kind: 'opening_added',
       box: [part.left, part.top, part.right - part.left, part.bottom - part.top],
-      size: (lostSum + addedSum) / height,
-      lost: lostSum / height,
-      added: addedSum / height,
+      size: (sums.lost + sums.added) / height,
+      lost: sums.lost / height,
+      added: sums.added / height,
     };
     const found =
       appraisal(change, before, after, { added, weights }, curve, room).shaped &&
@@ -440,22 +434,16 @@ const VIEW_SKY = 0.8;
 function bringsNoView(
   before: Grey,
   after: Grey,
-  { lost, added, weights }: AddedEdges & { lost: Uint8Array },
+  edges: AddedEdges & { lost: Uint8Array },
   room: RoomLines,
-  { top, bottom, left, right }: { top: number; bottom: number; left: number; right: number },
-  above: ReadonlyArray<ReadonlyArray<{ top: number; bottom: number; left: number; right: number }>>,
+  { top, bottom, left, right }: FurniturePiece,
+  above: ReadonlyArray<ReadonlyArray<FurniturePiece>>,
   high: number,
 ): boolean {
-  const { width } = before;
+  const { width, height } = before;
   if (top < room.ceiling + NO_VIEW_CEILING * (room.floor - room.ceiling)) return false;
-  let lostSum = 0;
-  let addedSum = 0;
-  for (let y = top; y < bottom; y++)
-    for (let x = left, i = y * width + x; x < right; x++, i++) {
-      if (lost[i]) lostSum += weights[i] as number;
-      if (added[i]) addedSum += weights[i] as number;
-    }
-  if (lostSum > HUNG_LOST_SHARE * (lostSum + addedSum)) return false;
+  const sums = edgeSums(edges, width, height, { top, bottom, left, right });
+  if (sums.lost > HUNG_LOST_SHARE * (sums.lost + sums.added)) return false;
   const box: [number, number, number, number] = [left, top, right, Math.max(top + FRAMED_MIN, Math.round(high))];
   const now = showsView(after, greyAround(after, box));
   const was = showsView(before, greyAround(before, box));
@@ -731,6 +719,24 @@ function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, numb
       count++;
     }
   return below >= SCREEN_BELOW * wall * count;
+}
+
+/** The weighted lost and added edge pixels in `box` (clipped to the picture): how much of a change lies there. */
+function edgeSums(
+  { lost, added, weights }: AddedEdges & { lost: Uint8Array },
+  width: number,
+  height: number,
+  box: FurniturePiece,
+): { lost: number; added: number } {
+  let lostSum = 0;
+  let addedSum = 0;
+  for (let y = Math.max(0, box.top); y < Math.min(height, box.bottom); y++)
+    for (let x = Math.max(0, box.left), i = y * width + x; x < Math.min(width, box.right); x++, i++) {
+      const w = weights[i] as number;
+      if (lost[i]) lostSum += w;
+      if (added[i]) addedSum += w;
+    }
+  return { lost: lostSum, added: addedSum };
 }
 
 /** Whether `data` steps at pixel `i` (not on the border) across an upright edge at least EDGE_MIN strong. */
