@@ -102,6 +102,18 @@ const MULLION_MARGIN = 0.3;
 const PANE_DAYLIGHT = 0.05;
 const MULLION_SPAN = 0.8;
 /**
+ * Panes look out of doors; a print does not. Framed decor crossed by a line of its own (a print's horizon, a mat's
+ * inner edge, the gaps of a collage, a clock's hands) is told from a window by what lies inside its frame (OUTDOOR_INSET
+ * of its width and height in from each side): a window's view shows foliage (greener than red by FOLIAGE_GREEN and no
+ * less green than blue) on at least OUTDOOR_GREEN of it, or sky (bluer than red by SKY_BLUE) on at least OUTDOOR_SKY.
+ * A window onto a grey street, into a lit room or onto autumn leaves (as yellow as red) shows neither, and passes as a
+ * print when it is as dark as one.
+ */
+const OUTDOOR_INSET = 0.15;
+const FOLIAGE_GREEN = 5;
+const OUTDOOR_GREEN = 0.05;
+const OUTDOOR_SKY = 0.1;
+/**
  * A television hung on a wall: a compact thing (FRAMED_MIN, FRAMED_ASPECT) of mostly new edges on what was plain wall,
  * whose middle half (SCREEN_CORE of its width and height in from each side) is dark, on average at most SCREEN_DARK of
  * the wall around it, and even, its grey levels spread (standard deviation) at most SCREEN_EVEN of that wall's
@@ -284,13 +296,14 @@ function appraisal(
     !showsSky(after, [x0, y0, x1, y1], ringMean) &&
     bright <= FRAMED_BRIGHT;
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
-  // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes,
-  // whatever the view: a small dark picture's mat can draw such a bar, a larger hung thing rarely has one (a
-  // casement's single upright bar over a pale view read as a pale picture).
+  // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes
+  // with foliage or sky between them (looksOutdoors): a casement's single upright bar over a pale view reads as a
+  // pale picture, while a framed print's own lines draw such a bar too, over no view.
   const upright = dividedIntoPanes(perColumn, filledRows);
   const across = dividedIntoPanes(perRow, filledColumns);
   const divided = upright || across;
   const daylitPanes = daylight >= PANE_DAYLIGHT && divided;
+  const panes = divided && looksOutdoors(after, [x0, y0, x1, y1]);
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
@@ -325,7 +338,7 @@ function appraisal(
   // own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a colour of its
   // own too, but on a plain wall and without fabric's density.
   const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
-  return { tone, hung: hung && !daylitPanes, shaped: (framed && !divided) || round || screen, drape };
+  return { tone, hung: hung && !daylitPanes, shaped: (framed && !panes) || round || screen, drape };
 }
 
 /**
@@ -665,6 +678,28 @@ function daylightShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, n
   let count = 0;
   for (let y = y0; y < y1; y++) for (let x = x0, i = y * image.width + x0; x < x1; x++, i++) if (lit(i)) count++;
   return count / Math.max(1, (x1 - x0) * (y1 - y0));
+}
+
+/** Whether the box `[x0, y0, x1, y1)` of `image`, inside its frame, shows foliage or sky as a view does (OUTDOOR_*). */
+function looksOutdoors(image: Grey, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
+  const { data, channels } = image.colour;
+  // A grey picture shows no colour to tell by: what is divided into panes stays a window.
+  if (channels < 3) return true;
+  const insetX = Math.round(OUTDOOR_INSET * (x1 - x0));
+  const insetY = Math.round(OUTDOOR_INSET * (y1 - y0));
+  let count = 0;
+  let foliage = 0;
+  let sky = 0;
+  for (let y = y0 + insetY; y < y1 - insetY; y++)
+    for (let x = x0 + insetX, j = (y * image.width + x) * channels; x < x1 - insetX; x++, j += channels) {
+      const red = data[j] as number;
+      const green = data[j + 1] as number;
+      const blue = data[j + 2] as number;
+      count++;
+      if (green > red + FOLIAGE_GREEN && green >= blue) foliage++;
+      if (blue > red + SKY_BLUE) sky++;
+    }
+  return count === 0 || foliage >= OUTDOOR_GREEN * count || sky >= OUTDOOR_SKY * count;
 }
 
 /** Whether pixel `i` of `image`, on a wall as bright as `wall`, shows daylight: much brighter than it (or near white), nearly grey. */
