@@ -103,11 +103,11 @@ const PANE_DAYLIGHT = 0.05;
 const MULLION_SPAN = 0.8;
 /**
  * Panes look out of doors; a print does not. Framed decor crossed by a line of its own (a print's horizon, a mat's
- * inner edge, the gaps of a collage, a clock's hands) is told from a window by what lies inside its frame (OUTDOOR_INSET
- * of its width and height in from each side): a window's view shows foliage (greener than red by FOLIAGE_GREEN and no
- * less green than blue) on at least OUTDOOR_GREEN of it, or sky (bluer than red by SKY_BLUE) on at least OUTDOOR_SKY.
- * A window onto a grey street, into a lit room or onto autumn leaves (as yellow as red) shows neither, and passes as a
- * print when it is as dark as one.
+ * inner edge, the gaps of a collage, a clock's hands), hung below the ceiling line, is told from a window by what lies
+ * inside its frame (OUTDOOR_INSET of its width and height in from each side): a window's view shows foliage (greener
+ * than red by FOLIAGE_GREEN and no less green than blue) on at least OUTDOOR_GREEN of it, or sky (bluer than red by
+ * SKY_BLUE) on at least OUTDOOR_SKY. A window onto a grey street, into a lit room or onto autumn leaves (as yellow as
+ * red) shows neither, and passes as a print when it is as dark as one.
  */
 const OUTDOOR_INSET = 0.15;
 const FOLIAGE_GREEN = 5;
@@ -298,12 +298,15 @@ function appraisal(
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
   // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes
   // with foliage or sky between them (looksOutdoors): a casement's single upright bar over a pale view reads as a
-  // pale picture, while a framed print's own lines draw such a bar too, over no view.
+  // pale picture, while a framed print's own lines draw such a bar too, over no view...
   const upright = dividedIntoPanes(perColumn, filledRows);
   const across = dividedIntoPanes(perRow, filledColumns);
   const divided = upright || across;
   const daylitPanes = daylight >= PANE_DAYLIGHT && divided;
-  const panes = divided && looksOutdoors(after, [x0, y0, x1, y1]);
+  // ...and only what hangs below the ceiling line: a thing that runs up to it is the building's, whatever it shows (a
+  // stone-clad column's courses and a stair's treads draw such lines too).
+  const belowCeiling = !room || y0 >= room.ceiling;
+  const panes = divided && (!belowCeiling || looksOutdoors(after, [x0, y0, x1, y1]));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);

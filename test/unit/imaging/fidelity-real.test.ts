@@ -487,9 +487,10 @@ describe.skipIf(!present)('a real round mirror hung on a real wall', () => {
   /** The round mirror's box in ade-fireplace-living.jpg. */
   const MIRROR: Box = { left: 338, top: 116, width: 87, height: 76 };
   /**
-   * Two real windows, square and arched: the classroom's (trees and a building) and the arched room's. The red dining
-   * room's, which looks into a lit room and shows no foliage or sky, hung this small on a wall passes as a framed print
-   * of a room since prints crossed by lines of their own are told from panes by the view (appraise.ts, OUTDOOR_*).
+   * Two real windows, square and arched: the classroom's (a bright sky over a building) and the arched room's. The
+   * red dining room's, which looks into a lit room and shows no foliage or sky, hung this small below the ceiling
+   * line passes as a framed print of a room since prints crossed by lines of their own are told from panes by the view
+   * (appraise.ts, OUTDOOR_*).
    */
   const WINDOWS: Array<[string, Box]> = [
     ['dicm-classroom.jpg', { left: 370, top: 192, width: 110, height: 235 }],
