@@ -306,7 +306,7 @@ function appraisal(
   // ...and only what hangs below the ceiling line: a thing that runs up to it is the building's, whatever it shows (a
   // stone-clad column's courses and a stair's treads draw such lines too).
   const belowCeiling = !room || y0 >= room.ceiling;
-  const panes = divided && (!belowCeiling || looksOutdoors(after, [x0, y0, x1, y1]));
+  const print = framed && (!divided || (belowCeiling && !looksOutdoors(after, [x0, y0, x1, y1])));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
@@ -341,7 +341,7 @@ function appraisal(
   // own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a colour of its
   // own too, but on a plain wall and without fabric's density.
   const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
-  return { tone, hung: hung && !daylitPanes, shaped: (framed && !panes) || round || screen, drape };
+  return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, drape };
 }
 
 /**
