@@ -17,10 +17,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { levelled, loadRealCases, realRoomsDir, realSetPresent } from '../test/fixtures/fidelity-real-set.js';
+import {
+  levelled,
+  loadRealCases,
+  PROBE_COLUMNS,
+  realRoomsDir,
+  realSetPresent,
+  withColumn,
+} from '../test/fixtures/fidelity-real-set.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
-import { decodeSmall } from '../server/imaging/fidelity/picture.js';
-import { roomLines } from '../server/imaging/fidelity/room-lines.js';
 
 type Box = [number, number, number, number];
 interface Photo {
@@ -29,11 +34,6 @@ interface Photo {
   width: number;
   walls: Box[];
 }
-
-const COLUMNS: Array<{ name: string; file: string; box: Box }> = [
-  { name: 'concrete pillar', file: 'photos/mx-loft-shell.jpg', box: [130, 20, 64, 520] },
-  { name: 'built-in', file: 'photos/mx-loft-shell.jpg', box: [788, 72, 100, 446] },
-];
 
 const verbose = process.env.PROBES_VERBOSE === '1';
 const jpeg = (image: ReturnType<typeof sharp>) => image.jpeg({ quality: 90 }).toBuffer();
@@ -76,24 +76,9 @@ async function main() {
     );
     await count('low light: darkened vs lifted (pass)', `${photo.id} photo`, dim, original, true);
 
-    const wall = photo.walls[0];
-    if (!wall) continue;
-    const small = await decodeSmall(original);
-    const room = roomLines(small);
-    const scale = photo.width / small.width;
-    const top = Math.max(0, Math.round(room.ceiling * scale));
-    const height = Math.max(20, Math.round(room.floor * scale) - top);
-    for (const column of COLUMNS) {
-      const width = Math.max(6, Math.round((height * column.box[2]) / column.box[3]));
-      const [left0, top0, w0, h0] = column.box;
-      const cut = await sharp(readFileSync(join(dir, column.file)))
-        .extract({ left: left0, top: top0, width: w0, height: h0 })
-        .resize(width, height, { fit: 'fill' })
-        .png()
-        .toBuffer();
-      const left = Math.min(photo.width - width, Math.max(0, Math.round(wall[0] + wall[2] / 2 - width / 2)));
-      const built = await jpeg(sharp(original).composite([{ input: cut, left, top }]));
-      await count('columns added (refuse)', `${photo.id} ${column.name}`, original, built, false);
+    for (const column of PROBE_COLUMNS) {
+      const built = await withColumn(dir, photo, column);
+      if (built) await count('columns added (refuse)', `${photo.id} ${column.name}`, original, built, false);
     }
   }
   const { cases } = await loadRealCases({ dir, seed: 1 });

@@ -5,11 +5,13 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   loadRealCases,
+  PROBE_COLUMNS,
   REAL_CLASSES,
   type RealCase,
   type RealGroup,
   realRoomsDir,
   realSetPresent,
+  withColumn,
 } from '../../fixtures/fidelity-real-set.js';
 import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../../../server/imaging/fidelity/picture.js';
@@ -641,27 +643,17 @@ describe.skipIf(!present)('real framed prints crossed by lines of their own, hun
   });
   it('refuses a stone-clad column from the ceiling line down, crossed by lines like a print', async () => {
     // The loft's built-in (stone cladding and a stair's treads) set on the reading room's wall as the probes set it
-    // (bench/fidelity-probes.ts): a chair hides its foot, and its top part alone is framed and crossed by lines. What
-    // runs up to the ceiling line is the building's, whatever it shows (it passed at 1.00 without that condition).
-    const photo = readFileSync(join(photos, 'dd-reading-room.jpg'));
-    const small = await decodeSmall(photo);
-    const { ceiling, floor } = roomLines(small);
-    const { width: photoWidth } = await sharp(photo).metadata();
-    const scale = (photoWidth as number) / small.width;
-    const top = Math.round(ceiling * scale);
-    const height = Math.round(floor * scale) - top;
-    const column = await cutOut(
-      'photos/mx-loft-shell.jpg',
-      { left: 788, top: 72, width: 100, height: 446 },
-      {
-        width: Math.round((height * 100) / 446),
-        height,
-      },
-    );
-    // Centred on the middle of the reading room's first plain-wall sample in manifest.json (384 + 58 / 2).
-    const middle = 413;
-    const built = await laidOn(photo, [{ input: column, left: middle - Math.round((height * 50) / 446), top }]);
-    const result = await scoreFidelity(photo, built);
+    // (withColumn): a chair hides its foot, and its top part alone is framed and crossed by lines. What runs up to the
+    // ceiling line is the building's, whatever it shows (it passed at 1.00 without that condition).
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      photos: Array<Parameters<typeof withColumn>[1] & { id: string }>;
+    };
+    const room = manifest.photos.find((photo) => photo.id === 'dd-reading-room');
+    const builtIn = PROBE_COLUMNS.find((column) => column.name === 'built-in');
+    if (!room || !builtIn) throw new Error('the reading room or the probes’ built-in is missing from the set');
+    const built = await withColumn(dir, room, builtIn);
+    if (!built) throw new Error('the reading room has no plain-wall sample');
+    const result = await scoreFidelity(readFileSync(join(photos, 'dd-reading-room.jpg')), built);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
   });
 });
