@@ -5,7 +5,7 @@
  * decor composites accepted) against the targets, then the time of one check of a 12-megapixel JPEG pair (both the
  * photo and the output at 4000 × 3000, decode included), median and p99, on this process's one thread of work; and
  * what refining a registration costs a refused output that was registered on features (the set's reframed edits).
- * Env: REAL_ROOMS_DIR, FIDELITY_REAL_TIMED (12 MP pairs timed, 60), FIDELITY_REAL_SEED (the edits' seed, 1),
+ * Env: REAL_ROOMS_DIR, FIDELITY_REAL_TIMED (12 MP pairs timed, 60; 0 measures accuracy only), FIDELITY_REAL_SEED (the edits' seed, 1),
  * FIDELITY_REAL_VERBOSE=1 (one line per case).
  */
 import { readFileSync } from 'node:fs';
@@ -87,7 +87,7 @@ async function main() {
     if (row.missed.length) console.log(`  missed in ${group}: ${row.missed.join(', ')}`);
 
   // Timing: 12 MP JPEGs made from the set's real pairs (both pictures enlarged to 4000 × 3000), one at a time.
-  const timed = intEnv('FIDELITY_REAL_TIMED', 60);
+  const timed = intEnv('FIDELITY_REAL_TIMED', 60, 0);
   const sources = cases.filter((item) => item.group === 'staging' || item.group === 'composites');
   const pairs: Array<[Buffer, Buffer]> = [];
   for (let i = 0; i < Math.min(timed, sources.length); i++) {
@@ -96,6 +96,7 @@ async function main() {
       sharp(readFileSync(file)).rotate().resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
     pairs.push([await big(item.before), await big(item.after)]);
   }
+  if (!timed) console.log('\n12 MP timing not measured (FIDELITY_REAL_TIMED=0)');
   if (pairs.length) {
     await scoreFidelity(pairs[0]![0], pairs[0]![1]);
     const times: number[] = [];

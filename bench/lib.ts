@@ -39,28 +39,25 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 /** A positive whole number from the environment, or `fallback` when the variable is unset or empty. */
-export function intEnv(name: string, fallback: number): number {
+/**
+ * An integer setting from the environment, `fallback` when unset; at least `least` (1 unless a count may be 0, such as
+ * how many pairs a bench times), or it throws.
+ */
+export function intEnv(name: string, fallback: number, least = 1): number {
   const raw = process.env[name];
-  if (!raw) return fallback;
+  if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  if (!Number.isInteger(value) || value < least)
+    throw new Error(`${name} must be an integer of at least ${least} (got "${raw}")`);
   return value;
 }
 
 export function loadOptionsFromEnv(): LoadOptions {
   return {
-    connections: positiveIntEnv('BENCH_CONNECTIONS', 50),
-    seconds: positiveIntEnv('BENCH_SECONDS', 15),
-    warmupSeconds: positiveIntEnv('BENCH_WARMUP_SECONDS', 3),
+    connections: intEnv('BENCH_CONNECTIONS', 50),
+    seconds: intEnv('BENCH_SECONDS', 15),
+    warmupSeconds: intEnv('BENCH_WARMUP_SECONDS', 3),
   };
-}
-
-function positiveIntEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return value;
 }
 
 export async function freePort(): Promise<number> {

@@ -35,7 +35,7 @@ import { loadConfig } from '../server/env.js';
 import { verifySignature } from '../server/domain/webhooks/signing.js';
 import { systemOrigin } from '../server/domain/audit/audit.js';
 import { createWebhookWorker } from '../server/domain/webhooks/delivery/worker.js';
-import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, pidOf, ROOT } from './lib.js';
+import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, intEnv, pidOf, ROOT } from './lib.js';
 
 const EVENTS = intEnv('BENCH_WEBHOOK_EVENTS', 10_000);
 const PER_TRANSACTION = intEnv('BENCH_WEBHOOK_BATCH', 100);
@@ -66,14 +66,6 @@ const PACED_SHARE = 0.8;
 /** The paced emitter counts as holding its pace at this share of it or more. */
 const PACE_TOLERANCE = 0.98;
 const BARE_WORKER = 'bench/bare-webhook-worker.ts';
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return value;
-}
 
 interface Result {
   target: string;
