@@ -17,6 +17,7 @@ import path from 'node:path';
 import {
   formatTable,
   freshMysqlDatabase,
+  intEnv,
   type LoadOptions,
   type LoadResult,
   loadOptionsFromEnv,
@@ -39,7 +40,7 @@ interface Measured {
   apiKeys: string[];
 }
 
-const keyCount = Math.max(1, Number(process.env.BENCH_KEYS) || 1);
+const keyCount = intEnv('BENCH_KEYS', 1);
 const bearerHeaders = (keys: string[]) => keys.map((key) => ({ authorization: `Bearer ${key}` }));
 
 /** One pass: the four servers, each as `processes` processes behind one port. */
@@ -162,7 +163,7 @@ function report(passes: Pass[], options: LoadOptions) {
 async function main() {
   const options = loadOptionsFromEnv();
   const mysqlBase = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
-  const cores = Number(process.env.BENCH_PROCESSES) || availableParallelism();
+  const cores = intEnv('BENCH_PROCESSES', availableParallelism());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-'));
   try {
     const passes = [await runPass(1, mysqlBase, dataDir, options)];

@@ -30,6 +30,7 @@ import { newId } from '../server/ids.js';
 import { sha256Hex } from '../server/domain/staging/originals.js';
 import {
   allocatorOf,
+  intEnv,
   postJson,
   processCpuSeconds,
   quantile,
@@ -44,9 +45,9 @@ const TARGET_OVERHEAD = 0.05;
 const TARGET_RSS_MB = 1024;
 const TARGET_MAX_LATENCY_MS = 5_000;
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 30);
-const clients = Number(process.env.BENCH_CLIENTS ?? 4);
-const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const seconds = intEnv('BENCH_SECONDS', 30);
+const clients = intEnv('BENCH_CLIENTS', 4);
+const warmupSeconds = intEnv('BENCH_WARMUP_SECONDS', 3, 0);
 
 /**
  * A photo-like 4000×3000 JPEG: smooth shapes plus fine sensor-like grain, so it weighs what a camera photo does
@@ -208,7 +209,7 @@ async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'roomstage-bench-stage-'));
   try {
     const image = await photo();
-    const roundSeconds = Math.min(seconds, Number(process.env.BENCH_ROUND_SECONDS ?? 5));
+    const roundSeconds = Math.min(seconds, intEnv('BENCH_ROUND_SECONDS', 5));
     const rounds = Math.max(1, Math.round(seconds / roundSeconds));
     console.log(
       `Input: 4000×3000 JPEG, ${(image.length / 1024 / 1024).toFixed(1)} MB; ${clients} clients; ${rounds} rounds of ${roundSeconds} s API + ${roundSeconds} s bare, after ${warmupSeconds} s warm-up of each`,

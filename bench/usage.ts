@@ -25,6 +25,7 @@ import { newId } from '../server/ids.js';
 import { IMAGE_COUNTER, ledgerUsage, type UsageCounts, utcDay } from '../server/domain/usage/rollup.js';
 import {
   formatTable,
+  intEnv,
   type LoadOptions,
   type LoadResult,
   loadOptionsFromEnv,
@@ -43,7 +44,7 @@ const BUSY_IMAGES = scaled(20_000);
 const BUSY_KEYS = 3;
 const HISTORY_DAYS = 365;
 const TARGET_P99_MS = 50;
-const LATENCY_CONNECTIONS = Number(process.env.BENCH_LATENCY_CONNECTIONS || 4);
+const LATENCY_CONNECTIONS = intEnv('BENCH_LATENCY_CONNECTIONS', 4);
 const BATCH_ROWS = 1_000;
 const BUSY_EMAIL = 'busy@bench.example';
 const BUSY_PASSWORD = 'bench-password-123';

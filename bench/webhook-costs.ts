@@ -33,9 +33,9 @@ import { signPayload, standardSignature } from '../server/domain/webhooks/signin
 import { upsertWebhook } from '../server/domain/webhooks/webhooks.js';
 import { deliverOnce } from '../server/domain/webhooks/delivery/deliver.js';
 import { readClaimable } from '../server/domain/webhooks/delivery/worker.js';
-import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, pidOf } from './lib.js';
+import { benchStagingEvent, cpuSeconds, freshMysqlDatabase, intEnv, pidOf } from './lib.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
+const ROUNDS = intEnv('BENCH_ROUNDS', 12);
 const MYSQL_BASE = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 const REQUESTS_PER_ROUND = 10_000;
 const IN_FLIGHT = 32;
