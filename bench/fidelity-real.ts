@@ -5,8 +5,8 @@
  * decor composites accepted) against the targets, then the time of one check of a 12-megapixel JPEG pair (both the
  * photo and the output at 4000 × 3000, decode included), median and p99, on this process's one thread of work; and
  * what refining a registration costs a refused output that was registered on features (the set's reframed edits).
- * Env: REAL_ROOMS_DIR, FIDELITY_REAL_TIMED (12 MP pairs timed, 60; 0 measures accuracy only), FIDELITY_REAL_SEED (the edits' seed, 1),
- * FIDELITY_REAL_VERBOSE=1 (one line per case).
+ * Env: REAL_ROOMS_DIR, FIDELITY_REAL_TIMED (12 MP pairs timed, 60; 0 measures accuracy only), FIDELITY_REAL_SEED
+ * (the edits' seed, 1), FIDELITY_REAL_VERBOSE=1 (one line per case).
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

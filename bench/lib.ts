@@ -38,7 +38,6 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
 
-/** A positive whole number from the environment, or `fallback` when the variable is unset or empty. */
 /**
  * An integer setting from the environment, `fallback` when unset; at least `least` (1 unless a count may be 0, such as
  * how many pairs a bench times), or it throws.
