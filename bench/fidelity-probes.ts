@@ -23,11 +23,11 @@ import sharp from 'sharp';
 import {
   levelled,
   loadRealCases,
-  type PastePhoto,
   PROBE_COLUMNS,
   realCuts,
   realRoomsDir,
   realSetPresent,
+  type SetPhoto,
   withColumn,
   withPasted,
 } from '../test/fixtures/fidelity-real-set.js';
@@ -42,7 +42,7 @@ async function main() {
     console.error(`no real-photo set at ${dir} (manifest.json): set REAL_ROOMS_DIR`);
     process.exit(1);
   }
-  const { photos } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { photos: PastePhoto[] };
+  const { photos } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { photos: SetPhoto[] };
   const tally = new Map<string, { right: number; total: number }>();
   const count = async (probe: string, id: string, before: Buffer, after: Buffer, mustPass: boolean) => {
     const { score } = await scoreFidelity(before, after);
@@ -53,6 +53,7 @@ async function main() {
     tally.set(probe, row);
     if (verbose) console.log(`  ${right ? 'ok  ' : 'MISS'} ${probe.padEnd(44)} ${id.padEnd(40)} ${score.toFixed(3)}`);
   };
+  const cuts = await realCuts(dir, photos);
   for (const photo of photos) {
     const original = readFileSync(join(dir, photo.file));
     const shadowsLifted = await jpeg(sharp(original).gamma(1, 2.2));
@@ -78,19 +79,16 @@ async function main() {
       const built = await withColumn(dir, photo, column);
       if (built) await count('columns added (refuse)', `${photo.id} ${column.name}`, original, built, false);
     }
-  }
-  const cuts = await realCuts(dir, photos);
-  for (const photo of photos)
     for (const cut of cuts) {
       if (cut.from === photo.id) continue;
       for (const place of ['mid', 'high'] as const) {
-        const pasted = await withPasted(dir, photo, cut, place);
+        const pasted = await withPasted(original, photo, cut, place);
         if (!pasted) continue;
         const probe = cut.kind === 'decor' ? `real decor hung, ${place} (pass)` : `real windows set, ${place} (refuse)`;
-        const original = readFileSync(join(dir, photo.file));
         await count(probe, `${photo.id} <- ${cut.from}`, original, pasted, cut.kind === 'decor');
       }
     }
+  }
   const { cases } = await loadRealCases({ dir, seed: 1 });
   let turn = 0;
   for (const item of cases) {

@@ -11,6 +11,7 @@ import {
   type RealGroup,
   realRoomsDir,
   realSetPresent,
+  type SetPhoto,
   withColumn,
 } from '../../fixtures/fidelity-real-set.js';
 import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
@@ -646,7 +647,7 @@ describe.skipIf(!present)('real framed prints crossed by lines of their own, hun
     // (withColumn): a chair hides its foot, and its top part alone is framed and crossed by lines. What runs up to the
     // ceiling line is the building's, whatever it shows (it passed at 1.00 without that condition).
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
-      photos: Array<Parameters<typeof withColumn>[1] & { id: string }>;
+      photos: SetPhoto[];
     };
     const room = manifest.photos.find((photo) => photo.id === 'dd-reading-room');
     const builtIn = PROBE_COLUMNS.find((column) => column.name === 'built-in');
