@@ -71,7 +71,7 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     expect(blank.status).toBe(400);
     expect(blank.html).toContain('Enter the credits to buy each time.');
     expect(blank.html).toContain('Enter the balance that starts a top-up as a whole number, such as 100.');
-    expect(blank.html).not.toMatch(/NaN|expected number/i);
+    expect(blank.html).not.toMatch(/\bNaN\b|expected number/i);
     const trap = await page('/billing', token, {
       intent: 'auto-topup',
       enabled: 'on',
@@ -103,7 +103,7 @@ describeEachDatabase('Billing dashboard (simulated payments)', (dialect) => {
     const blank = await page('/billing', token, { intent: 'buy', credits: 'custom', custom_credits: ' ' });
     expect(blank.status).toBe(400);
     expect(blank.html).toContain('Enter the number of credits to buy.');
-    expect(blank.html).not.toMatch(/NaN|expected number/i);
+    expect(blank.html).not.toMatch(/\bNaN\b|expected number/i);
     expect(
       await server.services.db
         .selectFrom('checkout_sessions')
