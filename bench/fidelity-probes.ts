@@ -11,6 +11,8 @@
  *   either way in turn and zoomed by 1 %, as an enhancement tool would: each must be judged as it is unreframed;
  * - the same stagings and composites re-encoded as JPEG at quality 75 and 60 (with its 4:2:0 chroma), as an engine
  *   or a CDN might return them: each must still pass;
+ * - the set's repaints and re-texturings (seed 1) returned lifted as a low-light enhancer would (shadows lifted by
+ *   sharp's gamma 1 → 2.2, and exposed ×2): each must still be refused;
  * - every real piece of wall decor and every real window of the set hung on each other photo's first plain-wall
  *   sample, 0.18 of the picture tall, centred on it and just above it: the decor must pass and the windows must be
  *   refused. Where the check's rules trade decor for windows, this shows at what rate.
@@ -101,6 +103,12 @@ async function main() {
     if (!probe) continue;
     const before = readFileSync(item.before);
     const after = readFileSync(item.after);
+    if (item.group === 'surfaces')
+      for (const [name, lifted] of [
+        ['gamma', sharp(after).gamma(1, 2.2)],
+        ['×2', sharp(after).linear(2, 0)],
+      ] as const)
+        await count('repaints lifted (refuse)', `${item.id} ${name}`, before, await jpeg(lifted), false);
     const { output } = await levelled(after, turn++ % 2 ? -0.6 : 0.6, 1.01);
     await count(probe, item.id, before, output, item.label === 'pass');
     if (item.label !== 'pass') continue;

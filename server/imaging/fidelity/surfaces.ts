@@ -39,6 +39,16 @@ const SHADOW_DARKER = 0.95;
 const SHADOW_TINT = 20;
 const SHADOW_SIDE = 0.25;
 const SHADOW_BELOW = 0.5;
+/**
+ * A shade the photo does not show: where the photo shows a region dark (its mean level at most LIFT_DARK) and the
+ * picture-wide change lifts it at least LIFT_GAIN times, only its hue is judged. A low-light enhancer lifts each part
+ * of a dark room by its own amount (a local operator, not one curve), so there the output's lightness says nothing
+ * about paint; its hue still does: the region is recoloured when its chromaticity (r, g, b shares) lies more than
+ * LIFT_HUE from the prediction's. A repaint in a colour of its own under such a lift moves it 0.13–0.31.
+ */
+const LIFT_DARK = 64;
+const LIFT_GAIN = 1.5;
+const LIFT_HUE = 0.05;
 /** Below this spread of grey levels inside the cells (noise), a surface has no grain to compare. */
 const TEXTURE_MIN = 2;
 
@@ -173,7 +183,7 @@ export function recolouredSurfaces(
         if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
       if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownDetail) continue;
       const { left, top, right, bottom } = region;
-      if (castShadow(region.cells, [left, top, right, bottom])) continue;
+      if (liftedShade(region.cells) || castShadow(region.cells, [left, top, right, bottom])) continue;
       const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
       found.push({
         kind: 'surface_recoloured',
@@ -188,6 +198,24 @@ export function recolouredSurfaces(
       });
     }
     return found;
+  }
+
+  /** Whether a region is dark in the photo, lifted by the picture-wide change and kept in hue (LIFT_*). */
+  function liftedShade(cells: number[]): boolean {
+    let photo = 0;
+    let predicted = 0;
+    let hue = 0;
+    for (const cell of cells) {
+      const p = [0, 1, 2].map((c) => predictColour(model, a, cell, c));
+      const q = [0, 1, 2].map((c) => b[cell * 3 + c] as number);
+      const pSum = p.reduce((sum, v) => sum + v, 0);
+      const qSum = q.reduce((sum, v) => sum + v, 0);
+      if (pSum <= 0 || qSum <= 0) return false;
+      hue += Math.hypot(...p.map((v, c) => v / pSum - (q[c] as number) / qSum));
+      photo += ((a[cell * 3] as number) + (a[cell * 3 + 1] as number) + (a[cell * 3 + 2] as number)) / 3;
+      predicted += pSum / 3;
+    }
+    return photo <= LIFT_DARK * cells.length && predicted >= LIFT_GAIN * photo && hue <= LIFT_HUE * cells.length;
   }
 
   /**

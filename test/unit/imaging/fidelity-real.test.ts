@@ -147,8 +147,8 @@ describe.skipIf(!present)('the fidelity check on real photographs (a sample of t
    */
   const GUARD: Record<'staging' | 'enhancement' | 'openings' | 'surfaces' | 'composites', number | null> = {
     staging: 0.66, // 2 of 3 on the sample
-    // 110 of 110 on the sample (with the HDR-like variant and the photos only reframed), 319 of 320 on the whole set.
-    enhancement: 0.95,
+    // 110 of 110 on the sample (with the HDR-like variant and the photos only reframed), 320 of 320 on the whole set.
+    enhancement: null,
     openings: 0.88, // 56 of 61 since a window standing low is told from furniture (55 before; one fewer is 0.90)
     surfaces: 0.94, // 70 of 72
     // 37 of 45 since framed prints crossed by lines of their own are told from panes by the view (34 before); one
@@ -241,6 +241,37 @@ describe.skipIf(!present)('a dim real room brought up from near-black by a low-l
       const result = await scoreFidelity(photo(), pasted);
       expect(result.score, window.source).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_added');
+    }
+  });
+});
+
+describe.skipIf(!present)('a dark real study lifted unevenly by a low-light enhancer', () => {
+  // EnlightenGAN's own figure: the room comes out of near-darkness, each part by its own amount, so the wall above
+  // the French doors comes out darker and a near-black corner brighter than one picture-wide change predicts. Judged
+  // by its colour there, the lift read as repainted (0.65); where the photo is dark and lifted, only hue is judged.
+  const photo = () => readFileSync(join(dir, 'photos/egan-study.jpg'));
+  const enhanced = () => readFileSync(join(dir, 'outputs/egan-study-enhanced.jpg'));
+  it('passes', async () => {
+    expect((await scoreFidelity(photo(), enhanced())).score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+  });
+  it('is still refused with the lifted wall beside the doors repainted in a colour of its own, named there', async () => {
+    const { width = 0, height = 0 } = await sharp(enhanced()).metadata();
+    // The strip of wall between the bookcase and the doors, dark in the photo (x 125–163 of 379).
+    const wall = { left: Math.round(width * 0.33), width: Math.round(width * 0.1), height: Math.round(height * 0.6) };
+    for (const colour of ['#7f93a8', '#a8d08a']) {
+      const paint = await sharp({ create: { ...wall, channels: 3, background: colour } })
+        .png()
+        .toBuffer();
+      const repainted = await sharp(enhanced())
+        .composite([{ input: paint, left: wall.left, top: 0, blend: 'multiply' }])
+        .jpeg({ quality: 90 })
+        .toBuffer();
+      const result = await scoreFidelity(photo(), repainted);
+      expect(result.score, colour).toBeLessThan(FIDELITY_MIN);
+      const onStrip = result.changes.filter(
+        ({ kind, box: [x, , w] }) => kind === 'surface_recoloured' && x < wall.left + wall.width && x + w > wall.left,
+      );
+      expect(onStrip, colour).not.toHaveLength(0);
     }
   });
 });
