@@ -481,8 +481,8 @@ function bringsNoView(
  * A window pasted low on a wall stands where furniture stands (furniture.ts), but shows what furniture does not: it
  * is a compact thing whose new edges fill its box (GLAZED_FILL of its pixels, GLAZED_SPAN of its rows and of its
  * columns: a frame and what is seen through it), divided into panes by a bar across its middle (MULLION_*), and
- * showing more daylight than hung decor may (FRAMED_DAYLIGHT) where the photo showed less than half as much. A sofa
- * or a table is not divided edge to edge; a pale bookcase's shelves are, and its shelf fronts read as daylight
+ * showing more daylight than hung decor may (FRAMED_DAYLIGHT) where the photo showed less than half as much, or a
+ * view (GLAZED_VIEW). A sofa or a table is not divided edge to edge; a pale bookcase's shelves are, and its shelf fronts read as daylight
  * against a dim wall, but its books and the shadows between them keep it under that share.
  */
 const GLAZED_FILL = 0.18;
@@ -492,6 +492,14 @@ const GLAZED_SPAN = 0.8;
  * a clock's face or a switch plate, bright and divided too, is smaller.
  */
 const GLAZED_TALL = 0.25;
+/**
+ * On a pale wall (white, cream, lilac) the wall itself is near white and grey, so it reads as daylight and a window's
+ * daylight cannot be told there. Its view can: panes whose inside (OUTDOOR_INSET in) shows foliage or sky (as
+ * looksOutdoors counts them) on at least GLAZED_VIEW of it, where the photo showed less than half as much, are a
+ * window too. Three framed botanical prints over a sofa show 5 % of either; real windows' views pasted low on such
+ * walls 14–90 %.
+ */
+const GLAZED_VIEW = 0.12;
 
 /**
  * Whether the box `[x0, y0, x1, y1)` (bottom and right exclusive) holds a new window rather than a piece of furniture
@@ -531,6 +539,8 @@ export function glazed(
     return false;
   if (!dividedIntoPanes(perColumn, filledRows) && !dividedIntoPanes(perRow, filledColumns)) return false;
   const box: [number, number, number, number] = [left, top, right, bottom];
+  const view = outdoorShares(after, box);
+  if (view.either >= GLAZED_VIEW && outdoorShares(before, box).either < 0.5 * view.either) return true;
   const now = daylightShare(after, box, greyAround(after, box));
   return now > FRAMED_DAYLIGHT && daylightShare(before, box, greyAround(before, box)) < 0.5 * now;
 }
@@ -684,25 +694,43 @@ function daylightShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, n
 }
 
 /** Whether the box `[x0, y0, x1, y1)` of `image`, inside its frame, shows foliage or sky as a view does (OUTDOOR_*). */
-function looksOutdoors(image: Grey, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
-  const { data, channels } = image.colour;
+function looksOutdoors(image: Grey, box: [number, number, number, number]): boolean {
   // A grey picture shows no colour to tell by: what is divided into panes stays a window.
-  if (channels < 3) return true;
+  if (image.colour.channels < 3) return true;
+  const { foliage, sky, inside } = outdoorShares(image, box);
+  return !inside || foliage >= OUTDOOR_GREEN || sky >= OUTDOOR_SKY;
+}
+
+/**
+ * Shares of the box `[x0, y0, x1, y1)` of `image`, OUTDOOR_INSET in from its sides (`inside` pixels), that show foliage,
+ * sky, and either (OUTDOOR_*); all 0 for a grey picture.
+ */
+function outdoorShares(
+  image: Grey,
+  [x0, y0, x1, y1]: [number, number, number, number],
+): { foliage: number; sky: number; either: number; inside: number } {
+  const { data, channels } = image.colour;
   const insetX = Math.round(OUTDOOR_INSET * (x1 - x0));
   const insetY = Math.round(OUTDOOR_INSET * (y1 - y0));
-  let count = 0;
+  let inside = 0;
   let foliage = 0;
   let sky = 0;
-  for (let y = y0 + insetY; y < y1 - insetY; y++)
-    for (let x = x0 + insetX, j = (y * image.width + x) * channels; x < x1 - insetX; x++, j += channels) {
-      const red = data[j] as number;
-      const green = data[j + 1] as number;
-      const blue = data[j + 2] as number;
-      count++;
-      if (green > red + FOLIAGE_GREEN && green >= blue) foliage++;
-      if (blue > red + SKY_BLUE) sky++;
-    }
-  return count === 0 || foliage >= OUTDOOR_GREEN * count || sky >= OUTDOOR_SKY * count;
+  let either = 0;
+  if (channels >= 3)
+    for (let y = y0 + insetY; y < y1 - insetY; y++)
+      for (let x = x0 + insetX, j = (y * image.width + x) * channels; x < x1 - insetX; x++, j += channels) {
+        const red = data[j] as number;
+        const green = data[j + 1] as number;
+        const blue = data[j + 2] as number;
+        const leaf = green > red + FOLIAGE_GREEN && green >= blue;
+        const blueSky = blue > red + SKY_BLUE;
+        inside++;
+        if (leaf) foliage++;
+        if (blueSky) sky++;
+        if (leaf || blueSky) either++;
+      }
+  const share = (count: number) => (inside ? count / inside : 0);
+  return { foliage: share(foliage), sky: share(sky), either: share(either), inside };
 }
 
 /** Whether pixel `i` of `image`, on a wall as bright as `wall`, shows daylight: much brighter than it (or near white), nearly grey. */

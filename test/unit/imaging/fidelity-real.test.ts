@@ -413,20 +413,30 @@ describe.skipIf(!present)('a real window pasted low on a real wall, where furnit
     const piece = await cutOut(`photos/${source}`, box, at);
     return scoreFidelity(photo, await laidOn(photo, [{ input: piece, left: at.left, top: at.top }]));
   };
-  const spots = [
-    ['dicm-hall.jpg', { left: 190, top: 330, width: 90, height: 180 }],
-    ['zdce-chairs-room.jpg', { left: 680, top: 560, width: 150, height: 300 }],
-  ] as const;
-  it('is refused', async () => {
-    for (const [source, box] of [
-      ['sdwc-living-windows.jpg', { left: 80, top: 65, width: 172, height: 155 }],
-      ['dicm-classroom.jpg', { left: 370, top: 192, width: 110, height: 235 }],
-    ] as const)
+  /** Each window (a photo of the set and the window's box) pasted at each spot (a photo and where on it) is refused. */
+  const refusedAt = async (
+    windows: ReadonlyArray<readonly [string, Box]>,
+    spots: ReadonlyArray<readonly [string, Box]>,
+  ) => {
+    for (const [source, box] of windows)
       for (const [photo, at] of spots) {
         const result = await paste(photo, source, box, at);
         expect(result.score, `${source} on ${photo}`).toBeLessThan(FIDELITY_MIN);
         expect(result.changes.map((change) => change.kind)).toContain('opening_added');
       }
+  };
+  const spots = [
+    ['dicm-hall.jpg', { left: 190, top: 330, width: 90, height: 180 }],
+    ['zdce-chairs-room.jpg', { left: 680, top: 560, width: 150, height: 300 }],
+  ] as const;
+  it('is refused', async () => {
+    await refusedAt(
+      [
+        ['sdwc-living-windows.jpg', { left: 80, top: 65, width: 172, height: 155 }],
+        ['dicm-classroom.jpg', { left: 370, top: 192, width: 110, height: 235 }],
+      ],
+      spots,
+    );
   });
   it('passes a pale bookcase at the same spot', async () => {
     const result = await paste(
@@ -436,6 +446,27 @@ describe.skipIf(!present)('a real window pasted low on a real wall, where furnit
       spots[0][1],
     );
     expect(result.score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+  });
+  // On a pale wall the wall itself is near white and grey, as daylight is, so the window's daylight says nothing
+  // there (1.00 each before); the foliage or sky seen through its panes does.
+  const paleSpots = [
+    ['dd-kitchenette.jpg', { left: 203, top: 226, width: 74, height: 115 }],
+    ['dd-billiard.jpg', { left: 227, top: 185, width: 39, height: 62 }],
+  ] as const;
+  it('is refused on a pale wall by the view through its panes', async () => {
+    await refusedAt(
+      [
+        ['snap-empty-living.jpg', { left: 808, top: 149, width: 160, height: 319 }],
+        ['sdwc-living-windows.jpg', { left: 80, top: 65, width: 172, height: 155 }],
+      ],
+      paleSpots,
+    );
+  });
+  it('passes a real landscape painting there, as green and blue as a view but not divided into panes', async () => {
+    for (const [photo, at] of paleSpots) {
+      const result = await paste(photo, 'jt-roomgpt-living.jpg', { left: 0, top: 181, width: 280, height: 320 }, at);
+      expect(result.score, photo).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
   });
 });
 
