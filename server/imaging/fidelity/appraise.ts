@@ -482,8 +482,8 @@ function bringsNoView(
  * is a compact thing whose new edges fill its box (GLAZED_FILL of its pixels, GLAZED_SPAN of its rows and of its
  * columns: a frame and what is seen through it), divided into panes by a bar across its middle (MULLION_*), and
  * showing more daylight than hung decor may (FRAMED_DAYLIGHT) where the photo showed less than half as much, or a
- * view (GLAZED_VIEW). A sofa or a table is not divided edge to edge; a pale bookcase's shelves are, and its shelf fronts read as daylight
- * against a dim wall, but its books and the shadows between them keep it under that share.
+ * view (GLAZED_VIEW). A sofa or a table is not divided edge to edge; a pale bookcase's shelves are, and its shelf
+ * fronts read as daylight against a dim wall, but its books and the shadows between them keep it under that share.
  */
 const GLAZED_FILL = 0.18;
 const GLAZED_SPAN = 0.8;
@@ -702,8 +702,8 @@ function looksOutdoors(image: Grey, box: [number, number, number, number]): bool
 }
 
 /**
- * Shares of the box `[x0, y0, x1, y1)` of `image`, OUTDOOR_INSET in from its sides (`inside` pixels), that show foliage,
- * sky, and either (OUTDOOR_*); all 0 for a grey picture.
+ * Shares of the box `[x0, y0, x1, y1)` of `image`, OUTDOOR_INSET in from its sides (`inside` pixels), that show
+ * foliage, sky, and either (OUTDOOR_*); all 0 for a grey picture.
  */
 function outdoorShares(
   image: Grey,
