@@ -65,9 +65,9 @@ const FOLD_WINDOW = 0.05;
  * at most FRAMED_ASPECT times as long as wide) whose added edges fill its box (FRAMED_DENSITY of its pixels, and
  * FRAMED_SPAN of its rows and of its columns), hung on plain wall, at most FRAMED_HEIGHT of the wall tall (the wall
  * between the lines found, which often reads short: behind a bed or a table the floor line lands on the furniture's
- * top; at half the wall, framed pictures over beds were refused), and not showing daylight: at most FRAMED_DAYLIGHT
- * of it is much brighter than the wall around it (DAYLIGHT_GAIN, or near white at DAYLIGHT_LEVEL) and nearly grey
- * (DAYLIGHT_GREY: sky and blown-out glass have little colour).
+ * top; at half the wall, framed pictures over beds were refused; on a side wall near the camera, that wall: wallAt),
+ * and not showing daylight: at most FRAMED_DAYLIGHT of it is much brighter than the wall around it (DAYLIGHT_GAIN, or
+ * near white at DAYLIGHT_LEVEL) and nearly grey (DAYLIGHT_GREY: sky and blown-out glass have little colour).
  */
 const FRAMED_MIN = 12;
 const FRAMED_ASPECT = 3;
@@ -269,6 +269,10 @@ function appraisal(
   // It hangs on what was plain wall (not where a bright window was) and its bottom stays clear of the floor line.
   const plainBefore = brightBefore >= PLAIN_MIN && brightBefore <= PLAIN_MAX;
   const hangs = room ? y1 <= room.ceiling + HUNG_BOTTOM * (room.floor - room.ceiling) : true;
+  // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
+  // small dark decor below keeps the back wall's measure: on a side wall a dim window then passes for it).
+  const wall = room ? wallAt(before, after, [x0, y0, x1, y1], room) : { top: 0, bottom: height };
+  const hangsOnWall = !room || y1 <= wall.top + HUNG_BOTTOM * (wall.bottom - wall.top);
   // Mostly new edges, on what was plain wall: every kind of decor below asks this, and all but a screen (which may look
   // taller than the back wall on a side wall near the camera) ask it to hang clear of the floor line.
   const newOnPlainWall = lostShare <= HUNG_LOST_SHARE && plainBefore;
@@ -286,12 +290,13 @@ function appraisal(
   const sizable = w >= FRAMED_MIN && h >= FRAMED_MIN;
   const compact = sizable && Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h);
   const framed =
-    onPlainWall &&
+    newOnPlainWall &&
+    hangsOnWall &&
     compact &&
     addedCount >= FRAMED_DENSITY * n &&
     filledColumns >= FRAMED_SPAN * w &&
     filledRows >= FRAMED_SPAN * h &&
-    h <= FRAMED_HEIGHT * (room ? room.floor - room.ceiling : height) &&
+    h <= FRAMED_HEIGHT * (wall.bottom - wall.top) &&
     daylight <= FRAMED_DAYLIGHT &&
     !showsSky(after, [x0, y0, x1, y1], ringMean) &&
     bright <= FRAMED_BRIGHT;
@@ -342,6 +347,67 @@ function appraisal(
   // own too, but on a plain wall and without fabric's density.
   const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
   return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, drape };
+}
+
+/**
+ * Where the photo's columns under a thing run on as plain wall to a line lower than the back wall's floor line (by at
+ * least SIDE_WALL_BELOW of the back wall), and the output still shows the photo's wall right under it (over that
+ * share of the back wall, within WALL_BELOW_SAME grey levels on average: a door's dark leaf or a sofa's back there
+ * goes on below the change's box), the thing hangs on a side wall nearer the camera, which the picture shows taller
+ * than the back wall: a print hung there may be as tall as a window on the back wall.
+ */
+const SIDE_WALL_BELOW = 0.05;
+const WALL_BELOW_SAME = 12;
+
+/**
+ * The wall the box `[x0, y0, x1, y1)` hangs on, as rows of the picture: the back wall's ceiling and floor lines, or on
+ * a side wall (SIDE_WALL_BELOW) the lines the photo's columns meet first above and below the box (the median over
+ * its columns), its top no lower than the ceiling line.
+ */
+function wallAt(
+  before: Grey,
+  after: Grey,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  room: RoomLines,
+): { top: number; bottom: number } {
+  const back = { top: room.ceiling, bottom: room.floor };
+  const x = { from: Math.max(1, x0), to: Math.min(before.width - 1, x1) };
+  if (x.to <= x.from) return back;
+  const bottom = firstLine(before, x, y1, 1);
+  const strip = Math.max(2, Math.round(SIDE_WALL_BELOW * (back.bottom - back.top)));
+  const below = meanDifference(before, after, x, y1, Math.min(bottom, y1 + strip));
+  if (bottom <= back.bottom + SIDE_WALL_BELOW * (back.bottom - back.top) || below > WALL_BELOW_SAME) return back;
+  return { top: Math.min(firstLine(before, x, y0 - 1, -1), back.top), bottom };
+}
+
+/** Mean difference of grey level between `before` and `after` over the columns `x` and the rows `[from, to)`. */
+function meanDifference(before: Grey, after: Grey, x: { from: number; to: number }, from: number, to: number): number {
+  let sum = 0;
+  let n = 0;
+  for (let y = Math.max(0, from); y < Math.min(before.height, to); y++)
+    for (let column = x.from, i = y * before.width + x.from; column < x.to; column++, i++) {
+      sum += Math.abs((after.data[i] as number) - (before.data[i] as number));
+      n++;
+    }
+  return n ? sum / n : 0;
+}
+
+/**
+ * The median over the columns `x` of the first row, from `from` on upward (`step` -1) or downward (1), where `image`
+ * has an edge (EDGE_MIN); the picture's first or last row where a column has none.
+ */
+function firstLine({ data, width, height }: Grey, x: { from: number; to: number }, from: number, step: 1 | -1): number {
+  const rows: number[] = [];
+  for (let column = x.from; column < x.to; column++) {
+    let y = Math.min(height - 2, Math.max(1, from));
+    for (; y > 1 && y < height - 2; y += step) {
+      const [gx, gy] = gradientAt(data, y * width + column, width);
+      if (Math.abs(gx) + Math.abs(gy) >= EDGE_MIN) break;
+    }
+    rows.push(y);
+  }
+  rows.sort((a, b) => a - b);
+  return rows[Math.floor(rows.length / 2)] as number;
 }
 
 /**

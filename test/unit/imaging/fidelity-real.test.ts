@@ -661,6 +661,40 @@ describe.skipIf(!present)('a real television hung on real walls', () => {
   });
 });
 
+describe.skipIf(!present)('real framed decor hung large on a real side wall near the camera', () => {
+  // snap-empty-living's right wall runs past the camera: the picture shows it taller than the back wall, and decor hung
+  // there, 0.38 of the picture tall, was measured against the back wall's height and read as a window added (refused
+  // at 0.00–0.18). It is measured against the wall it hangs on, found in the photo's own columns: plain wall down to
+  // a skirting lower than the back wall's floor line. The set's two real windows hung at the same spot and size show
+  // daylight or panes onto a view, and are still refused.
+  const wall = () => readFileSync(join(dir, 'photos', 'snap-empty-living.jpg'));
+  const DECOR: Array<[string, Box]> = [
+    ['roomgpt-living.jpg', { left: 779, top: 379, width: 85, height: 73 }],
+    ['roomgpt-living.jpg', { left: 1232, top: 332, width: 64, height: 88 }],
+    ['dd-billiard.jpg', { left: 21, top: 42, width: 145, height: 171 }],
+    ['jt-roomgpt-living.jpg', { left: 0, top: 181, width: 280, height: 320 }],
+  ];
+  /** `box` of `source`, 342 pixels tall at its own aspect ratio, centred on the side wall at 1360, 292. */
+  const hang = async (source: string, box: Box) => {
+    const size = { width: Math.round((342 * box.width) / box.height), height: 342 };
+    const at = { left: Math.round(1360 - size.width / 2), top: 121 };
+    return laidOn(wall(), [{ input: await cutOut(`photos/${source}`, box, size), ...at }]);
+  };
+  it('passes', async () => {
+    for (const [source, box] of DECOR) {
+      const result = await scoreFidelity(wall(), await hang(source, box));
+      expect(result.score, `${source} at ${box.left},${box.top}`).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
+  });
+  it('refuses a real window hung at the same spot and size', async () => {
+    for (const { source, box } of REAL_WINDOWS) {
+      const result = await scoreFidelity(wall(), await hang(source, box));
+      expect(result.score, source).toBeLessThan(FIDELITY_MIN);
+      expect(result.changes.map((change) => change.kind)).toContain('opening_added');
+    }
+  });
+});
+
 describe.skipIf(!present)('real framed prints crossed by lines of their own, hung on real walls', () => {
   // Two matted photographs from iop-dance-studio's wall and a print from dicm-hall's, hung on dd-conference's walls:
   // a mat's inner edge or the print's own lines cross the middle of the frame like a glazing bar, and they read as
