@@ -269,10 +269,6 @@ function appraisal(
   // It hangs on what was plain wall (not where a bright window was) and its bottom stays clear of the floor line.
   const plainBefore = brightBefore >= PLAIN_MIN && brightBefore <= PLAIN_MAX;
   const hangs = room ? y1 <= room.ceiling + HUNG_BOTTOM * (room.floor - room.ceiling) : true;
-  // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
-  // small dark decor below keeps the back wall's measure: on a side wall a dim window then passes for it).
-  const wall = room ? wallAt(before, after, [x0, y0, x1, y1], room) : { top: 0, bottom: height };
-  const hangsOnWall = !room || y1 <= wall.top + HUNG_BOTTOM * (wall.bottom - wall.top);
   // Mostly new edges, on what was plain wall: every kind of decor below asks this, and all but a screen (which may look
   // taller than the back wall on a side wall near the camera) ask it to hang clear of the floor line.
   const newOnPlainWall = lostShare <= HUNG_LOST_SHARE && plainBefore;
@@ -289,17 +285,26 @@ function appraisal(
   const daylight = daylightShare(after, [x0, y0, x1, y1], ringMean);
   const sizable = w >= FRAMED_MIN && h >= FRAMED_MIN;
   const compact = sizable && Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h);
+  // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
+  // small dark decor above keeps the back wall's measure: on a side wall a dim window then passes for it). Looked for
+  // last, only for what is framed otherwise: it walks the box's columns in both pictures.
+  const fitsWall = () => {
+    const wall = room ? wallAt(before, after, [x0, y0, x1, y1], room) : { top: 0, bottom: height };
+    return (
+      (!room || y1 <= wall.top + HUNG_BOTTOM * (wall.bottom - wall.top)) &&
+      h <= FRAMED_HEIGHT * (wall.bottom - wall.top)
+    );
+  };
   const framed =
     newOnPlainWall &&
-    hangsOnWall &&
     compact &&
     addedCount >= FRAMED_DENSITY * n &&
     filledColumns >= FRAMED_SPAN * w &&
     filledRows >= FRAMED_SPAN * h &&
-    h <= FRAMED_HEIGHT * (wall.bottom - wall.top) &&
     daylight <= FRAMED_DAYLIGHT &&
     !showsSky(after, [x0, y0, x1, y1], ringMean) &&
-    bright <= FRAMED_BRIGHT;
+    bright <= FRAMED_BRIGHT &&
+    fitsWall();
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
   // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes
   // with foliage or sky between them (looksOutdoors): a casement's single upright bar over a pale view reads as a
@@ -374,9 +379,10 @@ function wallAt(
   const x = { from: Math.max(1, x0), to: Math.min(before.width - 1, x1) };
   if (x.to <= x.from) return back;
   const bottom = firstLine(before, x, y1, 1);
-  const strip = Math.max(2, Math.round(SIDE_WALL_BELOW * (back.bottom - back.top)));
-  const below = meanDifference(before, after, x, y1, Math.min(bottom, y1 + strip));
-  if (bottom <= back.bottom + SIDE_WALL_BELOW * (back.bottom - back.top) || below > WALL_BELOW_SAME) return back;
+  const reach = SIDE_WALL_BELOW * (back.bottom - back.top);
+  if (bottom <= back.bottom + reach) return back;
+  const below = meanDifference(before, after, x, y1, Math.min(bottom, y1 + Math.max(2, Math.round(reach))));
+  if (below > WALL_BELOW_SAME) return back;
   return { top: Math.min(firstLine(before, x, y0 - 1, -1), back.top), bottom };
 }
 
