@@ -76,6 +76,21 @@ const FRAMED_SPAN = 0.6;
 const FRAMED_HEIGHT = 0.65;
 const FRAMED_DAYLIGHT = 0.2;
 /**
+ * Decor whatever the wall's lines say (a canvas over a sofa seen from a low camera, where the back wall's ceiling line
+ * is found too low and the bounds above refuse it): a compact object in one piece (no glazing bar or frame line across
+ * it) made almost only of new edges (at most SOLID_LOST of them lost), filling SOLID_DENSITY of its box, wider than
+ * tall (at most SOLID_TALL of its width: a door, and a door's or a window's top seen over a sofa, stand upright), at
+ * most SOLID_WIDE of the picture wide, its bottom SOLID_FLOOR of the wall above the floor line (a column or a cupboard
+ * stands on it), no brighter than SOLID_BRIGHT times the wall around it, and showing no daylight, no sky and nothing
+ * outdoors (looksOutdoors): none of a window's signs.
+ */
+const SOLID_LOST = 0.15;
+const SOLID_DENSITY = 0.065;
+const SOLID_TALL = 0.9;
+const SOLID_WIDE = 0.45;
+const SOLID_FLOOR = 0.05;
+const SOLID_BRIGHT = 1.1;
+/**
  * ...and showing no sky: the band between SKY_FROM and SKY_TO of its height, SKY_INSET in from either side (inside a
  * frame), mostly blue (SKY_SHARE of its pixels bluer than red by SKY_BLUE levels) and smooth (grey levels spread at
  * most SKY_EVEN of the wall's brightness). A window's view has a sky at its top more often than a picture has a smooth
@@ -167,8 +182,9 @@ export interface AddedEdges {
  * between two surfaces, which a repaint would sharpen or soften; or, whatever its shape, content all but the
  * photo's: SAME_CONTENT_CLOSE), or a picture, mirror or the like hung on what was plain wall (mostly added edges,
  * darker than the wall around it, at most HUNG_HEIGHT of the wall tall, its bottom clear of the floor line), or
- * something round hung there (ROUND_SECTORS), a television (SCREEN_*), or a curtain (DRAPE_*, FOLD_*). An opening
- * shows daylight, brighter than the wall, or is as tall as a door.
+ * something round hung there (ROUND_SECTORS), a television (SCREEN_*), something new in one piece that shows no
+ * window's signs (SOLID_*), or a curtain (DRAPE_*, FOLD_*). An opening shows daylight, brighter than the wall, or is
+ * as tall as a door.
  */
 export function appraise(
   change: EdgeChange,
@@ -178,14 +194,14 @@ export function appraise(
   curve: Float32Array,
   room?: RoomLines,
 ): boolean {
-  const { tone, hung, shaped, drape } = appraisal(change, before, after, edges, curve, room);
-  return tone || hung || shaped || drape;
+  const { tone, hung, shaped, solid, drape } = appraisal(change, before, after, edges, curve, room);
+  return tone || hung || shaped || solid || drape;
 }
 
 /**
  * What appraise found the change to be: the same content under a new tone (`tone`), something small and dark hung on
- * the wall (`hung`), decor shown by its shape (`shaped`: a frame filled with new edges, a round outline, a screen), a
- * curtain (`drape`).
+ * the wall (`hung`), decor shown by its shape (`shaped`: a frame filled with new edges, a round outline, a screen),
+ * something new in one piece that shows no window's signs (`solid`), a curtain (`drape`).
  */
 function appraisal(
   change: EdgeChange,
@@ -194,7 +210,7 @@ function appraisal(
   { added, weights }: AddedEdges,
   curve: Float32Array,
   room?: RoomLines,
-): { tone: boolean; hung: boolean; shaped: boolean; drape: boolean } {
+): { tone: boolean; hung: boolean; shaped: boolean; solid: boolean; drape: boolean } {
   const { width, height } = before;
   const [bx, by, bw, bh] = change.box;
   const x0 = Math.max(0, bx);
@@ -320,6 +336,19 @@ function appraisal(
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
+  const solid =
+    newOnPlainWall &&
+    lostShare <= SOLID_LOST &&
+    compact &&
+    !divided &&
+    w <= SOLID_WIDE * width &&
+    h <= SOLID_TALL * w &&
+    bright <= SOLID_BRIGHT &&
+    addedCount >= SOLID_DENSITY * n &&
+    (!room || y1 < room.floor - SOLID_FLOOR * (room.floor - room.ceiling)) &&
+    daylight <= FRAMED_DAYLIGHT &&
+    !showsSky(after, [x0, y0, x1, y1], ringMean) &&
+    !looksOutdoors(after, [x0, y0, x1, y1]);
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const hueOf = (sum: number[]) => {
@@ -351,7 +380,7 @@ function appraisal(
   // own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a colour of its
   // own too, but on a plain wall and without fabric's density.
   const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
-  return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, drape };
+  return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, solid, drape };
 }
 
 /**

@@ -8,11 +8,14 @@ import {
   PROBE_COLUMNS,
   REAL_CLASSES,
   type RealCase,
+  type RealCut,
   type RealGroup,
+  realCuts,
   realRoomsDir,
   realSetPresent,
   type SetPhoto,
   withColumn,
+  withPasted,
 } from '../../fixtures/fidelity-real-set.js';
 import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../../../server/imaging/fidelity/picture.js';
@@ -692,6 +695,49 @@ describe.skipIf(!present)('real framed decor hung large on a real side wall near
       expect(result.score, source).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_added');
     }
+  });
+});
+
+describe.skipIf(!present)('real landscape decor hung large on a real wall', () => {
+  // The set's landscape pieces of decor hung 0.28 of the picture tall on the hallway's wall sample: the back wall's
+  // lines found there make each of them taller than framed decor may be, and they read as windows added (0.00). In one
+  // piece, wider than tall, showing no daylight, sky or view, they are decor whatever the lines say. The set's
+  // landscape windows hung at the same spot and size show daylight or a view, and are still refused.
+  const SHARE = 0.28;
+  let hallway: SetPhoto;
+  let cuts: RealCut[];
+  beforeAll(async () => {
+    const { photos } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { photos: SetPhoto[] };
+    const found = photos.find((photo) => photo.id === 'mp-hallway');
+    if (!found) throw new Error('mp-hallway is missing from the set');
+    hallway = found;
+    cuts = (await realCuts(dir, photos)).filter((cut) => cut.width > 1.1 * cut.height);
+  });
+  const hung = (cut: RealCut) => withPasted(readFileSync(join(dir, hallway.file)), hallway, cut, 'mid', SHARE);
+  it('passes', async () => {
+    const decor = cuts.filter(
+      (cut) =>
+        cut.kind === 'decor' && ['ade-fireplace-living', 'dd-billiard', 'furnet-bedroom-chandelier'].includes(cut.from),
+    );
+    expect(decor).toHaveLength(3);
+    for (const cut of decor) {
+      const pasted = await hung(cut);
+      if (!pasted) throw new Error(`${cut.from}'s decor does not fit`);
+      const result = await scoreFidelity(readFileSync(join(dir, hallway.file)), pasted);
+      expect(result.score, cut.from).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
+  });
+  it('refuses a real landscape window hung at the same spot and size', async () => {
+    let tried = 0;
+    for (const cut of cuts.filter((each) => each.kind === 'window')) {
+      const pasted = await hung(cut);
+      if (!pasted) continue;
+      tried++;
+      const result = await scoreFidelity(readFileSync(join(dir, hallway.file)), pasted);
+      expect(result.score, cut.from).toBeLessThan(FIDELITY_MIN);
+      expect(result.changes.map((change) => change.kind)).toContain('opening_added');
+    }
+    expect(tried).toBeGreaterThanOrEqual(3);
   });
 });
 
