@@ -301,6 +301,12 @@ function appraisal(
   const daylight = daylightShare(after, [x0, y0, x1, y1], ringMean);
   const sizable = w >= FRAMED_MIN && h >= FRAMED_MIN;
   const compact = sizable && Math.max(w, h) <= FRAMED_ASPECT * Math.min(w, h);
+  // Whether a sky's band shows at its top, looked for once and only where a rule below gets that far.
+  let sky: boolean | undefined;
+  const noSky = () => {
+    sky ??= showsSky(after, [x0, y0, x1, y1], ringMean);
+    return !sky;
+  };
   // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
   // small dark decor above keeps the back wall's measure: on a side wall a dim window then passes for it). Looked for
   // last, only for what is framed otherwise: it walks the box's columns in both pictures.
@@ -318,7 +324,7 @@ function appraisal(
     filledColumns >= FRAMED_SPAN * w &&
     filledRows >= FRAMED_SPAN * h &&
     daylight <= FRAMED_DAYLIGHT &&
-    !showsSky(after, [x0, y0, x1, y1], ringMean) &&
+    noSky() &&
     bright <= FRAMED_BRIGHT &&
     fitsWall();
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
@@ -337,7 +343,7 @@ function appraisal(
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
   const solid =
-    newOnPlainWall &&
+    plainBefore &&
     lostShare <= SOLID_LOST &&
     compact &&
     !divided &&
@@ -347,7 +353,7 @@ function appraisal(
     addedCount >= SOLID_DENSITY * n &&
     (!room || y1 < room.floor - SOLID_FLOOR * (room.floor - room.ceiling)) &&
     daylight <= FRAMED_DAYLIGHT &&
-    !showsSky(after, [x0, y0, x1, y1], ringMean) &&
+    noSky() &&
     !looksOutdoors(after, [x0, y0, x1, y1]);
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.

@@ -705,15 +705,17 @@ describe.skipIf(!present)('real landscape decor hung large on a real wall', () =
   // landscape windows hung at the same spot and size show daylight or a view, and are still refused.
   const SHARE = 0.28;
   let hallway: SetPhoto;
+  let photo: Buffer;
   let cuts: RealCut[];
   beforeAll(async () => {
     const { photos } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { photos: SetPhoto[] };
-    const found = photos.find((photo) => photo.id === 'mp-hallway');
+    const found = photos.find((each) => each.id === 'mp-hallway');
     if (!found) throw new Error('mp-hallway is missing from the set');
     hallway = found;
+    photo = readFileSync(join(dir, hallway.file));
     cuts = (await realCuts(dir, photos)).filter((cut) => cut.width > 1.1 * cut.height);
   });
-  const hung = (cut: RealCut) => withPasted(readFileSync(join(dir, hallway.file)), hallway, cut, 'mid', SHARE);
+  const hung = (cut: RealCut) => withPasted(photo, hallway, cut, 'mid', SHARE);
   it('passes', async () => {
     const decor = cuts.filter(
       (cut) =>
@@ -723,7 +725,7 @@ describe.skipIf(!present)('real landscape decor hung large on a real wall', () =
     for (const cut of decor) {
       const pasted = await hung(cut);
       if (!pasted) throw new Error(`${cut.from}'s decor does not fit`);
-      const result = await scoreFidelity(readFileSync(join(dir, hallway.file)), pasted);
+      const result = await scoreFidelity(photo, pasted);
       expect(result.score, cut.from).toBeGreaterThanOrEqual(FIDELITY_MIN);
     }
   });
@@ -733,7 +735,7 @@ describe.skipIf(!present)('real landscape decor hung large on a real wall', () =
       const pasted = await hung(cut);
       if (!pasted) continue;
       tried++;
-      const result = await scoreFidelity(readFileSync(join(dir, hallway.file)), pasted);
+      const result = await scoreFidelity(photo, pasted);
       expect(result.score, cut.from).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_added');
     }
