@@ -463,11 +463,12 @@ const DOOR_GAP = 2;
 /**
  * Whether `piece`, a change standing on the floor and rising above furniture height (row `high`: furniture.ts), is
  * furniture with something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and either what
- * rises above furniture height lets in no daylight (bringsNoView), or for one of the cuts `above` offers (the pieces
- * of what rises above furniture height, each ending at that cut: furniture.ts, hungParts) every piece shows itself as
- * decor by its shape (a frame filled with new edges, a round outline, a screen: appraise) and is no window (glazed).
- * Being only small and darker than the wall, which appraise takes for a picture where it floats alone, is not enough
- * here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
+ * rises above furniture height lets in no daylight, or where it is mostly lost took none away (bringsNoView), or for
+ * one of the cuts `above` offers (the pieces of what rises above furniture height, each ending at that cut:
+ * furniture.ts, hungParts) every piece shows itself as decor by its shape (a frame filled with new edges, a round
+ * outline, a screen: appraise) and is no window (glazed). Being only small and darker than the wall, which appraise
+ * takes for a picture where it floats alone, is not enough here: a doorway's head is that too. `weights` is the mask
+ * (where furniture may not go).
  */
 export function hungAboveFurniture(
   before: Grey,
@@ -570,8 +571,8 @@ function bringsNoView(
   const { width, height } = before;
   if (top < room.ceiling + NO_VIEW_CEILING * (room.floor - room.ceiling)) return false;
   const sums = edgeSums(edges, width, height, { top, bottom, left, right });
-  const taken = sums.added <= HUNG_LOST_SHARE * (sums.lost + sums.added);
-  if (!taken && sums.lost > HUNG_LOST_SHARE * (sums.lost + sums.added)) return false;
+  const mostlyLost = sums.added <= HUNG_LOST_SHARE * (sums.lost + sums.added);
+  if (!mostlyLost && sums.lost > HUNG_LOST_SHARE * (sums.lost + sums.added)) return false;
   const box: [number, number, number, number] = [left, top, right, Math.max(top + FRAMED_MIN, Math.round(high))];
   const now = showsView(after, greyAround(after, box));
   const was = showsView(before, greyAround(before, box));
@@ -586,7 +587,7 @@ function bringsNoView(
       } else if (now(i)) showing++;
     }
   const area = (box[2] - box[0]) * (box[3] - box[1]);
-  if (taken) return hidden < NO_VIEW * area;
+  if (mostlyLost) return hidden < NO_VIEW * area;
   if (showing >= NO_VIEW * area) return false;
   if (shown < VIEW_BLIND * area) return true;
   const sky = (b: [number, number, number, number]) => showsSky(after, b, greyAround(after, b));
