@@ -463,12 +463,11 @@ const DOOR_GAP = 2;
 /**
  * Whether `piece`, a change standing on the floor and rising above furniture height (row `high`: furniture.ts), is
  * furniture with something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and either what
- * rises above furniture height lets in no daylight, or where it is mostly lost took none away (bringsNoView), or for
- * one of the cuts `above` offers (the pieces of what rises above furniture height, each ending at that cut:
- * furniture.ts, hungParts) every piece shows itself as decor by its shape (a frame filled with new edges, a round
- * outline, a screen: appraise) and is no window (glazed). Being only small and darker than the wall, which appraise
- * takes for a picture where it floats alone, is not enough here: a doorway's head is that too. `weights` is the mask
- * (where furniture may not go).
+ * rises above furniture height lets in no daylight (bringsNoView), or for one of the cuts `above` offers (the pieces
+ * of what rises above furniture height, each ending at that cut: furniture.ts, hungParts) every piece shows itself as
+ * decor by its shape (a frame filled with new edges, a round outline, a screen: appraise) and is no window (glazed).
+ * Being only small and darker than the wall, which appraise takes for a picture where it floats alone, is not enough
+ * here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
  */
 export function hungAboveFurniture(
   before: Grey,
@@ -541,16 +540,12 @@ export function hungAboveFurniture(
 /**
  * Whether what rises above furniture height (row `high`) over `piece`, a change standing on the floor on no door's
  * uprights, lets in no daylight, so that it can be no window, however it joins the furniture under it (a gallery of
- * prints over a bed that no row cuts apart): its top keeps NO_VIEW_CEILING of the wall clear of the ceiling line (a
- * wall's new corner or jog runs up to it), and either it is mostly new (at most HUNG_LOST_SHARE of its edges lost) and
- * above furniture height under NO_VIEW of it shows a view (showsView) where the photo showed none, or its edges are
- * mostly lost (at most HUNG_LOST_SHARE of them added: furniture taken away, or plain new things standing in front of
- * the room's lines, such as cardboard boxes stacked before a glass door) and under NO_VIEW of it showed a view in the
- * photo that the output no longer shows (a window painted over with the wall hides its view; so does a stack of boxes
- * in front of the glass, which is refused with it). Where most of the photo there shows what a view would (a wall as
- * pale and blue as a sky), a new view cannot be told by its colour: then neither the part above furniture height nor
- * any piece ending at one of the cuts `above` offers (furniture.ts, hungParts) may show a sky's smooth band
- * (showsSky).
+ * prints over a bed that no row cuts apart): it is mostly new (at most HUNG_LOST_SHARE of its edges lost: what was
+ * taken away is judged as before), its top keeps NO_VIEW_CEILING of the wall clear of the ceiling line (a wall's new
+ * corner or jog runs up to it), and above furniture height under NO_VIEW of it shows a view (showsView) where the
+ * photo showed none. Where most of the photo there shows what a view would (a wall as pale and blue as a sky), a new
+ * view cannot be told by its colour: then neither the part above furniture height nor any piece ending at one of the
+ * cuts `above` offers (furniture.ts, hungParts) may show a sky's smooth band (showsSky).
  */
 const NO_VIEW = 0.05;
 const NO_VIEW_CEILING = 0.1;
@@ -571,23 +566,18 @@ function bringsNoView(
   const { width, height } = before;
   if (top < room.ceiling + NO_VIEW_CEILING * (room.floor - room.ceiling)) return false;
   const sums = edgeSums(edges, width, height, { top, bottom, left, right });
-  const mostlyLost = sums.added <= HUNG_LOST_SHARE * (sums.lost + sums.added);
-  if (!mostlyLost && sums.lost > HUNG_LOST_SHARE * (sums.lost + sums.added)) return false;
+  if (sums.lost > HUNG_LOST_SHARE * (sums.lost + sums.added)) return false;
   const box: [number, number, number, number] = [left, top, right, Math.max(top + FRAMED_MIN, Math.round(high))];
   const now = showsView(after, greyAround(after, box));
   const was = showsView(before, greyAround(before, box));
   let shown = 0;
   let showing = 0;
-  let hidden = 0;
   for (let y = box[1]; y < box[3]; y++)
     for (let x = box[0], i = y * width + x; x < box[2]; x++, i++) {
-      if (was(i)) {
-        shown++;
-        if (!now(i)) hidden++;
-      } else if (now(i)) showing++;
+      if (was(i)) shown++;
+      else if (now(i)) showing++;
     }
   const area = (box[2] - box[0]) * (box[3] - box[1]);
-  if (mostlyLost) return hidden < NO_VIEW * area;
   if (showing >= NO_VIEW * area) return false;
   if (shown < VIEW_BLIND * area) return true;
   const sky = (b: [number, number, number, number]) => showsSky(after, b, greyAround(after, b));
