@@ -921,54 +921,54 @@ describe.skipIf(!present)('a real canvas hung over a real sofa', () => {
 });
 
 describe.skipIf(!present)('real cardboard boxes stacked before a real glass door painted over', () => {
-  // Two copies of the herringbone office's stack of moving boxes (cut along its outline from the decluttered pair's
-  // photo) stand on the tiled living room's floor, the one behind hiding the left half of the balcony door, and the
-  // door is painted over with the wall's colour. The stack's flat faces add few edges while the door's frame behind
-  // it is lost, as when furniture is taken away; the door removed must still be found.
-  const BOXES = { left: 0, top: 540, width: 253, height: 304 };
-  const OUTLINE: Outline = [
-    [0, 10],
-    [171, 10],
-    [171, 45],
-    [233, 45],
-    [233, 128],
-    [190, 128],
-    [187, 157],
-    [197, 157],
-    [245, 197],
-    [245, 304],
-    [19, 304],
-    [19, 205],
-    [0, 186],
-  ];
-  /** The balcony door, and the plain wall beside it whose colour paints it over. */
-  const DOOR = { left: 504, top: 560, width: 188, height: 252 };
-  const WALL = { left: 336, top: 588, width: 147, height: 196 };
+  // Two copies of the herringbone office's stack of moving boxes (the decluttered pair's first cutout, cut along its
+  // outline from the photo) stand on the tiled living room's floor, the one behind hiding the left half of the balcony
+  // door, and the door is painted over with the colour of the wall sample beside it. The stack's flat faces add few
+  // edges while the door's frame behind it is lost, as when furniture is taken away; the door removed must still be
+  // found.
+  type Rect = [number, number, number, number];
+  const asBox = ([left, top, width, height]: Rect) => ({ left, top, width, height });
   let photo: Buffer;
-  const stacked = async (picture: Buffer) => {
-    const stack = async (width: number, left: number, bottom: number) => {
-      const height = Math.round((width * BOXES.height) / BOXES.width);
-      const input = await cutOut('photos/mx-herringbone-office.jpg', BOXES, { width, height }, OUTLINE);
-      return { input, left, top: bottom - height };
-    };
-    return laidOn(picture, [await stack(313, 380, 993), await stack(346, 247, 1280)]);
-  };
+  let boxes: { box: Box; outline: Outline };
+  let door: Box;
+  let wall: Box;
   beforeAll(() => {
-    photo = readFileSync(join(dir, 'photos/mx-tiled-living.jpg'));
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      photos: SetPhoto[];
+      pairs: Array<{ id: string; cutouts?: Array<{ box: Rect; outline?: Array<Array<[number, number]>> }> }>;
+    };
+    const room = manifest.photos.find((each) => each.id === 'mx-tiled-living');
+    const cutout = manifest.pairs.find((pair) => pair.id === 'mx-herringbone-office-decluttered')?.cutouts?.[0];
+    const opening = room?.openings?.find((each) => each.type === 'door');
+    if (!room || !cutout?.outline?.[0] || !opening)
+      throw new Error('the living room, its door or the boxes are missing');
+    const [left, top] = cutout.box;
+    boxes = { box: asBox(cutout.box), outline: cutout.outline[0].map(([x, y]) => [x - left, y - top] as const) };
+    door = asBox(opening.box);
+    // The wall sample that ends nearest the door on its left.
+    const beside = room.walls
+      .filter(([x, , w]) => x + w <= door.left)
+      .sort(([xa, , wa], [xb, , wb]) => xb + wb - (xa + wa))[0];
+    if (!beside) throw new Error('no wall sample left of the living room’s door');
+    wall = asBox(beside);
+    photo = readFileSync(join(dir, room.file));
   });
   it('is refused as a door removed', async () => {
-    const { dominant } = await sharp(photo).extract(WALL).stats();
-    const painted = await sharp(photo)
-      .composite([
-        {
-          input: { create: { width: DOOR.width, height: DOOR.height, channels: 3, background: dominant } },
-          left: DOOR.left,
-          top: DOOR.top,
-        },
-      ])
+    const stack = async (width: number, left: number, bottom: number) => {
+      const height = Math.round((width * boxes.box.height) / boxes.box.width);
+      const input = await cutOut('photos/mx-herringbone-office.jpg', boxes.box, { width, height }, boxes.outline);
+      return { input, left, top: bottom - height };
+    };
+    const { dominant } = await sharp(photo).extract(wall).stats();
+    const paint = await sharp({ create: { width: door.width, height: door.height, channels: 3, background: dominant } })
       .png()
       .toBuffer();
-    const result = await scoreFidelity(photo, await stacked(painted));
+    const output = await laidOn(photo, [
+      { input: paint, left: door.left, top: door.top },
+      await stack(313, 380, 993),
+      await stack(346, 247, 1280),
+    ]);
+    const result = await scoreFidelity(photo, output);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
     expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
   });
