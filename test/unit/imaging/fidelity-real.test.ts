@@ -32,14 +32,22 @@ const dir = realRoomsDir();
 const present = realSetPresent(dir);
 const SAMPLE_EVERY = 3;
 
+/** A box as the manifest writes it: left, top, width, height. */
+type Rect = [number, number, number, number];
+
+/** The set's manifest: its photos, and its real pairs with the cutouts taken from their stagings. */
 interface Manifest {
-  photos?: unknown[];
-  pairs?: unknown[];
+  photos: SetPhoto[];
+  pairs: Array<{ id: string; cutouts?: Array<{ box: Rect; outline?: Array<Array<[number, number]>> }> }>;
+}
+
+function readManifest(): Manifest {
+  return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
 }
 
 /** A copy of the set's manifest with every SAMPLE_EVERY-th photo and pair, beside links to its pictures. */
 function sampleSet(): string {
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  const manifest = readManifest();
   const every = <T>(items: T[] | undefined) => (items ?? []).filter((_, index) => index % SAMPLE_EVERY === 0);
   const sample = mkdtempSync(join(tmpdir(), 'real-rooms-sample-'));
   for (const folder of ['photos', 'outputs']) symlinkSync(join(dir, folder), join(sample, folder));
@@ -708,7 +716,7 @@ describe.skipIf(!present)('real landscape decor hung large on a real wall', () =
   let photo: Buffer;
   let cuts: RealCut[];
   beforeAll(async () => {
-    const { photos } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { photos: SetPhoto[] };
+    const { photos } = readManifest();
     const found = photos.find((each) => each.id === 'mp-hallway');
     if (!found) throw new Error('mp-hallway is missing from the set');
     hallway = found;
@@ -783,10 +791,7 @@ describe.skipIf(!present)('real framed prints crossed by lines of their own, hun
     // The loft's built-in (stone cladding and a stair's treads) set on the reading room's wall as the probes set it
     // (withColumn): a chair hides its foot, and its top part alone is framed and crossed by lines. What runs up to the
     // ceiling line is the building's, whatever it shows (it passed at 1.00 without that condition).
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
-      photos: SetPhoto[];
-    };
-    const room = manifest.photos.find((photo) => photo.id === 'dd-reading-room');
+    const room = readManifest().photos.find((photo) => photo.id === 'dd-reading-room');
     const builtIn = PROBE_COLUMNS.find((column) => column.name === 'built-in');
     if (!room || !builtIn) throw new Error('the reading room or the probes’ built-in is missing from the set');
     const built = await withColumn(dir, room, builtIn);
@@ -926,17 +931,13 @@ describe.skipIf(!present)('real cardboard boxes stacked before a real glass door
   // door, and the door is painted over with the colour of the wall sample beside it. The stack's flat faces add few
   // edges while the door's frame behind it is lost, as when furniture is taken away; the door removed must still be
   // found.
-  type Rect = [number, number, number, number];
   const asBox = ([left, top, width, height]: Rect) => ({ left, top, width, height });
   let photo: Buffer;
   let boxes: { box: Box; outline: Outline };
   let door: Box;
   let wall: Box;
   beforeAll(() => {
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
-      photos: SetPhoto[];
-      pairs: Array<{ id: string; cutouts?: Array<{ box: Rect; outline?: Array<Array<[number, number]>> }> }>;
-    };
+    const manifest = readManifest();
     const room = manifest.photos.find((each) => each.id === 'mx-tiled-living');
     const cutout = manifest.pairs.find((pair) => pair.id === 'mx-herringbone-office-decluttered')?.cutouts?.[0];
     const opening = room?.openings?.find((each) => each.type === 'door');
