@@ -128,6 +128,8 @@ export const DESCRIPTIONS: Record<string, string> = {
     'the fidelity check on the real-photo set: real stagings, real enhancements, labelled edits',
   'bench/fidelity-probes.ts':
     'the fidelity check on what the real-photo set does not make: low light, columns added, reframes, re-encodes',
+  'bench/fidelity-outside.ts':
+    'the fidelity check on the real pairs from outside the set, rebuilt from clones of their repositories',
   'bench/impressions.ts': 'serving a placed image with a sponsored product, billed per impression',
   'bench/lib.ts': 'child servers, health waiting, MySQL setup, autocannon runs',
   'bench/lighthouse.ts': "Lighthouse scores of the dashboard's pages",
