@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import { buildOutsideGroups, OUTSIDE_PAGE } from '../test/fixtures/outside-pairs.js';
+import { textColumns } from './lib.js';
 
 interface ManifestPair {
   id: string;
@@ -66,10 +67,7 @@ async function main() {
     ]);
   }
   const header = ['group', 'honest passed', 'changes refused', 'honest refused', 'changes passed'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
-  console.log(`\n${line(header)}`);
-  for (const row of rows) console.log(line(row));
+  console.log(`\n${textColumns(header, rows).join('\n')}`);
 }
 
 main().catch((error) => {

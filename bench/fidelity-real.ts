@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { intEnv, quantile } from './lib.js';
+import { intEnv, quantile, textColumns } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../server/imaging/fidelity/picture.js';
 import { refineRegistration, registerOutput } from '../server/imaging/register.js';
@@ -79,10 +79,7 @@ async function main() {
     ]);
   }
   const header = ['class', 'cases', 'right', 'target', ''];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
-  console.log(`\n${line(header)}`);
-  for (const row of rows) console.log(line(row));
+  console.log(`\n${textColumns(header, rows).join('\n')}`);
   for (const [group, row] of tally)
     if (row.missed.length) console.log(`  missed in ${group}: ${row.missed.join(', ')}`);
 

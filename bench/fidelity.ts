@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { intEnv, quantile } from './lib.js';
+import { intEnv, quantile, textColumns } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import {
   type ClassResult,
@@ -66,10 +66,7 @@ async function main() {
   const cacheDir = process.env.FIDELITY_CACHE || undefined;
   for (const engine of FURNITURE_ONLY) add(await evaluateEngine(engine, rooms, { seed, cacheDir }), false);
   for (const engine of STRUCTURAL) add(await evaluateEngine(engine, rooms, { seed, cacheDir }), true);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  console.log(line(header));
-  for (const row of rows) console.log(line(row));
+  for (const line of textColumns(header, rows)) console.log(line);
   console.log('(lost / added: edge length in picture heights where furniture may not go)\n');
 
   // Timing: 12 MP JPEG pairs scored one at a time, after WARM_UP of them scored the same way: a long-running server

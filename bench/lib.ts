@@ -38,6 +38,13 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
 
+/** `header` and `rows` as lines of text, each column left-aligned to its widest cell, two spaces apart. */
+export function textColumns(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
+  return [line(header), ...rows.map(line)];
+}
+
 /**
  * An integer setting from the environment, `fallback` when unset; at least `least` (1 unless a count may be 0, such as
  * how many pairs a bench times), or it throws.
