@@ -15,13 +15,6 @@ import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js
 import { buildOutsideGroups, OUTSIDE_PAGE } from '../test/fixtures/outside-pairs.js';
 import { textColumns } from './lib.js';
 
-interface ManifestPair {
-  id: string;
-  before: string;
-  after: string;
-  label: 'pass' | 'refuse';
-}
-
 async function main() {
   const clones = process.env.OUTSIDE_CLONES;
   if (!clones) {
@@ -38,22 +31,18 @@ async function main() {
   console.log(`fidelity outside the set: ${OUTSIDE_PAGE}, rebuilt in ${outDir}, FIDELITY_MIN = ${FIDELITY_MIN}`);
   const rows: string[][] = [];
   for (const group of groups) {
-    const { pairs } = JSON.parse(readFileSync(join(group.dir, 'manifest.json'), 'utf8')) as { pairs: ManifestPair[] };
     const honest = { right: 0, total: 0, wrong: [] as string[] };
     const changes = { right: 0, total: 0, wrong: [] as string[] };
-    for (const pair of pairs) {
-      const result = await scoreFidelity(
-        readFileSync(join(group.dir, pair.before)),
-        readFileSync(join(group.dir, pair.after)),
-      );
-      const passed = result.score >= FIDELITY_MIN;
+    for (const pair of group.pairs) {
+      const result = await scoreFidelity(readFileSync(pair.before), readFileSync(pair.after));
+      const right = result.score >= FIDELITY_MIN === (pair.label === 'pass');
       const tally = pair.label === 'pass' ? honest : changes;
       tally.total++;
-      if (passed === (pair.label === 'pass')) tally.right++;
+      if (right) tally.right++;
       else tally.wrong.push(pair.id);
       if (verbose)
         console.log(
-          `  ${passed === (pair.label === 'pass') ? 'ok  ' : 'MISS'} ${group.name.padEnd(13)} ${pair.id.padEnd(6)} ` +
+          `  ${right ? 'ok  ' : 'MISS'} ${group.name.padEnd(13)} ${pair.id.padEnd(6)} ` +
             `${pair.label.padEnd(6)} ${result.score.toFixed(3)} ` +
             result.changes.map((change) => `${change.kind}@${change.box.join(',')}`).join(' '),
         );
