@@ -76,6 +76,11 @@ const FRAMED_SPAN = 0.6;
 const FRAMED_HEIGHT = 0.65;
 const FRAMED_DAYLIGHT = 0.2;
 /**
+ * Framed decor whose top rises this share of the back wall above its ceiling line, with as much plain wall above it,
+ * hangs below a ceiling the line was not found on (belowCeiling).
+ */
+const CLEAR_ABOVE = 0.05;
+/**
  * Decor whatever the wall's lines say (a canvas over a sofa seen from a low camera, where the back wall's ceiling line
  * is found too low and the bounds above refuse it): a compact object in one piece (no glazing bar or frame line across
  * it) made almost only of new edges (at most SOLID_LOST of them lost), filling SOLID_DENSITY of its box, wider than
@@ -310,8 +315,13 @@ function appraisal(
   // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
   // small dark decor above keeps the back wall's measure: on a side wall a dim window then passes for it). Looked for
   // last, only for what is framed otherwise: it walks the box's columns in both pictures.
+  let hungOn: Wall | undefined;
+  const wallOf = () => {
+    hungOn ??= room ? wallAt(before, after, [x0, y0, x1, y1], room, daylight) : { top: 0, bottom: height };
+    return hungOn;
+  };
   const fitsWall = () => {
-    const wall = room ? wallAt(before, after, [x0, y0, x1, y1], room) : { top: 0, bottom: height };
+    const wall = wallOf();
     return (
       (!room || y1 <= wall.top + HUNG_BOTTOM * (wall.bottom - wall.top)) &&
       h <= FRAMED_HEIGHT * (wall.bottom - wall.top)
@@ -335,10 +345,19 @@ function appraisal(
   const across = dividedIntoPanes(perRow, filledColumns);
   const divided = upright || across;
   const daylitPanes = daylight >= PANE_DAYLIGHT && divided;
-  // ...and only what hangs below the ceiling line: a thing that runs up to it is the building's, whatever it shows (a
-  // stone-clad column's courses and a stair's treads draw such lines too).
-  const belowCeiling = !room || y0 >= room.ceiling;
-  const print = framed && (!divided || (belowCeiling && !looksOutdoors(after, [x0, y0, x1, y1])));
+  // ...and only what hangs below the ceiling line of the wall it hangs on: a thing that runs up to that line is the
+  // building's, whatever it shows (a stone-clad column's courses and a stair's treads draw such lines too). Where no
+  // ceiling is in view, or a white ceiling meets a pale wall, the back wall's ceiling line is found lower on the wall
+  // and prints hung high cross it: what rises clearly above that line (CLEAR_ABOVE), with as much plain wall between
+  // its top and the first line above it in the photo, hangs below the ceiling.
+  const belowCeiling = () => {
+    if (!room || y0 >= wallOf().top) return true;
+    const clear = CLEAR_ABOVE * (room.floor - room.ceiling);
+    if (y0 > room.ceiling - clear) return false;
+    const x = { from: Math.max(1, x0), to: Math.min(width - 1, x1) };
+    return x.to > x.from && y0 - firstLine(before, x, y0 - 1, -1) >= clear;
+  };
+  const print = framed && (!divided || (belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
@@ -398,27 +417,78 @@ function appraisal(
  */
 const SIDE_WALL_BELOW = 0.05;
 const WALL_BELOW_SAME = 12;
+/**
+ * A side wall's ceiling line climbs toward the picture's edge at least this much a pixel, and the wall there is seen at
+ * least NEAR_WALL_TALLER times as tall as the back wall (nearWall); nearer walls are measured as the back wall.
+ */
+const NEAR_WALL_SLOPE = 0.3;
+const NEAR_WALL_TALLER = 1.25;
+
+/** The rows of the picture a thing's wall spans. */
+interface Wall {
+  top: number;
+  bottom: number;
+}
+/** A line found this near the picture's top (share of its height) is its edge or a scan's border, not the ceiling's. */
+const PICTURE_BORDER = 0.03;
 
 /**
  * The wall the box `[x0, y0, x1, y1)` hangs on, as rows of the picture: the back wall's ceiling and floor lines, or on
  * a side wall (SIDE_WALL_BELOW) the lines the photo's columns meet first above and below the box (the median over
- * its columns), its top no lower than the ceiling line.
+ * its columns), its top no lower than the ceiling line, or on a nearer side wall found by its ceiling line alone
+ * (nearWall) where it shows less daylight than PANE_DAYLIGHT, whichever is the taller.
  */
 function wallAt(
   before: Grey,
   after: Grey,
   [x0, y0, x1, y1]: [number, number, number, number],
   room: RoomLines,
-): { top: number; bottom: number } {
+  daylight: number,
+): Wall {
   const back = { top: room.ceiling, bottom: room.floor };
   const x = { from: Math.max(1, x0), to: Math.min(before.width - 1, x1) };
   if (x.to <= x.from) return back;
+  const above = firstLine(before, x, y0 - 1, -1);
+  // Measured against a nearer wall, decor may be as tall as a window on the back wall: only what shows less daylight
+  // than panes with some daylight between them do (PANE_DAYLIGHT) is.
+  const near = daylight < PANE_DAYLIGHT ? nearWall(before, x, y0, above, room) : back;
   const bottom = firstLine(before, x, y1, 1);
   const reach = SIDE_WALL_BELOW * (back.bottom - back.top);
-  if (bottom <= back.bottom + reach) return back;
+  if (bottom <= back.bottom + reach) return near;
   const below = meanDifference(before, after, x, y1, Math.min(bottom, y1 + Math.max(2, Math.round(reach))));
-  if (below > WALL_BELOW_SAME) return back;
-  return { top: Math.min(firstLine(before, x, y0 - 1, -1), back.top), bottom };
+  if (below > WALL_BELOW_SAME) return near;
+  const side = { top: Math.min(above, back.top), bottom };
+  return side.bottom - side.top >= near.bottom - near.top ? side : near;
+}
+
+/**
+ * The wall a thing whose top is at row `y0` hangs on, over the columns `x`, from the first line above it in the
+ * photo (row `above`): where that line lies above the back wall's ceiling line and climbs toward the picture's
+ * nearer edge by at least NEAR_WALL_SLOPE (a side wall's ceiling line, receding), the thing hangs on a wall nearer the
+ * camera, seen taller. In a level photo the horizon is a row, taken halfway down the back wall (a camera at about half
+ * the room's height), and every wall's ceiling and floor lines lie as far above and below it as the wall is near: the
+ * wall there runs from `above` to as far below the horizon. Otherwise, or where that wall is seen less than
+ * NEAR_WALL_TALLER times as tall as the back wall, the back wall's lines.
+ */
+function nearWall(
+  before: Grey,
+  x: { from: number; to: number },
+  y0: number,
+  above: number,
+  { ceiling, floor }: RoomLines,
+): Wall {
+  const back = { top: ceiling, bottom: floor };
+  // firstLine stops at the picture's first row when it meets no line, and a scan's dark border draws one there.
+  if (above >= ceiling || above <= PICTURE_BORDER * before.height) return back;
+  const third = Math.max(1, Math.floor((x.to - x.from) / 3));
+  const left = firstLine(before, { from: x.from, to: x.from + third }, y0 - 1, -1);
+  const right = firstLine(before, { from: x.to - third, to: x.to }, y0 - 1, -1);
+  const onLeft = x.from + x.to < before.width;
+  const slope = (onLeft ? right - left : left - right) / Math.max(1, x.to - x.from - third);
+  if (slope < NEAR_WALL_SLOPE) return back;
+  const horizon = (ceiling + floor) / 2;
+  if (horizon - above < NEAR_WALL_TALLER * (horizon - ceiling)) return back;
+  return { top: above, bottom: 2 * horizon - above };
 }
 
 /** Mean difference of grey level between `before` and `after` over the columns `x` and the rows `[from, to)`. */
@@ -465,9 +535,10 @@ const DOOR_GAP = 2;
  * furniture with something hung on the wall above it: it rises on no door's uprights (DOOR_UPRIGHT), and either what
  * rises above furniture height lets in no daylight (bringsNoView), or for one of the cuts `above` offers (the pieces
  * of what rises above furniture height, each ending at that cut: furniture.ts, hungParts) every piece shows itself as
- * decor by its shape (a frame filled with new edges, a round outline, a screen: appraise) and is no window (glazed).
- * Being only small and darker than the wall, which appraise takes for a picture where it floats alone, is not enough
- * here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
+ * decor by its shape (a frame filled with new edges, a round outline, a screen: appraise), or is the photo's own line
+ * under a new tone (a side wall's ceiling line the output draws fainter, grouped with the prints under it), and is no
+ * window (glazed). Being only small and darker than the wall, which appraise takes for a picture where it floats
+ * alone, is not enough here: a doorway's head is that too. `weights` is the mask (where furniture may not go).
  */
 export function hungAboveFurniture(
   before: Grey,
@@ -528,9 +599,9 @@ export function hungAboveFurniture(
       lost: sums.lost / height,
       added: sums.added / height,
     };
+    const seen = appraisal(change, before, after, { added, weights }, curve, room);
     const found =
-      appraisal(change, before, after, { added, weights }, curve, room).shaped &&
-      !glazed(before, after, added, [part.left, part.top, part.right, part.bottom], room);
+      (seen.shaped || seen.tone) && !glazed(before, after, added, [part.left, part.top, part.right, part.bottom], room);
     judged.set(key, found);
     return found;
   };
