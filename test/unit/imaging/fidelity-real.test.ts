@@ -716,11 +716,11 @@ describe.skipIf(!present)('real framed decor hung large on a real side wall near
 describe.skipIf(!present)('real framed decor hung large on a side wall whose ceiling line climbs', () => {
   // mp-hallway's right wall runs past the camera: its ceiling line climbs steeply toward the picture's edge, and it is
   // seen about half again as tall as the back wall. Decor hung there 0.38 of the picture tall was measured against the
-  // back wall and read as a window added (0.00); the first sample where the check's side-wall measure does not reach
-  // either (the photo's skirting below it is not low enough). It is measured against that wall now, from the ceiling
-  // line above it to as far below the horizon, when it shows almost no daylight. The cost: 4 of the set's 23 uncovered
-  // windows hung there pass as prints (2 did before: the loft's narrow one and the columned hall's; now the study's
-  // and the dance studio's behind its blinds too, dim, showing no daylight, sky band or view the check sees).
+  // back wall and read as a window added (0.00): the photo's skirting under this sample is not low enough for the
+  // side-wall measure. It is measured against that wall now, from the ceiling line above it to as far below the
+  // horizon, when it shows almost no daylight. The cost: 4 of the set's 23 uncovered windows hung there pass as prints
+  // (2 did before: the loft's narrow one and the columned hall's; now the bedroom study's and the dance studio's
+  // behind its blinds too, dim, showing no daylight, sky band or view the check sees).
   let hallway: SetPhoto;
   let photo: Buffer;
   let cuts: RealCut[];
