@@ -315,9 +315,18 @@ function appraisal(
   // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
   // small dark decor above keeps the back wall's measure: on a side wall a dim window then passes for it). Looked for
   // last, only for what is framed otherwise: it walks the box's columns in both pictures.
+  // The photo's columns under the box, and the first line above it there (firstLine), found once for both uses below.
+  const columns = { from: Math.max(1, x0), to: Math.min(width - 1, x1) };
+  let lineAbove: number | undefined;
+  const above = () => {
+    lineAbove ??= firstLine(before, columns, y0 - 1, -1);
+    return lineAbove;
+  };
   let hungOn: Wall | undefined;
   const wallOf = () => {
-    hungOn ??= room ? wallAt(before, after, [x0, y0, x1, y1], room, daylight) : { top: 0, bottom: height };
+    hungOn ??= room
+      ? wallAt(before, after, [x0, y0, x1, y1], columns, above, room, daylight)
+      : { top: 0, bottom: height };
     return hungOn;
   };
   const fitsWall = () => {
@@ -354,8 +363,7 @@ function appraisal(
     if (!room || y0 >= wallOf().top) return true;
     const clear = CLEAR_ABOVE * (room.floor - room.ceiling);
     if (y0 > room.ceiling - clear) return false;
-    const x = { from: Math.max(1, x0), to: Math.min(width - 1, x1) };
-    return x.to > x.from && y0 - firstLine(before, x, y0 - 1, -1) >= clear;
+    return columns.to > columns.from && y0 - above() >= clear;
   };
   const print = framed && (!divided || (belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])));
   const round =
@@ -423,32 +431,34 @@ const WALL_BELOW_SAME = 12;
  */
 const NEAR_WALL_SLOPE = 0.3;
 const NEAR_WALL_TALLER = 1.25;
+/** A line found this near the picture's top (share of its height) is its edge or a scan's border, not the ceiling's. */
+const PICTURE_BORDER = 0.03;
 
 /** The rows of the picture a thing's wall spans. */
 interface Wall {
   top: number;
   bottom: number;
 }
-/** A line found this near the picture's top (share of its height) is its edge or a scan's border, not the ceiling's. */
-const PICTURE_BORDER = 0.03;
 
 /**
- * The wall the box `[x0, y0, x1, y1)` hangs on, as rows of the picture: the back wall's ceiling and floor lines, or on
- * a side wall (SIDE_WALL_BELOW) the lines the photo's columns meet first above and below the box (the median over
- * its columns), its top no lower than the ceiling line, or on a nearer side wall found by its ceiling line alone
- * (nearWall) where it shows less daylight than PANE_DAYLIGHT, whichever is the taller.
+ * The wall the box `[x0, y0, x1, y1)` hangs on (its columns `x`; `lineAbove`: the first line above it there), as
+ * rows of the picture: the back wall's ceiling and floor lines, or on a side wall (SIDE_WALL_BELOW) the lines the
+ * photo's columns meet first above and below the box (the median over its columns), its top no lower than the ceiling
+ * line, or on a nearer side wall found by its ceiling line alone (nearWall) where it shows less daylight than
+ * PANE_DAYLIGHT, whichever is the taller.
  */
 function wallAt(
   before: Grey,
   after: Grey,
-  [x0, y0, x1, y1]: [number, number, number, number],
+  [, y0, , y1]: [number, number, number, number],
+  x: { from: number; to: number },
+  lineAbove: () => number,
   room: RoomLines,
   daylight: number,
 ): Wall {
   const back = { top: room.ceiling, bottom: room.floor };
-  const x = { from: Math.max(1, x0), to: Math.min(before.width - 1, x1) };
   if (x.to <= x.from) return back;
-  const above = firstLine(before, x, y0 - 1, -1);
+  const above = lineAbove();
   // Measured against a nearer wall, decor may be as tall as a window on the back wall: only what shows less daylight
   // than panes with some daylight between them do (PANE_DAYLIGHT) is.
   const near = daylight < PANE_DAYLIGHT ? nearWall(before, x, y0, above, room) : back;

@@ -728,10 +728,10 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
     ({ entry: hallway, bytes: photo } = photoOfSet('mp-hallway'));
     cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== hallway.id);
   });
+  /** `cut`'s score hung there, or null where it does not fit. */
   const score = async (cut: RealCut) => {
     const pasted = await withPasted(photo, hallway, cut, 'mid', 0.38);
-    if (!pasted) throw new Error(`${cut.from}'s ${cut.kind} does not fit`);
-    return (await scoreFidelity(photo, pasted)).score;
+    return pasted && (await scoreFidelity(photo, pasted)).score;
   };
   it('passes', async () => {
     const decor = cuts.filter(
@@ -740,17 +740,21 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
         ((cut.from === 'roomgpt-living' && cut.width < 70) || (cut.from === 'dd-billiard' && cut.width > 140)),
     );
     expect(decor).toHaveLength(3);
-    for (const cut of decor)
-      expect(await score(cut), `${cut.from}, ${cut.width} wide`).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    for (const cut of decor) {
+      const scored = await score(cut);
+      if (scored === null) throw new Error(`${cut.from}'s decor does not fit`);
+      expect(scored, `${cut.from}, ${cut.width} wide`).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
   });
   it('refuses the windows that show daylight, a sky band or a view there', async () => {
     const windows = cuts.filter((cut) => cut.kind === 'window');
     let refused = 0;
     let fitted = 0;
     for (const cut of windows) {
-      if (!(await withPasted(photo, hallway, cut, 'mid', 0.38))) continue;
+      const scored = await score(cut);
+      if (scored === null) continue;
       fitted++;
-      if ((await score(cut)) < FIDELITY_MIN) refused++;
+      if (scored < FIDELITY_MIN) refused++;
     }
     expect(fitted).toBe(23);
     expect(refused).toBeGreaterThanOrEqual(19);
