@@ -76,8 +76,9 @@ const FRAMED_SPAN = 0.6;
 const FRAMED_HEIGHT = 0.65;
 const FRAMED_DAYLIGHT = 0.2;
 /**
- * Framed decor whose top rises this share of the back wall above its ceiling line, with as much plain wall above it,
- * hangs below a ceiling the line was not found on (belowCeiling).
+ * What rises this share of the back wall above its ceiling line, with as much plain wall above it, rises past the line
+ * rather than running up to it (risesPastCeiling): framed decor hung below a ceiling the line was not found on
+ * (belowCeiling), or furniture and what it joins seen nearer the camera (bringsNoView).
  */
 const CLEAR_ABOVE = 0.05;
 /**
@@ -359,12 +360,7 @@ function appraisal(
   // ceiling is in view, or a white ceiling meets a pale wall, the back wall's ceiling line is found lower on the wall
   // and prints hung high cross it: what rises clearly above that line (CLEAR_ABOVE), with as much plain wall between
   // its top and the first line above it in the photo, hangs below the ceiling.
-  const belowCeiling = () => {
-    if (!room || y0 >= wallOf().top) return true;
-    const clear = CLEAR_ABOVE * (room.floor - room.ceiling);
-    if (y0 > room.ceiling - clear) return false;
-    return columns.to > columns.from && y0 - above() >= clear;
-  };
+  const belowCeiling = () => !room || y0 >= wallOf().top || risesPastCeiling(y0, columns, above, room);
   const print = framed && (!divided || (belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
@@ -532,6 +528,23 @@ function firstLine({ data, width, height }: Grey, x: { from: number; to: number 
 }
 
 /**
+ * Whether something whose top is row `top` (over the columns `x`; `lineAbove`: the first line above it there) rises
+ * past the back wall's ceiling line as found rather than running up to it: its top at least CLEAR_ABOVE of the wall
+ * above that line, with as much plain wall between its top and the first line above it in the photo. A wall's new
+ * corner, a column or a stair runs up to the line; a print hung high where the line was found lower on the wall, or
+ * something nearer the camera seen higher in the picture, rises past it with the photo's plain wall above.
+ */
+function risesPastCeiling(
+  top: number,
+  x: { from: number; to: number },
+  lineAbove: () => number,
+  room: RoomLines,
+): boolean {
+  const clear = CLEAR_ABOVE * (room.floor - room.ceiling);
+  return top <= room.ceiling - clear && x.to > x.from && top - lineAbove() >= clear;
+}
+
+/**
  * A door, a pillar or a tall cupboard stands on the floor and rises high on uprights that run most of its height: an
  * upright edge added or lost in one column (or the one beside it) down at least DOOR_UPRIGHT of the rows from its top
  * to the floor line, broken nowhere by more than DOOR_GAP rows. A sofa under a canvas, or a bed under a picture, has
@@ -623,7 +636,8 @@ export function hungAboveFurniture(
  * uprights, lets in no daylight, so that it can be no window, however it joins the furniture under it (a gallery of
  * prints over a bed that no row cuts apart): it is mostly new (at most HUNG_LOST_SHARE of its edges lost: what was
  * taken away is judged as before), its top keeps NO_VIEW_CEILING of the wall clear of the ceiling line (a wall's new
- * corner or jog runs up to it), and above furniture height under NO_VIEW of it shows a view (showsView) where the
+ * corner or jog runs up to it) or rises clearly past it over plain wall (risesPastCeiling: a television or a lamp
+ * nearer the camera), and above furniture height under NO_VIEW of it shows a view (showsView) where the
  * photo showed none. Where most of the photo there shows what a view would (a wall as pale and blue as a sky), a new
  * view cannot be told by its colour: then neither the part above furniture height nor any piece ending at one of the
  * cuts `above` offers (furniture.ts, hungParts) may show a sky's smooth band (showsSky).
@@ -645,7 +659,12 @@ function bringsNoView(
   high: number,
 ): boolean {
   const { width, height } = before;
-  if (top < room.ceiling + NO_VIEW_CEILING * (room.floor - room.ceiling)) return false;
+  const columns = { from: Math.max(1, left), to: Math.min(width - 1, right) };
+  if (
+    top < room.ceiling + NO_VIEW_CEILING * (room.floor - room.ceiling) &&
+    !risesPastCeiling(top, columns, () => firstLine(before, columns, top - 1, -1), room)
+  )
+    return false;
   const sums = edgeSums(edges, width, height, { top, bottom, left, right });
   if (sums.lost > HUNG_LOST_SHARE * (sums.lost + sums.added)) return false;
   const box: [number, number, number, number] = [left, top, right, Math.max(top + FRAMED_MIN, Math.round(high))];
