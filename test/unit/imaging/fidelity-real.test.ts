@@ -889,12 +889,12 @@ describe.skipIf(!present)('real framed prints crossed by lines of their own, hun
     // The loft's built-in (stone cladding and a stair's treads) set on the reading room's wall as the probes set it
     // (withColumn): a chair hides its foot, and its top part alone is framed and crossed by lines. What runs up to the
     // ceiling line is the building's, whatever it shows (it passed at 1.00 without that condition).
-    const room = readManifest().photos.find((photo) => photo.id === 'dd-reading-room');
+    const { entry: room, bytes: photo } = photoOfSet('dd-reading-room');
     const builtIn = PROBE_COLUMNS.find((column) => column.name === 'built-in');
-    if (!room || !builtIn) throw new Error('the reading room or the probes’ built-in is missing from the set');
+    if (!builtIn) throw new Error('the probes’ built-in is missing');
     const built = await withColumn(dir, room, builtIn);
     if (!built) throw new Error('the reading room has no plain-wall sample');
-    const result = await scoreFidelity(readFileSync(join(photos, 'dd-reading-room.jpg')), built);
+    const result = await scoreFidelity(photo, built);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
   });
 });
