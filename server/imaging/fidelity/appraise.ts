@@ -51,15 +51,18 @@ const DRAPE_HUE = 0.03;
  * A panel drawn over a window's frame loses the frame's edges and adds its folds where the frame's stood, so its added
  * edges say little. Its own picture says more: at least FOLD_DENSE of its box's pixels in the output on an edge (a
  * Sobel step of FOLD_EDGE), and at least FOLD_VERTICAL of those running up and down, the way fabric hangs; and it is
- * in a colour of its own (DRAPE_HUE) or hangs by a window: at least FOLD_WINDOW of the photo, across the panel and
- * its own width on either side, shows daylight. A pale panel on a pale wall away from any window could as well be a
- * column or a casing added. A panel told only by its added edges (DRAPE_*) must hang by a window: on a plain wall, a
- * concrete pillar's or a built-in's side draws upright edges in a colour of its own just as well.
+ * in a colour of its own (DRAPE_HUE), or in a shade of its own (at most FOLD_DARK as bright as the wall around it: a
+ * plum curtain on a cream wall, or a wine one on a red wall, differs from it in lightness more than in hue), or hangs
+ * by a window: at least FOLD_WINDOW of the photo, across the panel and its own width on either side, shows daylight
+ * (a window at night, or behind blinds, shows none). A pale panel on a pale wall away from any window could as well
+ * be a column or a casing added. A panel told only by its added edges (DRAPE_*) must hang by a window: on a plain
+ * wall, a concrete pillar's or a built-in's side draws upright edges in a colour of its own just as well.
  */
 const FOLD_EDGE = 40;
 const FOLD_DENSE = 0.55;
 const FOLD_VERTICAL = 0.75;
 const FOLD_WINDOW = 0.05;
+const FOLD_DARK = 0.75;
 /**
  * Wall decor drawn at any size (a large canvas, a mirror): a compact object (both sides at least FRAMED_MIN pixels,
  * at most FRAMED_ASPECT times as long as wide) whose added edges fill its box (FRAMED_DENSITY of its pixels, and
@@ -405,10 +408,11 @@ function appraisal(
     hangsFromTop &&
     daylightShare(before, [Math.max(0, 2 * x0 - x1), y0, Math.min(width, 2 * x1 - x0), y1], rn ? rsBefore / rn : 0) >=
       FOLD_WINDOW;
-  // Its picture shows folds, in a colour of its own or by a window; or its added edges are folds in a colour of its
-  // own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a colour of its
-  // own too, but on a plain wall and without fabric's density.
-  const drape = (folds && (ownColour || byWindow)) || (addedFolds && ownColour && byWindow);
+  // Its picture shows folds, in a colour or a shade of its own or by a window; or its added edges are folds in a
+  // colour of its own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a
+  // colour of its own too, but on a plain wall and without fabric's density.
+  const ownShade = bright <= FOLD_DARK;
+  const drape = (folds && (ownColour || ownShade || byWindow)) || (addedFolds && ownColour && byWindow);
   return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, solid, drape };
 }
 
