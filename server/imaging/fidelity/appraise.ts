@@ -70,7 +70,8 @@ const FOLD_DARK = 0.75;
  * between the lines found, which often reads short: behind a bed or a table the floor line lands on the furniture's
  * top; at half the wall, framed pictures over beds were refused; on a side wall near the camera, that wall: wallAt),
  * and not showing daylight: at most FRAMED_DAYLIGHT of it is much brighter than the wall around it (DAYLIGHT_GAIN, or
- * near white at DAYLIGHT_LEVEL) and nearly grey (DAYLIGHT_GREY: sky and blown-out glass have little colour).
+ * near white at DAYLIGHT_LEVEL) and nearly grey (DAYLIGHT_GREY: sky and blown-out glass have little colour), unless
+ * it is a print in a light mat (MAT_*).
  */
 const FRAMED_MIN = 12;
 const FRAMED_ASPECT = 3;
@@ -113,6 +114,18 @@ const SKY_BLUE = 15;
 const SKY_EVEN = 0.15;
 /** ...and, lit by the room like the wall it hangs on, no brighter than that wall on the whole (a view is daylit). */
 const FRAMED_BRIGHT = 1.05;
+/**
+ * A print in a light mat may be brighter than the wall and show "daylight": white paper or a white jersey lit by the
+ * room outshines a beige or tan wall, grey as blown-out glass. It is told by its middle: the band around its edge
+ * (MAT_BAND of its width and height) at least as bright as the wall around it, and its middle (MAT_CORE in from each
+ * side) at most MAT_DARKER as bright as that band and showing no daylight (FRAMED_DAYLIGHT). A window's view is
+ * daylight, no darker than the frame around it: none of the set's windows pasted on its walls (110 over two seeds)
+ * has its middle a fifth darker than a band as bright as the wall. A window at night does (a white frame around a
+ * black view), and passes as such a print, as dim windows pass as prints darker than the wall.
+ */
+const MAT_BAND = 0.12;
+const MAT_CORE = 0.3;
+const MAT_DARKER = 0.8;
 const DAYLIGHT_GAIN = 1.3;
 const DAYLIGHT_LEVEL = 235;
 const DAYLIGHT_GREY = 0.25;
@@ -346,9 +359,8 @@ function appraisal(
     addedCount >= FRAMED_DENSITY * n &&
     filledColumns >= FRAMED_SPAN * w &&
     filledRows >= FRAMED_SPAN * h &&
-    daylight <= FRAMED_DAYLIGHT &&
+    ((daylight <= FRAMED_DAYLIGHT && bright <= FRAMED_BRIGHT) || lightMat(after, [x0, y0, x1, y1], ringMean)) &&
     noSky() &&
-    bright <= FRAMED_BRIGHT &&
     fitsWall();
   // Panes with some daylight between them are a window, however dark its view. Something only the wider rule
   // takes for decor (larger, or not darker than the wall) is also a window when a glazing bar divides it into panes
@@ -942,6 +954,25 @@ function outdoorShares(
       }
   const share = (count: number) => (inside ? count / inside : 0);
   return { foliage: share(foliage), sky: share(sky), either: share(either), inside };
+}
+
+/**
+ * Whether the box `[x0, y0, x1, y1)` of `image`, on a wall as bright as `wall`, shows a print in a light mat (MAT_*):
+ * a band around its edge as bright as the wall at least, around a darker middle that shows no daylight.
+ */
+function lightMat(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
+  const inset = (share: number): [number, number, number, number] => {
+    const dx = Math.round(share * (x1 - x0));
+    const dy = Math.round(share * (y1 - y0));
+    return [x0 + dx, y0 + dy, x1 - dx, y1 - dy];
+  };
+  const whole = greyLevels(image, [x0, y0, x1, y1]);
+  const inside = greyLevels(image, inset(MAT_BAND));
+  const middle = inset(MAT_CORE);
+  const core = greyLevels(image, middle);
+  if (!whole || !inside || !core || whole.count <= inside.count) return false;
+  const band = (whole.mean * whole.count - inside.mean * inside.count) / (whole.count - inside.count);
+  return band >= wall && core.mean <= MAT_DARKER * band && daylightShare(image, middle, wall) <= FRAMED_DAYLIGHT;
 }
 
 /** Whether pixel `i` of `image`, on a wall as bright as `wall`, shows daylight: much brighter than it (or near white), nearly grey. */
