@@ -933,15 +933,14 @@ function outdoorShares(
   [x0, y0, x1, y1]: [number, number, number, number],
 ): { foliage: number; sky: number; either: number; inside: number } {
   const { data, channels } = image.colour;
-  const insetX = Math.round(OUTDOOR_INSET * (x1 - x0));
-  const insetY = Math.round(OUTDOOR_INSET * (y1 - y0));
+  const [ix0, iy0, ix1, iy1] = insetBox([x0, y0, x1, y1], OUTDOOR_INSET);
   let inside = 0;
   let foliage = 0;
   let sky = 0;
   let either = 0;
   if (channels >= 3)
-    for (let y = y0 + insetY; y < y1 - insetY; y++)
-      for (let x = x0 + insetX, j = (y * image.width + x) * channels; x < x1 - insetX; x++, j += channels) {
+    for (let y = iy0; y < iy1; y++)
+      for (let x = ix0, j = (y * image.width + x) * channels; x < ix1; x++, j += channels) {
         const red = data[j] as number;
         const green = data[j + 1] as number;
         const blue = data[j + 2] as number;
@@ -960,15 +959,10 @@ function outdoorShares(
  * Whether the box `[x0, y0, x1, y1)` of `image`, on a wall as bright as `wall`, shows a print in a light mat (MAT_*):
  * a band around its edge as bright as the wall at least, around a darker middle that shows no daylight.
  */
-function lightMat(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
-  const inset = (share: number): [number, number, number, number] => {
-    const dx = Math.round(share * (x1 - x0));
-    const dy = Math.round(share * (y1 - y0));
-    return [x0 + dx, y0 + dy, x1 - dx, y1 - dy];
-  };
-  const whole = greyLevels(image, [x0, y0, x1, y1]);
-  const inside = greyLevels(image, inset(MAT_BAND));
-  const middle = inset(MAT_CORE);
+function lightMat(image: Grey, box: [number, number, number, number], wall: number): boolean {
+  const whole = greyLevels(image, box);
+  const inside = greyLevels(image, insetBox(box, MAT_BAND));
+  const middle = insetBox(box, MAT_CORE);
   const core = greyLevels(image, middle);
   if (!whole || !inside || !core || whole.count <= inside.count) return false;
   const band = (whole.mean * whole.count - inside.mean * inside.count) / (whole.count - inside.count);
@@ -1012,9 +1006,9 @@ function showsView(image: Grey, wall: number): (i: number) => boolean {
  */
 function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
   const { data, width, height } = image;
-  const insetX = Math.round(SCREEN_CORE * (x1 - x0));
-  const insetY = Math.round(SCREEN_CORE * (y1 - y0));
-  const core = greyLevels(image, [x0 + insetX, y0 + insetY, x1 - insetX, y1 - insetY]);
+  const middle = insetBox([x0, y0, x1, y1], SCREEN_CORE);
+  const [left, , right] = middle;
+  const core = greyLevels(image, middle);
   if (!core || wall <= 0) return false;
   if (core.mean > SCREEN_DARK * wall || core.spread > SCREEN_EVEN * wall) return false;
   const bandBottom = y1 + Math.max(2, Math.round(SCREEN_BELOW_BAND * (y1 - y0)));
@@ -1022,7 +1016,7 @@ function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, numb
   let below = 0;
   let count = 0;
   for (let y = y1; y < bandBottom; y++)
-    for (let x = x0 + insetX, i = y * width + x; x < x1 - insetX; x++, i++) {
+    for (let x = left, i = y * width + x; x < right; x++, i++) {
       below += data[i] as number;
       count++;
     }
@@ -1071,6 +1065,13 @@ function showsSky(image: Grey, [x0, y0, x1, y1]: [number, number, number, number
     for (let x = band[0], i = y * image.width + x; x < band[2]; x++, i++)
       if ((colour[i * channels + 2] as number) > (colour[i * channels] as number) + SKY_BLUE) blue++;
   return blue >= SKY_SHARE * levels.count && levels.spread <= SKY_EVEN * wall;
+}
+
+/** The box `[x0, y0, x1, y1)` with `share` of its width and of its height taken off each side (rounded). */
+function insetBox([x0, y0, x1, y1]: [number, number, number, number], share: number): [number, number, number, number] {
+  const dx = Math.round(share * (x1 - x0));
+  const dy = Math.round(share * (y1 - y0));
+  return [x0 + dx, y0 + dy, x1 - dx, y1 - dy];
 }
 
 /** The grey levels of `image` in the box `[x0, y0, x1, y1)`: how many, their mean and spread; null when it is empty. */
