@@ -126,6 +126,18 @@ function laidOn(
   return sharp(picture).composite(pieces).jpeg({ quality }).toBuffer();
 }
 
+/** `picture` with `box` of the set's photo `source` laid on at `at`, `height` pixels tall at its own aspect ratio. */
+async function hungAt(
+  picture: Buffer,
+  source: string,
+  box: Box,
+  height: number,
+  at: { left: number; top: number },
+): Promise<Buffer> {
+  const size = { width: Math.round((height * box.width) / box.height), height };
+  return laidOn(picture, [{ input: await cutOut(`photos/${source}`, box, size), ...at }]);
+}
+
 /** `picture` with a real window (one of REAL_WINDOWS) resized to `size` and pasted at `at`, as a JPEG of quality 92. */
 async function withWindow(
   picture: Buffer,
@@ -896,10 +908,7 @@ describe.skipIf(!present)('real framed prints crossed by lines of their own, hun
     { left: 560, top: 50 },
   ];
   /** `box` of `source`, 56 pixels tall at its own aspect ratio, hung on the wall at `at`. */
-  const hang = async (source: string, box: Box, at: { left: number; top: number }) => {
-    const size = { width: Math.round((56 * box.width) / box.height), height: 56 };
-    return laidOn(wall(), [{ input: await cutOut(`photos/${source}`, box, size), ...at }]);
-  };
+  const hang = (source: string, box: Box, at: { left: number; top: number }) => hungAt(wall(), source, box, 56, at);
   it('passes', async () => {
     for (const [source, box] of PRINTS)
       for (const at of spots) {
@@ -947,8 +956,7 @@ describe.skipIf(!present)('real prints in a light mat, brighter than the wall, h
   /** `box` of `source`, 64 pixels tall at its own aspect ratio, hung at `spot`: the photo and the output. */
   const hang = async (source: string, box: Box, { wall, left, top }: (typeof SPOTS)[number]) => {
     const { bytes: photo } = photoOfSet(wall);
-    const size = { width: Math.round((64 * box.width) / box.height), height: 64 };
-    return { photo, hung: await laidOn(photo, [{ input: await cutOut(`photos/${source}`, box, size), left, top }]) };
+    return { photo, hung: await hungAt(photo, source, box, 64, { left, top }) };
   };
   it('passes', async () => {
     for (const box of PRINTS)
