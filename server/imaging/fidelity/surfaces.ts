@@ -31,9 +31,10 @@ const OUTLINE_SHARE = 0.5;
  */
 const SAME_TEXTURE = 0.6;
 /**
- * A new piece of furniture's shadow on the floor or the wall behind it (castShadow): darker by a factor of at most
- * SHADOW_DARKER, its colour otherwise kept within SHADOW_TINT levels a cell, within SHADOW_SIDE of the piece's width on
- * either side of it and SHADOW_BELOW of its height below it.
+ * What a new piece of furniture lays on the floor or the wall behind it (byPiece), within SHADOW_SIDE of its width
+ * on either side of it and SHADOW_BELOW of its height below it, and no larger than it: its shadow (onlyDarker: darker
+ * by a factor of at most SHADOW_DARKER, its colour otherwise kept within SHADOW_TINT levels a cell), or, with no grain
+ * of the photo's, a rug laid under it or its reflection in a polished floor.
  */
 const SHADOW_DARKER = 0.95;
 const SHADOW_TINT = 20;
@@ -55,7 +56,7 @@ const TEXTURE_MIN = 2;
 /**
  * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
  * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out. `pieces`:
- * the furniture found among the edge changes, whose shadows (castShadow) are no recoloured surface.
+ * the furniture found among the edge changes, whose shadows, rugs and reflections (byPiece) are no recoloured surface.
  */
 export function recolouredSurfaces(
   before: Grey,
@@ -183,7 +184,10 @@ export function recolouredSurfaces(
         if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
       if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownDetail) continue;
       const { left, top, right, bottom } = region;
-      if (liftedShade(region.cells) || castShadow(region.cells, [left, top, right, bottom])) continue;
+      // By new furniture, a region is its shadow, or a rug or a reflection that brings no grain of the photo's: a floor
+      // recoloured keeps its grain, and a wall or a floor repainted reaches past the pieces standing on it.
+      const laid = byPiece(region.cells, [left, top, right, bottom]);
+      if (liftedShade(region.cells) || (laid && (!ownDetail || onlyDarker(region.cells)))) continue;
       const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
       found.push({
         kind: 'surface_recoloured',
@@ -218,14 +222,30 @@ export function recolouredSurfaces(
     return photo <= LIFT_DARK * cells.length && predicted >= LIFT_GAIN * photo && hue <= LIFT_HUE * cells.length;
   }
 
+  /** Whether a region (its cells, and its bounds in cells) lies within a new piece's reach, no larger than it. */
+  function byPiece(cells: number[], [left, top, right, bottom]: [number, number, number, number]): boolean {
+    const x0 = left * COLOUR_CELL;
+    const y0 = top * COLOUR_CELL;
+    const x1 = (right + 1) * COLOUR_CELL;
+    const y1 = (bottom + 1) * COLOUR_CELL;
+    return pieces.some((piece) => {
+      const w = piece.right - piece.left;
+      const h = piece.bottom - piece.top;
+      return (
+        cells.length * COLOUR_CELL * COLOUR_CELL <= w * h &&
+        x0 >= piece.left - SHADOW_SIDE * w &&
+        x1 <= piece.right + SHADOW_SIDE * w &&
+        y0 >= piece.top &&
+        y1 <= piece.bottom + SHADOW_BELOW * h
+      );
+    });
+  }
+
   /**
-   * Whether a region (its cells, and its bounds in cells) is the shadow a new piece of furniture casts: only darker
-   * (one factor of at most SHADOW_DARKER on the predicted colour explains it within SHADOW_TINT levels a cell) and
-   * within the piece's reach (its bounds grown by SHADOW_SIDE of its width on either side and SHADOW_BELOW of its
-   * height below it), and no larger than the piece.
+   * Whether a region's cells are only darker than predicted: one factor of at most SHADOW_DARKER on the predicted
+   * colour explains them within SHADOW_TINT levels a cell.
    */
-  function castShadow(cells: number[], [left, top, right, bottom]: [number, number, number, number]): boolean {
-    if (!pieces.length) return false;
+  function onlyDarker(cells: number[]): boolean {
     // The predicted colour of each of the region's cells, channel by channel: the factor and the tint both use it.
     const predicted = new Float64Array(cells.length * 3);
     let along = 0;
@@ -248,22 +268,7 @@ export function recolouredSurfaces(
         (b[cell * 3 + 2] as number) - factor * (predicted[k * 3 + 2] as number),
       );
     });
-    if (tint / cells.length > SHADOW_TINT) return false;
-    const x0 = left * COLOUR_CELL;
-    const y0 = top * COLOUR_CELL;
-    const x1 = (right + 1) * COLOUR_CELL;
-    const y1 = (bottom + 1) * COLOUR_CELL;
-    return pieces.some((piece) => {
-      const w = piece.right - piece.left;
-      const h = piece.bottom - piece.top;
-      return (
-        cells.length * COLOUR_CELL * COLOUR_CELL <= w * h &&
-        x0 >= piece.left - SHADOW_SIDE * w &&
-        x1 <= piece.right + SHADOW_SIDE * w &&
-        y0 >= piece.top &&
-        y1 <= piece.bottom + SHADOW_BELOW * h
-      );
-    });
+    return tint / cells.length <= SHADOW_TINT;
   }
 }
 
