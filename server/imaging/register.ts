@@ -70,7 +70,11 @@ const STRETCH_SLACK = 1.5;
 const STRETCH_EVIDENCE = 10;
 /** Aspect ratios this close (relative) are the same shape: a rounding, a few pixels trimmed. */
 const SAME_SHAPE = 0.03;
-/** A plausible reframing: the output's scale on the photo stays within these bounds, its corners within the bounds. */
+/**
+ * A plausible reframing: the output's span on the photo, across and down, stays within these shares of the largest
+ * crop of the output's own shape the photo holds (largestCrop: the photo itself for an output of its shape; for a
+ * portrait cut of a landscape photo, the photo's full height at that cut's aspect ratio).
+ */
 const MIN_SCALE = 0.4;
 const MAX_SCALE = 1.8;
 /** The agreeing features span at least this share of the output's width and of its height. */
@@ -78,7 +82,12 @@ const MIN_SPREAD = 0.25;
 /** Padding bars: lines of one colour within BAR_FLAT grey levels; cut only when they leave BAR_KEEP of each side. */
 const BAR_FLAT = 6;
 const BAR_KEEP = 0.4;
-/** At least this share of the photo must be covered by the warped output. */
+/**
+ * The warped output must cover at least this share of that largest crop: a crop or zoom of up to 1.7 times, whatever
+ * the output's shape. Measured on the whole photo, a portrait cut of a landscape photo could never cover more than its
+ * aspect ratio allows (SnapStager's covers 35 % of its photo, 78 % of the largest such cut) and fell in and out of the
+ * bound as JPEG quality or a slight blur moved its fit.
+ */
 const MIN_COVER = 0.35;
 /**
  * refineRegistration: OpenCV's ECC (enhanced correlation coefficient) maximisation, at most REFINE_ITERATIONS steps
@@ -135,7 +144,8 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
   }
   if (matrix && fit) {
     const warped = warp(cv, after, matrix, before);
-    if (coverage(warped.valid) >= MIN_COVER)
+    const frame = largestCrop(after, before);
+    if (coverage(warped.valid) >= (MIN_COVER * frame.width * frame.height) / (before.width * before.height))
       return { ...warped, warped: true, fit: { matrix, output: after, inliers: fit.inliers } };
     if (!sameShape) return null;
   }
@@ -402,6 +412,13 @@ function cornerShift(m: number[], stretch: number[], after: Raster): number {
   return most;
 }
 
+/** The largest crop of `after`'s shape that `before` holds, in `before`'s pixels (see MIN_SCALE). */
+function largestCrop(after: Raster, before: Raster): { width: number; height: number } {
+  const aspect = after.width / after.height;
+  const width = Math.min(before.width, before.height * aspect);
+  return { width, height: width / aspect };
+}
+
 /** The output's corners land inside a generous frame around the photo and its scale is a reframing's. */
 function plausible(m: number[], after: Raster, before: Raster): boolean {
   const mapped = cornersOf(m, after);
@@ -409,8 +426,9 @@ function plausible(m: number[], after: Raster, before: Raster): boolean {
   const points = mapped as Array<readonly [number, number]>;
   const xs = points.map((p) => p[0]);
   const ys = points.map((p) => p[1]);
-  const spanX = (Math.max(...xs) - Math.min(...xs)) / before.width;
-  const spanY = (Math.max(...ys) - Math.min(...ys)) / before.height;
+  const frame = largestCrop(after, before);
+  const spanX = (Math.max(...xs) - Math.min(...xs)) / frame.width;
+  const spanY = (Math.max(...ys) - Math.min(...ys)) / frame.height;
   for (const span of [spanX, spanY]) if (span < MIN_SCALE || span > MAX_SCALE) return false;
   // Opposite sides keep their lengths within a third: a photo's reframing, not a view from elsewhere.
   const side = (a: readonly [number, number], b: readonly [number, number]) => Math.hypot(a[0] - b[0], a[1] - b[1]);

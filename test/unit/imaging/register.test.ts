@@ -181,4 +181,64 @@ describe('registerOutput', () => {
     const padded = await sharp(source).resize(1024, 1024, { fit: 'contain', background: '#000' }).jpeg().toBuffer();
     expect((await scoreFidelity(source, padded)).score).toBeGreaterThanOrEqual(FIDELITY_MIN);
   });
+  // A portrait cut of a landscape photo can cover no more of it than its aspect ratio allows: the bounds on a
+  // reframing are measured against the largest crop of the output's own shape, not against the whole photo. Measured
+  // against the photo, a cut under 40 % of its width was no plausible reframing, and SnapStager's own marketing crop,
+  // 35 % of its photo, was placed or not as JPEG quality or a slight blur moved its fit by a pixel.
+  describe('a portrait crop of a landscape photo', () => {
+    const set = (file: string) => readFileSync(`${realRoomsDir()}/${file}`);
+    const cut = (source: Buffer, [left, top, width, height]: readonly number[]) =>
+      sharp(source)
+        .extract({ left: left as number, top: top as number, width: width as number, height: height as number })
+        .resize(Math.round(1.4 * (width as number)))
+        .jpeg({ quality: 90 })
+        .toBuffer();
+
+    it("places a real staging's portrait crop re-encoded, softened or sharpened, as engines return it", async () => {
+      const photo = set('photos/snap-empty-living.jpg');
+      const staged = set('outputs/snap-empty-living-staged.jpg');
+      for (const [label, output] of [
+        ['quality 70', await sharp(staged).jpeg({ quality: 70 }).toBuffer()],
+        ['softened', await sharp(staged).blur(0.6).jpeg({ quality: 90 }).toBuffer()],
+        ['sharpened', await sharp(staged).sharpen({ sigma: 1.5 }).jpeg({ quality: 90 }).toBuffer()],
+      ] as const) {
+        const result = await scoreFidelity(photo, output);
+        expect(
+          result.changes.map((change) => change.kind),
+          label,
+        ).not.toContain('unaligned');
+        expect(result.score, label).toBeGreaterThanOrEqual(FIDELITY_MIN);
+      }
+    });
+
+    it("places portrait cuts under 40 % of a real room's width, and refuses one with its archway gone", async () => {
+      const photo = readFileSync(PHOTO); // 1600 × 1200; the archway at x 1472–1568
+      for (const box of [
+        [500, 0, 600, 1200],
+        [800, 200, 500, 900],
+        [900, 0, 700, 1200],
+      ]) {
+        const result = await scoreFidelity(photo, await cut(photo, box));
+        expect(result.score, box.join(',')).toBeGreaterThanOrEqual(FIDELITY_MIN);
+      }
+      const wall = await sharp(photo).extract({ left: 1400, top: 300, width: 40, height: 60 }).stats();
+      const [r, g, b] = wall.channels.map((channel) => Math.round(channel.mean));
+      const plaster = await sharp({ create: { width: 110, height: 380, channels: 3, background: { r, g, b } } })
+        .png()
+        .toBuffer();
+      const archwayGone = await sharp(photo)
+        .composite([{ input: plaster, left: 1465, top: 230 }])
+        .jpeg({ quality: 95 })
+        .toBuffer();
+      const result = await scoreFidelity(photo, await cut(archwayGone, [900, 0, 700, 1200]));
+      expect(result.score).toBeLessThan(FIDELITY_MIN);
+      expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
+    });
+
+    it('does not place a cut showing an eighth of the photo', async () => {
+      const photo = readFileSync(PHOTO);
+      const result = await scoreFidelity(photo, await cut(photo, [600, 300, 400, 600]));
+      expect(result.changes.map((change) => change.kind)).toEqual(['unaligned']);
+    });
+  });
 });
