@@ -129,13 +129,18 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
   const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
   const sameShape = sameShapeAs(after, before);
   const fit = fitHomography(cv, before, after, stretch);
+  // An output of another shape is a crop (zoomed and turned a little at most): where its features bunch in part of it,
+  // a homography fitted to them can bend off beyond them, so the similarity fitted to the same features is taken
+  // unless the homography places them measurably better (STRETCH_EVIDENCE, against its four more parameters).
+  const fitted = fit && !sameShape && fit.overSimilarity < STRETCH_EVIDENCE ? fit.similarity : fit?.matrix;
   let matrix: number[] | null = null;
   if (
     fit &&
-    plausible(fit.matrix, after, before) &&
-    !(sameShape && (cornerShift(fit.matrix, stretch, after) <= STRETCH_SLACK || fit.evidence < STRETCH_EVIDENCE))
+    fitted &&
+    plausible(fitted, after, before) &&
+    !(sameShape && (cornerShift(fitted, stretch, after) <= STRETCH_SLACK || fit.evidence < STRETCH_EVIDENCE))
   )
-    matrix = fit.matrix;
+    matrix = fitted;
   if (!matrix && !sameShape) {
     // Squeezed or stretched to another shape with the whole frame kept: the features no longer match (ORB is not
     // made for a picture squashed by half), but the plain stretch puts it back, and it then lines up with the photo.
@@ -290,6 +295,10 @@ interface Fit {
   matrix: number[];
   /** How much better than the plain stretch it places its inliers (STRETCH_EVIDENCE's F statistic). */
   evidence: number;
+  /** The similarity (scale, turn, shift) that places the same inliers best, by least squares. */
+  similarity: number[];
+  /** How much better than that similarity the homography places them (the same F statistic). */
+  overSimilarity: number;
   /** The agreeing features: each output point and the photo point it matched. */
   inliers: Array<[[number, number], [number, number]]>;
 }
@@ -352,22 +361,61 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
     // spread is measured on the output: a crop shows only part of the photo, and its features can only come from there.
     if (right - left < MIN_SPREAD * after.width || bottom - top < MIN_SPREAD * after.height) return null;
     const matrix = Array.from(h.data64F as Float64Array);
-    let fitted = 0;
-    let stretched = 0;
     const agreeing: Fit['inliers'] = [];
     for (let i = 0; i < count; i++) {
       if (!mask.data[i]) continue;
-      const p: [number, number] = [from[2 * i] as number, from[2 * i + 1] as number];
-      const q: [number, number] = [to[2 * i] as number, to[2 * i + 1] as number];
-      fitted += squaredMiss(matrix, p, q);
-      stretched += squaredMiss(stretch, p, q);
-      agreeing.push([p, q]);
+      agreeing.push([
+        [from[2 * i] as number, from[2 * i + 1] as number],
+        [to[2 * i] as number, to[2 * i + 1] as number],
+      ]);
     }
-    const evidence = (stretched - fitted) / 8 / Math.max(1e-9, fitted / Math.max(1, 2 * inliers - 8));
-    return { matrix, evidence, inliers: agreeing };
+    const similarity = similarityOf(agreeing);
+    return {
+      matrix,
+      evidence: betterBy(agreeing, matrix, stretch, 8),
+      similarity,
+      overSimilarity: betterBy(agreeing, matrix, similarity, 4),
+      inliers: agreeing,
+    };
   } finally {
     for (const object of owned) object.delete();
   }
+}
+
+/**
+ * How much better the homography `m` places the matched `pairs` than `simpler`, a model with `fewer` parameters less:
+ * the F statistic of their squared misses, ((SSR simpler − SSR m) / fewer) / (SSR m / (2n − 8)).
+ */
+function betterBy(pairs: Fit['inliers'], m: number[], simpler: number[], fewer: number): number {
+  let fitted = 0;
+  let plain = 0;
+  for (const [p, q] of pairs) {
+    fitted += squaredMiss(m, p, q);
+    plain += squaredMiss(simpler, p, q);
+  }
+  return (plain - fitted) / fewer / Math.max(1e-9, fitted / Math.max(1, 2 * pairs.length - 8));
+}
+
+/**
+ * The similarity (a scale, a turn and a shift: u = a·x − b·y + tx, v = b·x + a·y + ty) that places each pair's output
+ * point nearest its photo point, by least squares about their centroids, as a 3 × 3 matrix.
+ */
+function similarityOf(pairs: Fit['inliers']): number[] {
+  const n = Math.max(1, pairs.length);
+  let [mx, my, mu, mv] = [0, 0, 0, 0];
+  for (const [[x, y], [u, v]] of pairs) [mx, my, mu, mv] = [mx + x / n, my + y / n, mu + u / n, mv + v / n];
+  let along = 0;
+  let across = 0;
+  let spread = 0;
+  for (const [[x, y], [u, v]] of pairs) {
+    const [dx, dy, du, dv] = [x - mx, y - my, u - mu, v - mv];
+    along += dx * du + dy * dv;
+    across += dx * dv - dy * du;
+    spread += dx * dx + dy * dy;
+  }
+  const a = along / Math.max(1e-9, spread);
+  const b = across / Math.max(1e-9, spread);
+  return [a, -b, mu - a * mx + b * my, b, a, mv - b * mx - a * my, 0, 0, 1];
 }
 
 /** Where homography `m` puts the point (x, y); null when it lies at or past infinity (behind the camera). */

@@ -184,7 +184,9 @@ describe('registerOutput', () => {
   // A portrait cut of a landscape photo can cover no more of it than its aspect ratio allows: the bounds on a
   // reframing are measured against the largest crop of the output's own shape, not against the whole photo. Measured
   // against the photo, a cut under 40 % of its width was no plausible reframing, and SnapStager's own marketing crop,
-  // 35 % of its photo, was placed or not as JPEG quality or a slight blur moved its fit by a pixel.
+  // 35 % of its photo, was placed or not as JPEG quality or a slight blur moved its fit by a pixel. Its features
+  // bunch in its middle (the glazed door and its view), and a homography fitted to them bent off beyond them: a cut is
+  // placed by the similarity fitted to the same features unless the homography places them measurably better.
   describe('a portrait crop of a landscape photo', () => {
     const set = (file: string) => readFileSync(`${realRoomsDir()}/${file}`);
     const cut = (source: Buffer, [left, top, width, height]: readonly number[]) =>
@@ -198,25 +200,26 @@ describe('registerOutput', () => {
       const photo = set('photos/snap-empty-living.jpg');
       const staged = set('outputs/snap-empty-living-staged.jpg');
       for (const [label, output] of [
+        ['as returned', staged],
         ['quality 70', await sharp(staged).jpeg({ quality: 70 }).toBuffer()],
         ['softened', await sharp(staged).blur(0.6).jpeg({ quality: 90 }).toBuffer()],
         ['sharpened', await sharp(staged).sharpen({ sigma: 1.5 }).jpeg({ quality: 90 }).toBuffer()],
       ] as const) {
         const result = await scoreFidelity(photo, output);
-        expect(
-          result.changes.map((change) => change.kind),
-          label,
-        ).not.toContain('unaligned');
+        // Placed precisely: nothing of the room reads as moved.
+        expect(result.changes, label).toEqual([]);
         expect(result.score, label).toBeGreaterThanOrEqual(FIDELITY_MIN);
       }
     });
 
-    it("places portrait cuts under 40 % of a real room's width, and refuses one with its archway gone", async () => {
+    it("places portrait cuts under 40 % of a real room's width, and refuses them with its archway gone", async () => {
       const photo = readFileSync(PHOTO); // 1600 × 1200; the archway at x 1472–1568
       for (const box of [
         [500, 0, 600, 1200],
         [800, 200, 500, 900],
         [900, 0, 700, 1200],
+        [500, 100, 560, 1000],
+        [1000, 100, 600, 1000],
       ]) {
         const result = await scoreFidelity(photo, await cut(photo, box));
         expect(result.score, box.join(',')).toBeGreaterThanOrEqual(FIDELITY_MIN);
@@ -230,9 +233,14 @@ describe('registerOutput', () => {
         .composite([{ input: plaster, left: 1465, top: 230 }])
         .jpeg({ quality: 95 })
         .toBuffer();
-      const result = await scoreFidelity(photo, await cut(archwayGone, [900, 0, 700, 1200]));
-      expect(result.score).toBeLessThan(FIDELITY_MIN);
-      expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
+      for (const box of [
+        [900, 0, 700, 1200],
+        [1000, 100, 600, 1000],
+      ]) {
+        const result = await scoreFidelity(photo, await cut(archwayGone, box));
+        expect(result.score, box.join(',')).toBeLessThan(FIDELITY_MIN);
+        expect(result.changes.map((change) => change.kind)).toEqual(['opening_removed']);
+      }
     });
 
     it('does not place a cut showing an eighth of the photo', async () => {
