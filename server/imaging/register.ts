@@ -3,6 +3,8 @@
  * crop, zoom or return another aspect ratio; comparing such an output pixel by pixel would read every line of the
  * room as moved. ORB features of both small decodes are matched (Hamming distance, Lowe's ratio test) and a
  * homography is fitted with RANSAC (OpenCV's WebAssembly build); the output is then warped onto the photo's grid.
+ * An output of another shape is a crop: the similarity (scale, turn, shift) fitted to the same features places it
+ * unless the homography places them measurably better.
  * Without enough agreeing features (a flat, drawn or very dark room) an output of the photo's own shape is taken as
  * it is (stretched to the grid); one of another shape is stretched back too, and kept if it then lines up with the
  * photo (a picture squashed to a square); otherwise it cannot be placed, and the check reports it as unaligned. Bars
@@ -65,7 +67,9 @@ const STRETCH_SLACK = 1.5;
  * eight free parameters can by chance: the F statistic of the two fits' squared residuals over the homography's
  * inliers, ((SSR stretch − SSR homography) / 8) / (SSR homography / (2n − 8)), at least STRETCH_EVIDENCE. Real photos
  * zoomed 1–2 % measured 110–490 (hundreds of matches, each a little closer); a drawn room shrunk below the working
- * size 1.3–1.9 (a few dozen matches, a homography that bends off towards the corners by 30–70 pixels).
+ * size 1.3–1.9 (a few dozen matches, a homography that bends off towards the corners by 30–70 pixels). For an output
+ * of another shape the same test weighs the homography against the similarity fitted to its inliers (four parameters
+ * more): portrait cuts of real rooms measured at most 4.1, their homographies bent off beyond the features.
  */
 const STRETCH_EVIDENCE = 10;
 /** Aspect ratios this close (relative) are the same shape: a rounding, a few pixels trimmed. */
