@@ -133,10 +133,7 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
   const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
   const sameShape = sameShapeAs(after, before);
   const fit = fitHomography(cv, before, after, stretch);
-  // An output of another shape is a crop (zoomed and turned a little at most): where its features bunch in part of it,
-  // a homography fitted to them can bend off beyond them, so the similarity fitted to the same features is taken
-  // unless the homography places them measurably better (STRETCH_EVIDENCE, against its four more parameters).
-  const fitted = fit && !sameShape && fit.overSimilarity < STRETCH_EVIDENCE ? fit.similarity : fit?.matrix;
+  const fitted = fit && !sameShape ? cropPlacement(fit) : fit?.matrix;
   let matrix: number[] | null = null;
   if (
     fit &&
@@ -299,10 +296,6 @@ interface Fit {
   matrix: number[];
   /** How much better than the plain stretch it places its inliers (STRETCH_EVIDENCE's F statistic). */
   evidence: number;
-  /** The similarity (scale, turn, shift) that places the same inliers best, by least squares. */
-  similarity: number[];
-  /** How much better than that similarity the homography places them (the same F statistic). */
-  overSimilarity: number;
   /** The agreeing features: each output point and the photo point it matched. */
   inliers: Array<[[number, number], [number, number]]>;
 }
@@ -373,17 +366,20 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
         [to[2 * i] as number, to[2 * i + 1] as number],
       ]);
     }
-    const similarity = similarityOf(agreeing);
-    return {
-      matrix,
-      evidence: betterBy(agreeing, matrix, stretch, 8),
-      similarity,
-      overSimilarity: betterBy(agreeing, matrix, similarity, 4),
-      inliers: agreeing,
-    };
+    return { matrix, evidence: betterBy(agreeing, matrix, stretch, 8), inliers: agreeing };
   } finally {
     for (const object of owned) object.delete();
   }
+}
+
+/**
+ * Where an output of another shape goes, a crop (zoomed and turned a little at most): where its features bunch in part
+ * of it, a homography fitted to them can bend off beyond them, so the similarity fitted to the same features is taken
+ * unless the homography places them measurably better (STRETCH_EVIDENCE, against its four more parameters).
+ */
+function cropPlacement(fit: Fit): number[] {
+  const similarity = similarityOf(fit.inliers);
+  return betterBy(fit.inliers, fit.matrix, similarity, 4) < STRETCH_EVIDENCE ? similarity : fit.matrix;
 }
 
 /**
