@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   loadRealCases,
   PROBE_COLUMNS,
+  paintedOver,
   REAL_CLASSES,
   type RealCase,
   type RealCut,
@@ -374,15 +375,12 @@ describe.skipIf(!present)(
     });
     it("is still refused with the classroom's window painted over in its wall's colour", async () => {
       const { shadowsLifted, exposed } = await renderings('dicm-classroom', 1.6);
-      const wall = await sharp(exposed).extract({ left: 520, top: 290, width: 80, height: 130 }).stats();
-      const [r, g, b] = wall.channels.map((channel) => Math.round(channel.mean));
-      const paint = await sharp({ create: { width: 110, height: 235, channels: 3, background: { r, g, b } } })
-        .png()
-        .toBuffer();
-      const walledUp = await sharp(exposed)
-        .composite([{ input: paint, left: 370, top: 192 }])
-        .jpeg({ quality: 90 })
-        .toBuffer();
+      const walledUp = await paintedOver(
+        exposed,
+        { left: 520, top: 290, width: 80, height: 130 },
+        { left: 370, top: 192, width: 110, height: 235 },
+        90,
+      );
       const result = await scoreFidelity(shadowsLifted, walledUp);
       expect(result.score).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_removed');

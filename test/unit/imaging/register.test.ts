@@ -9,7 +9,7 @@ import {
   refineRegistration,
   registerOutput,
 } from '../../../server/imaging/register.js';
-import { levelled, realRoomsDir } from '../../fixtures/fidelity-real-set.js';
+import { levelled, paintedOver, realRoomsDir } from '../../fixtures/fidelity-real-set.js';
 
 // A real photo (a furnished living room with windows, an archway and wall art) at the fidelity check's working size.
 const PHOTO = `${realRoomsDir()}/photos/roomgpt-living.jpg`;
@@ -224,15 +224,12 @@ describe('registerOutput', () => {
         const result = await scoreFidelity(photo, await cut(photo, box));
         expect(result.score, box.join(',')).toBeGreaterThanOrEqual(FIDELITY_MIN);
       }
-      const wall = await sharp(photo).extract({ left: 1400, top: 300, width: 40, height: 60 }).stats();
-      const [r, g, b] = wall.channels.map((channel) => Math.round(channel.mean));
-      const plaster = await sharp({ create: { width: 110, height: 380, channels: 3, background: { r, g, b } } })
-        .png()
-        .toBuffer();
-      const archwayGone = await sharp(photo)
-        .composite([{ input: plaster, left: 1465, top: 230 }])
-        .jpeg({ quality: 95 })
-        .toBuffer();
+      const archwayGone = await paintedOver(
+        photo,
+        { left: 1400, top: 300, width: 40, height: 60 },
+        { left: 1465, top: 230, width: 110, height: 380 },
+        95,
+      );
       for (const box of [
         [900, 0, 700, 1200],
         [1000, 100, 600, 1000],
