@@ -50,13 +50,37 @@ const SHADOW_BELOW = 0.5;
 const LIFT_DARK = 64;
 const LIFT_GAIN = 1.5;
 const LIFT_HUE = 0.05;
+/**
+ * Another light on a surface, not another paint: a region whose chromaticity lies within RELIT_HUE of the
+ * prediction's and whose level lies within RELIT_LEVEL of it (either way). An engine that draws the room again draws
+ * its light again: a patch of sun on a wall gone, a wall by a window evened out, a wall a shade darker where a lamp no
+ * longer lights it. Paint of another colour moves the chromaticity: of the regions the set's recoloured walls, floors
+ * and ceilings leave, under 4 % keep it this close, and most of those move the level further; the few within both
+ * bounds belong to edits refused for another region of theirs. A grey wall painted white moves the level well past it.
+ */
+const RELIT_HUE = 0.02;
+const RELIT_LEVEL = 0.85;
+/**
+ * ...where the picture-wide change lifts the region by at most RELIT_LIFT: a strong lift (a low-light enhancer's, a
+ * gamma or a doubled exposure) draws every colour toward white, and there a repaint's hue comes out within RELIT_HUE
+ * of the prediction's too (the set's repaints lifted so, 1.35–1.7 times, did and passed 14 times of 406).
+ */
+const RELIT_LIFT = 1.3;
+/** How a region's colour moved from the prediction (recolouredSurfaces, shift). */
+interface Shift {
+  hue: number;
+  photo: number;
+  predicted: number;
+  output: number;
+}
 /** Below this spread of grey levels inside the cells (noise), a surface has no grain to compare. */
 const TEXTURE_MIN = 2;
 
 /**
  * Large regions whose colour changed where their structure did not, once the picture-wide colour and tone change
- * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out. `pieces`:
- * the furniture found among the edge changes, whose shadows, rugs and reflections (byPiece) are no recoloured surface.
+ * (fitted robustly to every calm cell: white balance, exposure, contrast, saturation, gamma) is taken out, and less
+ * what only lies in another light (liftedShade, relit). `pieces`: the furniture found among the edge changes, whose
+ * shadows, rugs and reflections (byPiece) are no recoloured surface.
  */
 export function recolouredSurfaces(
   before: Grey,
@@ -180,14 +204,25 @@ export function recolouredSurfaces(
         });
       }
       let outlined = 0;
-      for (const cell of border)
-        if (setNear(outline, cellsX, cellsY, cell % cellsX, Math.floor(cell / cellsX))) outlined++;
+      // New edges on the border that no piece of furniture accounts for: a line the engine drew into the room.
+      let drawn = 0;
+      for (const cell of border) {
+        const cx = cell % cellsX;
+        const cy = (cell - cx) / cellsX;
+        if (!setNear(outline, cellsX, cellsY, cx, cy)) continue;
+        outlined++;
+        if (!nearPiece(cx, cy)) drawn++;
+      }
       if (border.size && outlined >= OUTLINE_SHARE * border.size && !ownDetail) continue;
+      // A shade or a light the photo does not show is no paint; light ends softly or at furniture, a plane the engine
+      // drew again (a wall line added, its two sides shaded apart) at a new line of its own.
+      const moved = shift(region.cells);
+      if (liftedShade(moved) || (relit(moved) && !drawn)) continue;
       const { left, top, right, bottom } = region;
       // By new furniture, a region is its shadow, or a rug or a reflection that brings no grain of the photo's: a floor
       // recoloured keeps its grain, and a wall or a floor repainted reaches past the pieces standing on it.
       const laid = byPiece(region.cells, [left, top, right, bottom]);
-      if (liftedShade(region.cells) || (laid && (!ownDetail || onlyDarker(region.cells)))) continue;
+      if (laid && (!ownDetail || onlyDarker(region.cells))) continue;
       const area = region.cells.length * COLOUR_CELL * COLOUR_CELL;
       found.push({
         kind: 'surface_recoloured',
@@ -204,22 +239,56 @@ export function recolouredSurfaces(
     return found;
   }
 
-  /** Whether a region is dark in the photo, lifted by the picture-wide change and kept in hue (LIFT_*). */
-  function liftedShade(cells: number[]): boolean {
+  /**
+   * How a region's colour moved from the prediction: its mean chromaticity distance (r, g, b shares) per cell, and its
+   * photo's, predicted and output mean levels.
+   */
+  function shift(cells: number[]): Shift {
     let photo = 0;
     let predicted = 0;
+    let output = 0;
     let hue = 0;
     for (const cell of cells) {
       const p = [0, 1, 2].map((c) => predictColour(model, a, cell, c));
       const q = [0, 1, 2].map((c) => b[cell * 3 + c] as number);
       const pSum = p.reduce((sum, v) => sum + v, 0);
       const qSum = q.reduce((sum, v) => sum + v, 0);
-      if (pSum <= 0 || qSum <= 0) return false;
+      if (pSum <= 0 || qSum <= 0) return { hue: Infinity, photo: 0, predicted: 0, output: 0 };
       hue += Math.hypot(...p.map((v, c) => v / pSum - (q[c] as number) / qSum));
       photo += ((a[cell * 3] as number) + (a[cell * 3 + 1] as number) + (a[cell * 3 + 2] as number)) / 3;
       predicted += pSum / 3;
+      output += qSum / 3;
     }
-    return photo <= LIFT_DARK * cells.length && predicted >= LIFT_GAIN * photo && hue <= LIFT_HUE * cells.length;
+    const n = cells.length;
+    return { hue: hue / n, photo: photo / n, predicted: predicted / n, output: output / n };
+  }
+
+  /** Whether a region is dark in the photo, lifted by the picture-wide change and kept in hue (LIFT_*). */
+  function liftedShade({ hue, photo, predicted }: Shift): boolean {
+    return photo <= LIFT_DARK && predicted >= LIFT_GAIN * photo && hue <= LIFT_HUE;
+  }
+
+  /** Whether a region only lies in another light: its hue kept, its level close, the picture not lifted (RELIT_*). */
+  function relit({ hue, photo, predicted, output }: Shift): boolean {
+    return (
+      hue <= RELIT_HUE &&
+      predicted <= RELIT_LIFT * photo &&
+      output >= RELIT_LEVEL * predicted &&
+      predicted >= RELIT_LEVEL * output
+    );
+  }
+
+  /** Whether the cell at (cx, cy) lies within a cell of a new piece's box. */
+  function nearPiece(cx: number, cy: number): boolean {
+    const x = (cx + 0.5) * COLOUR_CELL;
+    const y = (cy + 0.5) * COLOUR_CELL;
+    return pieces.some(
+      (piece) =>
+        x >= piece.left - COLOUR_CELL &&
+        x <= piece.right + COLOUR_CELL &&
+        y >= piece.top - COLOUR_CELL &&
+        y <= piece.bottom + COLOUR_CELL,
+    );
   }
 
   /** Whether a region (its cells, and its bounds in cells) lies within a new piece's reach, no larger than it. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 import { decodeSmall, type Grey } from '../../../server/imaging/fidelity/picture.js';
 import { recolouredSurfaces } from '../../../server/imaging/fidelity/surfaces.js';
 import { realRoomsDir } from '../../fixtures/fidelity-real-set.js';
@@ -43,14 +44,15 @@ async function restained(): Promise<Buffer> {
     .toBuffer();
 }
 
-function surfaces(
-  before: Grey,
-  after: Grey,
-  pieces: Array<{ left: number; top: number; right: number; bottom: number }>,
-) {
+type Box = { left: number; top: number; right: number; bottom: number };
+
+/** recolouredSurfaces with no edge lost, and none added but the `lines` given (boxes in work pixels). */
+function surfaces(before: Grey, after: Grey, pieces: Box[], lines: Box[] = []) {
   const count = before.width * before.height;
-  const none = new Uint8Array(count);
-  return recolouredSurfaces(before, after, new Float32Array(count).fill(1), none, none, pieces);
+  const added = new Uint8Array(count);
+  for (const { left, top, right, bottom } of lines)
+    for (let y = top; y <= bottom; y++) for (let x = left; x <= right; x++) added[y * before.width + x] = 1;
+  return recolouredSurfaces(before, after, new Float32Array(count).fill(1), new Uint8Array(count), added, pieces);
 }
 
 /** A piece of furniture standing on the rug, `grow` times the rug's size about its middle, in work pixels. */
@@ -79,5 +81,59 @@ describe('a floor region whose colour moved, by new furniture', () => {
     expect(stain.map((change) => change.kind)).toEqual(['surface_recoloured']);
     const past = surfaces(before, await decodeSmall(await withRug()), [pieceOver(0.6)]);
     expect(past.map((change) => change.kind)).toEqual(['surface_recoloured']);
+  });
+});
+
+// The whole check on the empty living room's white side wall (its wall sample, 320 × 405 of the photo's 1600 × 900)
+// under a soft-edged change of colour, the way an engine that draws the room again draws its light again: the patch
+// is multiplied by one colour, its edge blurred over 40 photo pixels.
+const WALL_AT = { left: 1200, top: 90, width: 320, height: 405 };
+
+async function wallUnder([r, g, b]: [number, number, number]): Promise<Buffer> {
+  const photo = set('photos/snap-empty-living.jpg');
+  const { width, height } = await sharp(photo).metadata();
+  const patch = { width: WALL_AT.width, height: WALL_AT.height, channels: 3 as const, background: { r, g, b } };
+  const sharpEdged = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+    .composite([{ input: { create: patch }, left: WALL_AT.left, top: WALL_AT.top }])
+    .png()
+    .toBuffer();
+  const shade = await sharp(sharpEdged).blur(40).png().toBuffer();
+  return sharp(photo)
+    .composite([{ input: shade, blend: 'multiply' }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+describe('a wall in another light', () => {
+  it('passes a tenth darker with its colour kept (a patch of sun gone, a lamp no longer lighting it)', async () => {
+    const result = await scoreFidelity(set('photos/snap-empty-living.jpg'), await wallUnder([230, 230, 230]));
+    expect(result.changes).toEqual([]);
+    expect(result.score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+  });
+
+  it('is a wall recoloured a quarter darker, or a tenth darker and bluer', async () => {
+    for (const colour of [
+      [191, 191, 191],
+      [217, 230, 247],
+    ] as const) {
+      const result = await scoreFidelity(set('photos/snap-empty-living.jpg'), await wallUnder([...colour]));
+      expect(result.changes.map((change) => change.kind)).toEqual(['surface_recoloured']);
+      expect(result.score).toBeLessThan(FIDELITY_MIN);
+    }
+  });
+
+  it('is a plane drawn again when a new line no furniture accounts for bounds it', async () => {
+    // The same tenth darker, its edge along a new vertical line at the patch's left side: an engine that split the
+    // wall in two and shaded one side apart (a wall line added).
+    const before = await decodeSmall(set('photos/snap-empty-living.jpg'));
+    const after = await decodeSmall(await wallUnder([230, 230, 230]));
+    const scale = before.width / 1600;
+    const x = Math.round(WALL_AT.left * scale);
+    const line = { left: x - 1, right: x + 1, top: 0, bottom: Math.round((WALL_AT.top + WALL_AT.height) * scale) };
+    expect(surfaces(before, after, [])).toEqual([]);
+    expect(surfaces(before, after, [], [line]).map((change) => change.kind)).toEqual(['surface_recoloured']);
+    // The same line as the outline of a piece of furniture standing there is light falling past it.
+    const piece = { left: x - 24, right: x + 24, top: line.top, bottom: line.bottom };
+    expect(surfaces(before, after, [piece], [line])).toEqual([]);
   });
 });
