@@ -147,6 +147,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   'scripts/build-server.mjs': 'npm run build, server half (tsc → dist/)',
   'scripts/check-layers.mjs': 'npm run check:layers: imports that break the layer rules',
   'scripts/ensure-build.mjs': 'builds what is missing or stale before start and test',
+  'scripts/fidelity-show.ts': 'npm run fidelity:show: one pair scored, its changes outlined on both pictures',
   'scripts/generate-clients.ts': 'npm run clients: the typed TypeScript client from the OpenAPI document',
   'scripts/layout.ts': 'npm run docs:layout: this block',
   'scripts/make-real-edits.ts':
