@@ -4,9 +4,11 @@
  * change's box outlined and numbered on both: red what was lost (an opening removed), green what was added, yellow what
  * moved or was recoloured. For looking at why a pair is refused; the boxes are in the photo's pixels, so on an output
  * the engine reframed they sit where the photo's content was.
- * Run: npx tsx scripts/fidelity-show.ts <photo> <output> [picture.png]
+ * Run: npm run fidelity:show -- <photo> <output> [picture.png] (default: fidelity-show.png in the system's temp folder)
  */
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { type ChangeKind, FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 
@@ -25,9 +27,9 @@ const COLOURS: Record<ChangeKind, string> = {
 };
 
 async function main() {
-  const [photoPath, outputPath, picturePath = 'fidelity.png'] = process.argv.slice(2);
+  const [photoPath, outputPath, picturePath = join(tmpdir(), 'fidelity-show.png')] = process.argv.slice(2);
   if (!photoPath || !outputPath) {
-    console.error('usage: npx tsx scripts/fidelity-show.ts <photo> <output> [picture.png]');
+    console.error('usage: npm run fidelity:show -- <photo> <output> [picture.png]');
     process.exit(1);
   }
   const photo = readFileSync(photoPath);
