@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { type ChangeKind, FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
+import { uprightSize } from '../server/imaging/fidelity/picture.js';
 
 /** Each panel's width in the picture written, in pixels. */
 const PANEL = 800;
@@ -42,7 +43,7 @@ async function main() {
     console.log(`  ${index + 1}. ${change.kind} at ${change.box.join(', ')}`);
 
   // Both panels at the photo's upright size scaled to PANEL wide: the boxes are in its pixels.
-  const { width = 1, height = 1 } = await sharp(photo).rotate().metadata();
+  const { width, height } = await uprightSize(photo);
   const scale = PANEL / width;
   const panelHeight = Math.round(height * scale);
   const outlines = result.changes
