@@ -183,13 +183,16 @@ describe.skipIf(!present)('the fidelity check on real photographs (a sample of t
    * asserted. See docs/api/fidelity.md for the whole set's figures.
    */
   const GUARD: Record<'staging' | 'enhancement' | 'openings' | 'surfaces' | 'composites', number | null> = {
-    staging: 0.66, // 2 of 3 on the sample
+    staging: 0.7, // 3 of 4 on the sample (2 of 3 before the HomeStagePro photos joined the set)
     // 110 of 110 on the sample (with the HDR-like variant and the photos only reframed), 320 of 320 on the whole set.
     enhancement: null,
-    openings: 0.88, // 56 of 61 since a window standing low is told from furniture (55 before; one fewer is 0.90)
-    surfaces: 0.94, // 70 of 72
-    // 37 of 45 since framed prints crossed by lines of their own are told from panes by the view (34 before); one
-    // case fewer is 80 %.
+    // Since the HomeStagePro photos joined the set (2026-12-04) the sample holds the fireplace living room's edits, and
+    // the other photos' windows pasted are drawn from a larger pool: 62 of 72 (56 of 61 before, with the check
+    // unchanged: three of the room's windows painted over or added pass); one fewer is 0.847.
+    openings: 0.84,
+    surfaces: 0.92, // 75 of 80 (70 of 72 before the HomeStagePro photos: that room's floor recoloured twice passes)
+    // 45 of 54 (37 of 45 before the HomeStagePro photos; 34 before framed prints crossed by lines of their own were
+    // told from panes by the view); one case fewer is 81 %.
     composites: 0.8,
   };
   for (const group of ['staging', 'enhancement', 'openings', 'surfaces', 'composites'] as const) {
@@ -762,9 +765,10 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
   // seen about half again as tall as the back wall. Decor hung there 0.38 of the picture tall was measured against the
   // back wall and read as a window added (0.00): the photo's skirting under this sample is not low enough for the
   // side-wall measure. It is measured against that wall now, from the ceiling line above it to as far below the
-  // horizon, when it shows almost no daylight. The cost: 4 of the set's 23 uncovered windows hung there pass as prints
+  // horizon, when it shows almost no daylight. The cost: 4 of the set's 26 uncovered windows hung there pass as prints
   // (2 did before: the loft's narrow one and the columned hall's; now the bedroom study's and the dance studio's
-  // behind its blinds too, dim, showing no daylight, sky band or view the check sees).
+  // behind its blinds too, dim, showing no daylight, sky band or view the check sees). The HomeStagePro photos'
+  // three, which joined the set later, are refused.
   let hallway: SetPhoto;
   let photo: Buffer;
   let cuts: RealCut[];
@@ -800,8 +804,8 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
       fitted++;
       if (scored < FIDELITY_MIN) refused++;
     }
-    expect(fitted).toBe(23);
-    expect(refused).toBeGreaterThanOrEqual(19);
+    expect(fitted).toBe(26);
+    expect(refused).toBeGreaterThanOrEqual(22);
   });
 });
 
@@ -811,9 +815,9 @@ describe.skipIf(!present)('real framed decor hung high where no ceiling is in vi
   // the ceiling line is) and read as a window added. What has plain wall between its top and the first line above it
   // in the photo (here none: the wall runs out of the picture) hangs below the ceiling. Hung 96 pixels tall high on
   // the right wall, 15 of the set's 17 pieces of decor pass (8 before; 14 before prints in a light mat were told by
-  // their darker middle); of its 25 uncovered windows 21 are refused
-  // (25 before): the dim ones pass as prints there as they do lower down (the red dining room's two, which look into
-  // a lit room, the dance studio's behind its blinds and the low-light study's).
+  // their darker middle); of its 29 uncovered windows 25 are refused (all of them before; the HomeStagePro photos'
+  // four, which joined the set later, are refused): the dim ones pass as prints there as they do lower down (the red
+  // dining room's two, which look into a lit room, the dance studio's behind its blinds and the low-light study's).
   let cuts: RealCut[];
   const room = () => readFileSync(join(dir, 'photos', 'dd-kids-room.jpg'));
   beforeAll(async () => {
@@ -843,8 +847,8 @@ describe.skipIf(!present)('real framed decor hung high where no ceiling is in vi
   });
   it('refuses the windows that show daylight, a sky band or a view there', async () => {
     const { passed, count } = await tally('window');
-    expect(count).toBe(25);
-    expect(count - passed).toBeGreaterThanOrEqual(21);
+    expect(count).toBe(29);
+    expect(count - passed).toBeGreaterThanOrEqual(25);
   });
 });
 
