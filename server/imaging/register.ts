@@ -81,7 +81,10 @@ const SAME_SHAPE = 0.03;
  */
 const MIN_SCALE = 0.4;
 const MAX_SCALE = 1.8;
-/** The agreeing features span at least this share of the output's width and of its height. */
+/**
+ * The agreeing features span at least this share of the output's width and of its height; an output of another shape
+ * (a crop), placed by the similarity fitted to them, needs them to span it only one way (see cropPlacement).
+ */
 const MIN_SPREAD = 0.25;
 /** Padding bars: lines of one colour within BAR_FLAT grey levels; cut only when they leave BAR_KEEP of each side. */
 const BAR_FLAT = 6;
@@ -132,7 +135,19 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
   const { cv } = await openCv();
   const stretch = [before.width / after.width, 0, 0, 0, before.height / after.height, 0, 0, 0, 1];
   const sameShape = sameShapeAs(after, before);
-  const fit = fitHomography(cv, before, after, stretch);
+  // Squeezed or stretched to another shape with the whole frame kept: the features no longer match (ORB is not made
+  // for a picture squashed by half), but the plain stretch puts it back, and it then lines up with the photo.
+  const squashed = () => {
+    const stretched = warp(cv, after, stretch, before);
+    return linesUp(before, stretched.image) ? { ...stretched, warped: false } : null;
+  };
+  const found = fitHomography(cv, before, after, stretch);
+  // A band of features places only a crop (cropPlacement), and a squash matched along a band is no crop.
+  if (found?.narrow && !sameShape) {
+    const whole = squashed();
+    if (whole) return whole;
+  }
+  const fit = found?.narrow && sameShape ? null : found;
   const fitted = fit && !sameShape ? cropPlacement(fit) : fit?.matrix;
   let matrix: number[] | null = null;
   if (
@@ -142,12 +157,7 @@ export async function registerOutput(before: Raster, output: Raster): Promise<Re
     !(sameShape && (cornerShift(fitted, stretch, after) <= STRETCH_SLACK || fit.evidence < STRETCH_EVIDENCE))
   )
     matrix = fitted;
-  if (!matrix && !sameShape) {
-    // Squeezed or stretched to another shape with the whole frame kept: the features no longer match (ORB is not
-    // made for a picture squashed by half), but the plain stretch puts it back, and it then lines up with the photo.
-    const stretched = warp(cv, after, stretch, before);
-    return linesUp(before, stretched.image) ? { ...stretched, warped: false } : null;
-  }
+  if (!matrix && !sameShape) return found?.narrow ? null : squashed();
   if (matrix && fit) {
     const warped = warp(cv, after, matrix, before);
     const frame = largestCrop(after, before);
@@ -298,6 +308,8 @@ interface Fit {
   evidence: number;
   /** The agreeing features: each output point and the photo point it matched. */
   inliers: Array<[[number, number], [number, number]]>;
+  /** The agreeing features span less than MIN_SPREAD of the output one way (a band across it). */
+  narrow: boolean;
 }
 
 /**
@@ -356,7 +368,9 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
     if (inliers < MIN_INLIERS || inliers < MIN_INLIER_SHARE * count) return null;
     // Agreeing features bunched in one place are one object that moved (a window), not the frame of the picture. The
     // spread is measured on the output: a crop shows only part of the photo, and its features can only come from there.
-    if (right - left < MIN_SPREAD * after.width || bottom - top < MIN_SPREAD * after.height) return null;
+    const wide = right - left >= MIN_SPREAD * after.width;
+    const tall = bottom - top >= MIN_SPREAD * after.height;
+    if (!wide && !tall) return null;
     const matrix = Array.from(h.data64F as Float64Array);
     const agreeing: Fit['inliers'] = [];
     for (let i = 0; i < count; i++) {
@@ -366,7 +380,7 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
         [to[2 * i] as number, to[2 * i + 1] as number],
       ]);
     }
-    return { matrix, evidence: betterBy(agreeing, matrix, stretch, 8), inliers: agreeing };
+    return { matrix, evidence: betterBy(agreeing, matrix, stretch, 8), inliers: agreeing, narrow: !(wide && tall) };
   } finally {
     for (const object of owned) object.delete();
   }
@@ -375,10 +389,15 @@ function fitHomography(cv: Cv, before: Raster, after: Raster, stretch: number[])
 /**
  * Where an output of another shape goes, a crop (zoomed and turned a little at most): where its features bunch in part
  * of it, a homography fitted to them can bend off beyond them, so the similarity fitted to the same features is taken
- * unless the homography places them measurably better (STRETCH_EVIDENCE, against its four more parameters).
+ * unless the homography places them measurably better (STRETCH_EVIDENCE, against its four more parameters). Features
+ * in a band across the crop (`narrow`: the window wall of a room whose floor the engine furnished and whose ceiling is
+ * plain) fix a similarity's one scale, turn and shift, but leave a homography free to tilt off the band: the
+ * similarity is taken. A crop that cannot be placed is refused as unaligned, so placing one on such features risks no
+ * change let through: placed wrongly, it is refused all the same.
  */
 function cropPlacement(fit: Fit): number[] {
   const similarity = similarityOf(fit.inliers);
+  if (fit.narrow) return similarity;
   return betterBy(fit.inliers, fit.matrix, similarity, 4) < STRETCH_EVIDENCE ? similarity : fit.matrix;
 }
 
