@@ -158,13 +158,18 @@ const OUTDOOR_SKY = 0.1;
  * busier. No bar divides it (MULLION_*): a window with a dim view is as dark and as even between its glazing bars. It
  * may be any size, since a screen on a side wall near the camera looks taller than the back wall, but it must end on
  * the wall: the band below it (SCREEN_BELOW_BAND of its height), across its middle, is at least SCREEN_BELOW as bright
- * as the wall around it. A dark door or a doorway goes on down to the floor.
+ * as the wall around it. A dark door or a doorway goes on down to the floor. The change may hold only the screen's top,
+ * its lower part hanging where furniture stands (whose edges are not compared): the band is then looked for below
+ * where the screen ends, its middle's rows as dark as its core (SCREEN_DARK), at most the change's own height further
+ * down (SCREEN_REACH), and the photo must show plain wall down past that band (its first line below the change, a
+ * skirting or a sill, lower still). A door drawn down to the skirting ends on that line.
  */
 const SCREEN_CORE = 0.25;
 const SCREEN_DARK = 0.45;
 const SCREEN_EVEN = 0.22;
 const SCREEN_BELOW_BAND = 0.15;
 const SCREEN_BELOW = 0.8;
+const SCREEN_REACH = 1;
 /**
  * A round or oval thing hung on the wall (a mirror, a clock, a plate), however bright the daylight it reflects: its
  * new edges close a ring around the middle of their own bounds, reaching at least ROUND_REACH of the way out in every
@@ -379,7 +384,7 @@ function appraisal(
   const print = framed && (!divided || (belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
-  const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean);
+  const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean, before);
   const solid =
     plainBefore &&
     lostShare <= SOLID_LOST &&
@@ -1002,20 +1007,29 @@ function showsView(image: Grey, wall: number): (i: number) => boolean {
 
 /**
  * Whether the box `[x0, y0, x1, y1)` of `image` shows a screen hung on a wall as bright as `wall` (SCREEN_*): its
- * middle half dark and even, and the band below it wall again.
+ * middle half dark and even, and the band below it (below where it ends, on the plain wall of `photo`) wall again.
  */
-function darkScreen(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): boolean {
+function darkScreen(
+  image: Grey,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  wall: number,
+  photo: Grey,
+): boolean {
   const { data, width, height } = image;
   const middle = insetBox([x0, y0, x1, y1], SCREEN_CORE);
   const [left, , right] = middle;
   const core = greyLevels(image, middle);
   if (!core || wall <= 0) return false;
   if (core.mean > SCREEN_DARK * wall || core.spread > SCREEN_EVEN * wall) return false;
-  const bandBottom = y1 + Math.max(2, Math.round(SCREEN_BELOW_BAND * (y1 - y0)));
+  let end = y1;
+  const reach = Math.min(height, y1 + Math.round(SCREEN_REACH * (y1 - y0)));
+  while (end < reach && (greyLevels(image, [left, end, right, end + 1])?.mean ?? wall) <= SCREEN_DARK * wall) end++;
+  const bandBottom = end + Math.max(2, Math.round(SCREEN_BELOW_BAND * (y1 - y0)));
   if (bandBottom > height) return false;
+  if (end > y1 && bandBottom >= firstLine(photo, { from: left, to: right }, y1, 1)) return false;
   let below = 0;
   let count = 0;
-  for (let y = y1; y < bandBottom; y++)
+  for (let y = end; y < bandBottom; y++)
     for (let x = left, i = y * width + x; x < right; x++, i++) {
       below += data[i] as number;
       count++;

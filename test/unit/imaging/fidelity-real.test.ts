@@ -718,8 +718,9 @@ describe.skipIf(!present)('a real television hung on real walls', () => {
       }
   });
   it('refuses the screen drawn down to the skirting, as a dark door', async () => {
+    // The skirting on that wall, there, runs at 680–700 px.
     const wall = readFileSync(join(photos, 'snap-empty-living.jpg'));
-    const door = await hang(wall, await screen({ width: 150, height: 400 }), { left: 1280, top: 200 });
+    const door = await hang(wall, await screen({ width: 150, height: 490 }), { left: 1280, top: 200 });
     const result = await scoreFidelity(wall, door);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
     expect(result.changes.map((change) => change.kind)).toContain('opening_added');
@@ -768,7 +769,9 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
   // horizon, when it shows almost no daylight. The cost: 4 of the set's 26 uncovered windows hung there pass as prints
   // (2 did before: the loft's narrow one and the columned hall's; now the bedroom study's and the dance studio's
   // behind its blinds too, dim, showing no daylight, sky band or view the check sees). The HomeStagePro photos'
-  // three, which joined the set later, are refused.
+  // three, which joined the set later, are refused. A fifth passes since a television's lower part may stand among
+  // furniture: the red dining room's night window onto a lit room, dark and even in its middle, its lower part in the
+  // wall's lower half, reads as a screen that ends on the wall.
   let hallway: SetPhoto;
   let photo: Buffer;
   let cuts: RealCut[];
@@ -805,7 +808,7 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
       if (scored < FIDELITY_MIN) refused++;
     }
     expect(fitted).toBe(26);
-    expect(refused).toBeGreaterThanOrEqual(22);
+    expect(refused).toBeGreaterThanOrEqual(21);
   });
 });
 
@@ -1134,6 +1137,35 @@ describe.skipIf(!present)('a real canvas hung over a real sofa', () => {
       for (const { hung, lamp: at } of spots) {
         const result = await scoreFidelity(room(), await hungHigh(`photos/${source}`, box, hung, at));
         expect(result.score, `at ${hung.join(',')}`).toBeLessThan(FIDELITY_MIN);
+        expect(result.changes.map((change) => change.kind)).toContain('opening_added');
+      }
+    });
+  });
+  describe("with a real television running off the picture's edge, a real floor lamp's shade against it", () => {
+    // The television of mx-loft-renovated-furnished's real staging, large on the near right wall and cut by the
+    // picture's edge, the staging's floor lamp beside it, its shade against the screen's lower part: the lamp joins
+    // the screen to the floor, so the change above furniture height holds only the screen's top, and the band below
+    // that was the screen again, read as a dark opening added (0.76; an outside staging's television over a console,
+    // a plant against it, was refused so). The band is now looked for below where the screen ends. The same screen
+    // drawn down to the skirting, a dark door, and a real window there, are still refused.
+    const [left, top, width, height] = [1380, 200, 220, 330];
+    /** The screen (or a window's `box` in `file`), `tall` pixels tall, cut at the picture's edge, and the lamp. */
+    const byLamp = async (file: string, box: Box, tall: number, stretch: number) => {
+      const whole = await cutOut(file, box, { width: Math.round(stretch * width), height: tall });
+      const shown = await sharp(whole).extract({ left: 0, top: 0, width, height: tall }).png().toBuffer();
+      return laidOn(room(), [{ input: shown, left, top }, await floorLamp(left - 100, top + height - 150)]);
+    };
+    it('passes', async () => {
+      const result = await scoreFidelity(room(), await byLamp(REAL_TELEVISION.file, REAL_TELEVISION.box, height, 1.7));
+      expect(result.score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    });
+    it('refuses the screen drawn down to the skirting, and a real window with daylight there', async () => {
+      for (const [file, box, tall, stretch] of [
+        [REAL_TELEVISION.file, REAL_TELEVISION.box, 560, 1.7],
+        [`photos/${REAL_WINDOWS[1].source}`, REAL_WINDOWS[1].box, height, 1],
+      ] as const) {
+        const result = await scoreFidelity(room(), await byLamp(file, box, tall, stretch));
+        expect(result.score, file).toBeLessThan(FIDELITY_MIN);
         expect(result.changes.map((change) => change.kind)).toContain('opening_added');
       }
     });
