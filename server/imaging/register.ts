@@ -438,7 +438,7 @@ function similarityOf(pairs: Fit['inliers']): number[] {
 }
 
 /** Where homography `m` puts the point (x, y); null when it lies at or past infinity (behind the camera). */
-function project(m: number[], x: number, y: number): readonly [number, number] | null {
+export function project(m: number[], x: number, y: number): readonly [number, number] | null {
   const w = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
   if (w <= 1e-6) return null;
   return [

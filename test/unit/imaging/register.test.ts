@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../../../server/imaging/fidelity/picture.js';
 import {
+  project,
   type Raster,
   type Registration,
   refineRegistration,
@@ -118,12 +119,9 @@ describe('registerOutput', () => {
             [0, after.height],
             [after.width, after.height],
           ].map(([x = 0, y = 0]) => {
-            const z = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
+            const [qx, qy] = project(m, x, y) ?? [Number.NaN, Number.NaN];
             const [px, py] = truth(x, y) as [number, number];
-            return Math.hypot(
-              ((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / z - px,
-              ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / z - py,
-            );
+            return Math.hypot(qx - px, qy - py);
           }),
         );
       const registered = await registerOutput(photo, after);
@@ -265,13 +263,7 @@ describe('registerOutput', () => {
         const registered = await registerOutput(photoSmall, outputSmall);
         expect(registered?.warped, name).toBe(true);
         const m = registered?.fit?.matrix ?? [];
-        const at = (x: number, y: number) => {
-          const w = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
-          return [
-            ((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / w,
-            ((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / w,
-          ];
-        };
+        const at = (x: number, y: number) => project(m, x, y) ?? [Number.NaN, Number.NaN];
         const scale = photoSmall.width / width;
         const expected = [
           [left * scale, 0],
