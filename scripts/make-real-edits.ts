@@ -89,7 +89,7 @@ interface Manifest {
 }
 
 /** A decoded picture: 3 channels, 0–255, row-major. */
-interface Img {
+export interface Img {
   data: Float32Array;
   width: number;
   height: number;
@@ -132,12 +132,12 @@ const pick = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(
 
 // --- pixels -------------------------------------------------------------------------------------------------------
 
-async function load(file: string): Promise<Img> {
+export async function load(file: string): Promise<Img> {
   const { data, info } = await sharp(file).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: Float32Array.from(data), width: info.width, height: info.height };
 }
 
-function toBytes(img: Img): Buffer {
+export function toBytes(img: Img): Buffer {
   const out = Buffer.alloc(img.data.length);
   for (let i = 0; i < img.data.length; i++) out[i] = Math.max(0, Math.min(255, Math.round(img.data[i]!)));
   return out;
@@ -210,7 +210,7 @@ const mirror = (i: number, n: number) => {
  * to the other; `vertical` does the same from the strips above and below. The box grows a little first to take in
  * the frame, and the patch fades into the picture over a few pixels.
  */
-function paintOver(img: Img, box: Box, rng: () => number, vertical = false, onFloor = false): Box | null {
+export function paintOver(img: Img, box: Box, rng: () => number, vertical = false, onFloor = false): Box | null {
   const { width: W, height: H } = img;
   const pad = Math.round(Math.min(box[2], box[3]) * between(rng, 0.06, 0.1)) + 2;
   const grown = grow(box, pad);

@@ -15,6 +15,12 @@ const STEM_FROM = 0.3;
 const STEM_TO = 0.9;
 /** A slender piece's foot is at least this share of the wall below the floor line (a lamp that towers is near). */
 const SLENDER_FOOT = 0.08;
+/**
+ * The part of a piece that rises above furniture height is measured for width over at least this share of the wall
+ * down from its top: a lamp's shade is that deep, while the top rows of something wider that barely rises there hold
+ * only a corner of its outline (a window's frame, where a patch over it ends a little higher).
+ */
+const SHADE_DEPTH = 0.1;
 
 /**
  * Changes one above the other in a column, at most this share of the wall apart, belong to one object: a piece of
@@ -94,11 +100,13 @@ export function withoutFurniture(
     let stemRight = -1;
     // What rises above the height a piece of furniture reaches (FURNITURE_TOP): a lamp's shade behind a table.
     const highRow = (ceiling + FURNITURE_TOP * wall) / CLUSTER_CELL;
+    // ...over at least SHADE_DEPTH of the wall down from its top.
+    const shadeRow = Math.max(highRow, top + (SHADE_DEPTH * wall) / CLUSTER_CELL);
     let highLeft = cellsX;
     let highRight = -1;
     for (const cell of cells) {
       const cy = Math.floor(cell / cellsX);
-      if (cy < highRow) {
+      if (cy < shadeRow) {
         highLeft = Math.min(highLeft, cell % cellsX);
         highRight = Math.max(highRight, cell % cellsX);
       }

@@ -18,6 +18,7 @@ import {
   withColumn,
   withPasted,
 } from '../../fixtures/fidelity-real-set.js';
+import { load, paintOver, toBytes } from '../../../scripts/make-real-edits.js';
 import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../../../server/imaging/fidelity/picture.js';
 import { roomLines } from '../../../server/imaging/fidelity/room-lines.js';
@@ -1219,5 +1220,29 @@ describe.skipIf(!present)('real cardboard boxes stacked before a real glass door
     const result = await scoreFidelity(photo, output);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
     expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
+  });
+});
+
+describe.skipIf(!present)('a tall real window standing on the floor, cloned over from the wall either side', () => {
+  // The fireplace living room's lower window (the manifest's first opening) stands on the floor and ends just under
+  // furniture height on its back wall. Painted out the way the set's edits do (make-real-edits.ts, paintOver: rows
+  // cloned from the strips of wall either side, here the plain wall and the fireplace's cladding), the patch's top edge
+  // rises a little past that height wherever the patch reaches a few pixels above the frame. Measured for width over
+  // those few rows alone, that top read as a floor lamp's narrow shade and the window's loss as furniture (1.00).
+  it('is refused as an opening removed, however far above the frame the patch reaches', async () => {
+    const { entry, bytes } = photoOfSet('hs-fireplace-living');
+    const window = entry.openings?.[0];
+    if (window?.type !== 'window') throw new Error("the fireplace living room's lower window is missing");
+    // The patch grows the window's box by 6 % to 10 % of its shorter side, and these fixed draws by 7 % to 10 %.
+    for (const draw of [0.25, 0.5, 0.75, 1]) {
+      const img = await load(join(dir, entry.file));
+      paintOver(img, window.box, () => draw);
+      const output = await sharp(toBytes(img), { raw: { width: img.width, height: img.height, channels: 3 } })
+        .jpeg({ quality: 90 })
+        .toBuffer();
+      const result = await scoreFidelity(bytes, output);
+      expect(result.score, `patch drawn at ${draw}`).toBeLessThan(FIDELITY_MIN);
+      expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
+    }
   });
 });
