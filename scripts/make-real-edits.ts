@@ -137,16 +137,21 @@ export async function load(file: string): Promise<Img> {
   return { data: Float32Array.from(data), width: info.width, height: info.height };
 }
 
-export function toBytes(img: Img): Buffer {
+function toBytes(img: Img): Buffer {
   const out = Buffer.alloc(img.data.length);
   for (let i = 0; i < img.data.length; i++) out[i] = Math.max(0, Math.min(255, Math.round(img.data[i]!)));
   return out;
 }
 
-async function saveJpeg(img: Img, file: string): Promise<void> {
-  await sharp(toBytes(img), { raw: { width: img.width, height: img.height, channels: 3 } })
+/** The picture as the edits are written: JPEG at quality 90. */
+export function jpegOf(img: Img): Promise<Buffer> {
+  return sharp(toBytes(img), { raw: { width: img.width, height: img.height, channels: 3 } })
     .jpeg({ quality: 90 })
-    .toFile(file);
+    .toBuffer();
+}
+
+async function saveJpeg(img: Img, file: string): Promise<void> {
+  await writeFile(file, await jpegOf(img));
 }
 
 const clone = (img: Img): Img => ({ data: new Float32Array(img.data), width: img.width, height: img.height });

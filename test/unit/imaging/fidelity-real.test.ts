@@ -18,7 +18,7 @@ import {
   withColumn,
   withPasted,
 } from '../../fixtures/fidelity-real-set.js';
-import { load, paintOver, toBytes } from '../../../scripts/make-real-edits.js';
+import { jpegOf, load, paintOver } from '../../../scripts/make-real-edits.js';
 import { CHANGE_KINDS, FIDELITY_MIN, scoreFidelity } from '../../../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../../../server/imaging/fidelity/picture.js';
 import { roomLines } from '../../../server/imaging/fidelity/room-lines.js';
@@ -1237,10 +1237,7 @@ describe.skipIf(!present)('a tall real window standing on the floor, cloned over
     for (const draw of [0.25, 0.5, 0.75, 1]) {
       const img = await load(join(dir, entry.file));
       paintOver(img, window.box, () => draw);
-      const output = await sharp(toBytes(img), { raw: { width: img.width, height: img.height, channels: 3 } })
-        .jpeg({ quality: 90 })
-        .toBuffer();
-      const result = await scoreFidelity(bytes, output);
+      const result = await scoreFidelity(bytes, await jpegOf(img));
       expect(result.score, `patch drawn at ${draw}`).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
     }
