@@ -54,7 +54,8 @@ export interface FurniturePiece {
  * (the top edge of a headboard over its flat front). Changes that float on the wall (a window) or reach up to door
  * or ceiling height (a door, a wall corner) keep the mask's weight, and so does one that `isOpening` recognises
  * however low it stands (a window pasted with its sill on the floor line or on a chair: appraise.ts, glazed).
- * Returns the weights, and the pieces' bounds (whose shadows are no recoloured floor: surfaces.ts).
+ * Returns the weights, the pieces' bounds (whose shadows are no recoloured floor: surfaces.ts), and the bounds of what
+ * stood as furniture would but `isOpening` recognised (a new window there, which caps the score: index.ts).
  */
 export function withoutFurniture(
   mask: Float32Array,
@@ -65,7 +66,7 @@ export function withoutFurniture(
   { ceiling, floor }: RoomLines,
   isOpening: (piece: FurniturePiece) => boolean = () => false,
   hungAbove: (piece: FurniturePiece, above: FurniturePiece[][], high: number) => boolean = () => false,
-): { weights: Float32Array; pieces: FurniturePiece[] } {
+): { weights: Float32Array; pieces: FurniturePiece[]; openings: FurniturePiece[] } {
   const cellsX = Math.ceil(width / CLUSTER_CELL);
   const cellsY = Math.ceil(height / CLUSTER_CELL);
   const changed = new Uint8Array(cellsX * cellsY);
@@ -75,6 +76,7 @@ export function withoutFurniture(
         changed[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] = 1;
   const furniture: boolean[] = [];
   const objects: Array<{ top: number; bottom: number; left: number; right: number; low: boolean }> = [];
+  const openings: typeof objects = [];
   const wall = Math.max(1, floor - ceiling);
   const bridge = Math.max(1, Math.round((BRIDGE * wall) / CLUSTER_CELL));
   // Touching cells, and cells up to `bridge` rows apart in one column, are one object.
@@ -140,20 +142,27 @@ export function withoutFurniture(
       const parts = hungParts(cells, cellsX, [top, bottom], highRow, (ceiling + HUNG_BOTTOM * wall) / CLUSTER_CELL);
       return hungAbove(object, parts, highRow * CLUSTER_CELL);
     };
-    furniture.push(onFloor && (low || slender || hungOver()) && !isOpening(object));
+    const standing = onFloor && (low || slender || hungOver());
+    const opening = standing && isOpening(object);
+    furniture.push(standing && !opening);
+    if (opening) openings.push(object);
   }
   // A low change floating just above a piece of furniture, within its width, is part of it (a headboard's top edge
   // over its flat front).
   const pieces = objects.filter((_, id) => furniture[id]);
   objects.forEach((object, id) => {
     if (furniture[id] || !object.low) return;
-    furniture[id] =
-      pieces.some(
+    if (
+      !pieces.some(
         (piece) =>
           piece.left - CLUSTER_CELL <= object.left &&
           object.right <= piece.right + CLUSTER_CELL &&
           object.bottom >= piece.top - bridge * CLUSTER_CELL,
-      ) && !isOpening(object);
+      )
+    )
+      return;
+    if (isOpening(object)) openings.push(object);
+    else furniture[id] = true;
   });
   const weights = Float32Array.from(mask);
   for (let y = 0; y < height; y++) {
@@ -162,8 +171,8 @@ export function withoutFurniture(
       if (id >= 0 && furniture[id]) weights[y * width + x] = 0;
     }
   }
-  const found = objects.filter((_, id) => furniture[id]).map(({ low: _, ...bounds }) => bounds);
-  return { weights, pieces: found };
+  const bounds = ({ low: _, ...rest }: (typeof objects)[number]): FurniturePiece => rest;
+  return { weights, pieces: objects.filter((_, id) => furniture[id]).map(bounds), openings: openings.map(bounds) };
 }
 
 /**

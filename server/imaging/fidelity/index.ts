@@ -24,7 +24,7 @@
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed, hungAboveFurniture } from './appraise.js';
 import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
-import { withoutFurniture } from './furniture.js';
+import { type FurniturePiece, withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
 import { type FidelityChange, inPhoto } from './report.js';
 import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
@@ -136,6 +136,13 @@ export async function scoreFidelity(
   return refined ? judge(refined) : result;
 }
 
+/** Whether the middle of the box `[x, y, width, height]` lies within `piece`. */
+function centredIn([x, y, w, h]: readonly number[], piece: FurniturePiece): boolean {
+  const cx = (x as number) + (w as number) / 2;
+  const cy = (y as number) + (h as number) / 2;
+  return cx >= piece.left && cx < piece.right && cy >= piece.top && cy < piece.bottom;
+}
+
 /** `[x, y, width, height]` as `[x0, y0, x1, y1]` (right and bottom exclusive). */
 function boxCorners([x, y, w, h]: readonly number[]): [number, number, number, number] {
   return [x as number, y as number, (x as number) + (w as number), (y as number) + (h as number)];
@@ -221,7 +228,7 @@ function compare(
   // contrast, is the photo's own (an HDR-like or low-light edit brings out a closet's louvres or a shadowed shelf).
   const localGain = localContrastGain(edgesBefore, edgesAfter, width, height);
   const added = unmatched(edgesAfter, edgesBefore.magnitude, width, height, before.data, true, undefined, localGain);
-  const { weights, pieces } = room
+  const { weights, pieces, openings } = room
     ? withoutFurniture(
         mask,
         lost,
@@ -233,7 +240,7 @@ function compare(
         (piece, above, high) =>
           hungAboveFurniture(before, after, { lost, added, weights: mask }, curve, room, piece, above, high),
       )
-    : { weights: mask, pieces: [] };
+    : { weights: mask, pieces: [], openings: [] };
   let lostSum = 0;
   let addedSum = 0;
   let checked = 0;
@@ -254,14 +261,18 @@ function compare(
     else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
-  // A new window, told by its panes and daylight, is a new opening however small it looks from the camera.
-  if (
-    room &&
-    structural.some(
-      (change) => change.added > change.lost && glazed(before, after, added, boxCorners(change.box), room),
-    )
-  )
-    score = Math.min(score, GLAZED_SCORE);
+  // A new window, told by its panes and daylight, is a new opening however small it looks from the camera. So is what
+  // lies on a piece standing where furniture stands that was recognised as a window there (withoutFurniture): its
+  // edges weigh little or nothing, and what is left of it (often its top edge, read as a line) is named as it is.
+  let window = false;
+  for (const change of structural) {
+    if (!room || change.added <= change.lost) continue;
+    if (openings.some((piece) => centredIn(change.box, piece))) {
+      change.kind = 'opening_added';
+      window = true;
+    } else window ||= glazed(before, after, added, boxCorners(change.box), room);
+  }
+  if (window) score = Math.min(score, GLAZED_SCORE);
   const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added, pieces);
   if (surfaces.length) {
     const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
