@@ -264,15 +264,16 @@ function compare(
   // A new window, told by its panes and daylight, is a new opening however small it looks from the camera. So is what
   // lies on a piece standing where furniture stands that was recognised as a window there (withoutFurniture): its
   // edges weigh little or nothing, and what is left of it (often its top edge, read as a line) is named as it is.
-  let window = false;
-  for (const change of structural) {
-    if (!room || change.added <= change.lost) continue;
-    if (openings.some((piece) => centredIn(change.box, piece))) {
-      change.kind = 'opening_added';
-      window = true;
-    } else window ||= glazed(before, after, added, boxCorners(change.box), room);
-  }
-  if (window) score = Math.min(score, GLAZED_SCORE);
+  let newWindow = false;
+  if (room)
+    for (const change of structural) {
+      if (change.added <= change.lost) continue;
+      if (openings.some((piece) => centredIn(change.box, piece))) {
+        change.kind = 'opening_added';
+        newWindow = true;
+      } else newWindow ||= glazed(before, after, added, boxCorners(change.box), room);
+    }
+  if (newWindow) score = Math.min(score, GLAZED_SCORE);
   const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added, pieces);
   if (surfaces.length) {
     const share = surfaces.reduce((sum, box) => sum + box.area, 0) / (width * height);
