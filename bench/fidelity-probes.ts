@@ -15,7 +15,12 @@
  *   sharp's gamma 1 → 2.2, and exposed ×2): each must still be refused;
  * - every real piece of wall decor and every real window of the set hung on each other photo's first plain-wall
  *   sample, 0.18 of the picture tall, centred on it and just above it: the decor must pass and the windows must be
- *   refused. Where the check's rules trade decor for windows, this shows at what rate.
+ *   refused. Where the check's rules trade decor for windows, this shows at what rate;
+ * - every real curtain panel of the set hung as a pair either side of each other photo's windows (those a tenth of the
+ *   picture tall or more), which must pass; the two columns above hung the same way, over the window's sides, and set
+ *   up either side of it beside its frame from the ceiling line to the floor line (a pair of pilasters), which must be
+ *   refused: a pair of curtains is told by its two panels alike with the window kept between them, and a pair of
+ *   columns is as alike.
  * The whole run took 4 minutes 55 seconds on 2026-12-01, making the edits about two of them.
  * Prints each probe's share right, and with PROBES_VERBOSE=1 one line per case.
  */
@@ -23,6 +28,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import {
+  type Column,
+  curtainedWindows,
   levelled,
   loadRealCases,
   PROBE_COLUMNS,
@@ -31,6 +38,8 @@ import {
   realSetPresent,
   type SetPhoto,
   withColumn,
+  withColumnsBeside,
+  withCurtains,
   withPasted,
 } from '../test/fixtures/fidelity-real-set.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
@@ -56,6 +65,9 @@ async function main() {
     if (verbose) console.log(`  ${right ? 'ok  ' : 'MISS'} ${probe.padEnd(44)} ${id.padEnd(40)} ${score.toFixed(3)}`);
   };
   const cuts = await realCuts(dir, photos);
+  const panels: Array<Column & { from: string }> = photos.flatMap((photo) =>
+    (photo.curtains ?? []).map((box, k) => ({ name: `curtain ${k}`, file: photo.file, box, from: photo.id })),
+  );
   for (const photo of photos) {
     const original = readFileSync(join(dir, photo.file));
     const shadowsLifted = await jpeg(sharp(original).gamma(1, 2.2));
@@ -80,6 +92,25 @@ async function main() {
     for (const column of PROBE_COLUMNS) {
       const built = await withColumn(dir, photo, column);
       if (built) await count('columns added (refuse)', `${photo.id} ${column.name}`, original, built, false);
+    }
+    for (const window of curtainedWindows(photo)) {
+      for (const panel of panels) {
+        if (panel.from === photo.id) continue;
+        const hung = await withCurtains(dir, original, photo, window, panel);
+        await count(
+          'real curtains hung in pairs (pass)',
+          `${photo.id} <- ${panel.from} ${panel.name}`,
+          original,
+          hung,
+          true,
+        );
+      }
+      for (const column of PROBE_COLUMNS) {
+        const hung = await withCurtains(dir, original, photo, window, column);
+        await count('columns hung in pairs by a window (refuse)', `${photo.id} ${column.name}`, original, hung, false);
+        const beside = await withColumnsBeside(dir, photo, window, column);
+        await count('columns set up beside a window (refuse)', `${photo.id} ${column.name}`, original, beside, false);
+      }
     }
     for (const cut of cuts) {
       if (cut.from === photo.id) continue;

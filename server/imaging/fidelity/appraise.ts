@@ -42,8 +42,8 @@ const LINE_ASPECT = 4;
  * least DRAPE_HUE from both what was there before and the wall around it (a wall corner shifted, or a door walled up,
  * keeps the wall's colour).
  */
-const DRAPE_TALL = 2;
-const DRAPE_TOP = 0.15;
+export const DRAPE_TALL = 2;
+export const DRAPE_TOP = 0.15;
 const DRAPE_VERTICAL = 0.6;
 const DRAPE_DENSITY = 0.06;
 const DRAPE_HUE = 0.03;
@@ -400,21 +400,12 @@ function appraisal(
     !looksOutdoors(after, [x0, y0, x1, y1]);
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
-  const hueOf = (sum: number[]) => {
-    const total = (sum[0] as number) + (sum[1] as number) + (sum[2] as number);
-    return total > 0 ? sum.map((v) => v / total) : [1 / 3, 1 / 3, 1 / 3];
-  };
-  const hueApart = (p: number[], q: number[]) =>
-    Math.hypot(
-      (p[0] as number) - (q[0] as number),
-      (p[1] as number) - (q[1] as number),
-      (p[2] as number) - (q[2] as number),
-    );
-  const fabric = hueOf(boxAfter);
+  const fabric = chromaticity(boxAfter);
   const hangsFromTop =
     y1 - y0 >= DRAPE_TALL * (x1 - x0) &&
     (room ? y0 <= room.ceiling + DRAPE_TOP * (room.floor - room.ceiling) : y0 <= DRAPE_TOP * height);
-  const ownColour = Math.min(hueApart(fabric, hueOf(boxBefore)), hueApart(fabric, hueOf(ringAfter))) >= DRAPE_HUE;
+  const ownColour =
+    Math.min(hueApart(fabric, chromaticity(boxBefore)), hueApart(fabric, chromaticity(ringAfter))) >= DRAPE_HUE;
   const addedFolds =
     addedCount > 0 &&
     addedVertical >= DRAPE_VERTICAL * addedCount &&
@@ -804,7 +795,7 @@ function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, 
 }
 
 /** Whether some line of `counts` (added edge pixels per column, or per row) away from the margins spans the box. */
-function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
+export function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
   const from = Math.ceil(MULLION_MARGIN * counts.length);
   const to = Math.floor((1 - MULLION_MARGIN) * counts.length);
   for (let k = Math.max(1, from); k < Math.min(counts.length - 1, to); k++) {
@@ -1006,6 +997,26 @@ function showsView(image: Grey, wall: number): (i: number) => boolean {
 }
 
 /**
+ * Share of the box `[x0, y0, x1, y1)` of `image`, on a wall as bright as `wall`, that could be part of a view: daylight,
+ * sky (showsView) or foliage (greener than red by FOLIAGE_GREEN and no less green than blue).
+ */
+export function viewShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, number], wall: number): number {
+  const view = showsView(image, wall);
+  const { data, channels } = image.colour;
+  let count = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0, i = y * image.width + x0; x < x1; x++, i++) {
+      const j = i * channels;
+      const leaf =
+        channels >= 3 &&
+        (data[j + 1] as number) > (data[j] as number) + FOLIAGE_GREEN &&
+        (data[j + 1] as number) >= (data[j + 2] as number);
+      if (leaf || view(i)) count++;
+    }
+  return count / Math.max(1, (x1 - x0) * (y1 - y0));
+}
+
+/**
  * Whether the box `[x0, y0, x1, y1)` of `image` shows a screen hung on a wall as bright as `wall` (SCREEN_*): its
  * middle half dark and even, and the band below it (below where it ends, on the plain wall of `photo`) wall again.
  */
@@ -1109,7 +1120,7 @@ function greyLevels(
 }
 
 /** Adds pixel `i`'s colour (red, green, blue) to `sum`. */
-function addColour(sum: number[], { colour }: Grey, i: number): void {
+export function addColour(sum: number[], { colour }: Grey, i: number): void {
   const { data, channels } = colour;
   const j = i * channels;
   const g = channels >= 3 ? 1 : 0;
@@ -1119,6 +1130,21 @@ function addColour(sum: number[], { colour }: Grey, i: number): void {
   sum[2] = (sum[2] as number) + (data[j + b] as number);
 }
 
+/** A sum of colours (addColour) as its chromaticity: the shares of red, green and blue. */
+export function chromaticity(sum: readonly number[]): number[] {
+  const total = (sum[0] as number) + (sum[1] as number) + (sum[2] as number);
+  return total > 0 ? sum.map((v) => v / total) : [1 / 3, 1 / 3, 1 / 3];
+}
+
+/** How far apart two chromaticities are (the distance between their shares). */
+export function hueApart(p: readonly number[], q: readonly number[]): number {
+  return Math.hypot(
+    (p[0] as number) - (q[0] as number),
+    (p[1] as number) - (q[1] as number),
+    (p[2] as number) - (q[2] as number),
+  );
+}
+
 /**
  * The grey-level correlation of the two pictures over the box `[x0, y0, x1, y1)`, taken on the means of 2 × 2 pixel
  * blocks: a strong shadow lift multiplies a dark photo's sensor grain along with its content, and pixel by pixel that
@@ -1126,7 +1152,11 @@ function addColour(sum: number[], { colour }: Grey, i: number): void {
  * by half while a wall's edge or a window's frame, which spans several pixels, stays. 0 where either picture is
  * flat there (nothing to correlate).
  */
-function blockCorrelation(before: Grey, after: Grey, [x0, y0, x1, y1]: [number, number, number, number]): number {
+export function blockCorrelation(
+  before: Grey,
+  after: Grey,
+  [x0, y0, x1, y1]: [number, number, number, number],
+): number {
   const { width } = before;
   const sumOfBlock = (data: Float32Array, i: number) =>
     (data[i] as number) + (data[i + 1] as number) + (data[i + width] as number) + (data[i + width + 1] as number);

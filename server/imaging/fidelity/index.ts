@@ -18,15 +18,17 @@
  * This file holds the whole check's flow; each step lives beside it: picture.ts (the working picture), edges.ts
  * (Sobel edges and how they match), room-lines.ts (the back wall's ceiling and floor lines, the default mask),
  * furniture.ts (what stands on the floor), structure.ts (edge changes grouped and named), appraise.ts (changes that
- * are no change of the building, and a new window told from furniture and decor), colour-model.ts and surfaces.ts
- * (recoloured walls, floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
+ * are no change of the building, and a new window told from furniture and decor), curtains.ts (curtains hung in
+ * pairs), colour-model.ts and surfaces.ts (recoloured walls, floors and ceilings), report.ts (the kinds of change and
+ * their boxes in the photo).
  */
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed, hungAboveFurniture } from './appraise.js';
+import { curtainPairs } from './curtains.js';
 import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
 import { type FurniturePiece, withoutFurniture } from './furniture.js';
 import { decodeSmall, type Grey, greyOf, uprightSize } from './picture.js';
-import { type FidelityChange, inPhoto } from './report.js';
+import { corners, type FidelityChange, inPhoto } from './report.js';
 import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
 import { type EdgeChange, structuralChanges } from './structure.js';
 import { recolouredSurfaces } from './surfaces.js';
@@ -143,11 +145,6 @@ function centredIn([x, y, w, h]: readonly number[], piece: FurniturePiece): bool
   return cx >= piece.left && cx < piece.right && cy >= piece.top && cy < piece.bottom;
 }
 
-/** `[x, y, width, height]` as `[x0, y0, x1, y1]` (right and bottom exclusive). */
-function boxCorners([x, y, w, h]: readonly number[]): [number, number, number, number] {
-  return [x as number, y as number, (x as number) + (w as number), (y as number) + (h as number)];
-}
-
 /**
  * Where the output covers the photo at least COVER_MARGIN pixels in from its edge: an edge of the photo right at the
  * edge of a crop has only the crop's last pixels to be matched against (replicated outward), so it reads as lost.
@@ -254,10 +251,13 @@ function compare(
   const found = structuralChanges(lost, added, weights, width, height, room);
   // Each change is looked at in both pictures: the same content under a new tone, or an object hung or set in front
   // of the room, is no change of the building; its edges are taken out of the score.
+  // Curtains hung in pairs either side of a window are told as a pair (curtains.ts).
+  const curtains = room ? curtainPairs(found, before, after, { added, weights }, room) : new Set<EdgeChange>();
   let excused = 0;
   const structural: EdgeChange[] = [];
   for (const change of found) {
-    if (appraise(change, before, after, { added, weights }, curve, room)) excused += change.size;
+    if (curtains.has(change) || appraise(change, before, after, { added, weights }, curve, room))
+      excused += change.size;
     else structural.push(change);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
@@ -271,7 +271,7 @@ function compare(
       if (openings.some((piece) => centredIn(change.box, piece))) {
         change.kind = 'opening_added';
         newWindow = true;
-      } else newWindow ||= glazed(before, after, added, boxCorners(change.box), room);
+      } else newWindow ||= glazed(before, after, added, corners(change.box), room);
     }
   if (newWindow) score = Math.min(score, GLAZED_SCORE);
   const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added, pieces);

@@ -35,3 +35,8 @@ export function inPhoto(box: [number, number, number, number], scale: { x: numbe
     Math.max(1, Math.ceil((box[1] + box[3]) * scale.y) - y),
   ];
 }
+
+/** A box `[x, y, width, height]` as `[x0, y0, x1, y1]` (right and bottom exclusive). */
+export function corners([x, y, w, h]: readonly number[]): [number, number, number, number] {
+  return [x as number, y as number, (x as number) + (w as number), (y as number) + (h as number)];
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  type Column,
   loadRealCases,
   PROBE_COLUMNS,
   paintedOver,
@@ -16,6 +17,8 @@ import {
   realSetPresent,
   type SetPhoto,
   withColumn,
+  withColumnsBeside,
+  withCurtains,
   withPasted,
 } from '../../fixtures/fidelity-real-set.js';
 import { jpegOf, load, paintOver } from '../../../scripts/make-real-edits.js';
@@ -467,6 +470,91 @@ describe.skipIf(!present)('real curtain panels hung either side of a real window
       const built = await laidOn(photo, [{ input: column, left: at.left, top: at.top }]);
       expect((await scoreFidelity(photo, built)).score, name).toBeLessThan(FIDELITY_MIN);
     }
+  });
+});
+
+describe.skipIf(!present)('real pale or patterned curtains hung as a pair either side of a real window', () => {
+  // The furnished bedroom's floral curtain and the RoomGPT living room's pale linen one, a panel a quarter of the
+  // window's width hung either side of it over its frame, from a little above it to a fifth below its sill. Neither
+  // shows fabric's dense upright folds or a colour of its own against these pale walls, so each panel read as an
+  // opening added or a wall line moved (0.04 to 0.66). Two panels alike either side of a window that the output keeps
+  // are a pair of curtains (curtains.ts).
+  const CURTAINS: Record<'floral' | 'linen', Pick<Column, 'file' | 'box'>> = {
+    floral: { file: 'photos/furnet-bedroom-lamps.jpg', box: [500, 0, 38, 470] },
+    linen: { file: 'photos/roomgpt-living.jpg', box: [288, 276, 144, 276] },
+  };
+  type Curtain = keyof typeof CURTAINS;
+  const HUNG: Array<[string, number, Curtain]> = [
+    ['hs-panelled-bedroom', 0, 'floral'],
+    ['dd-billiard', 0, 'floral'],
+    ['dd-billiard', 0, 'linen'],
+    ['sdwc-living-windows', 0, 'floral'],
+    ['sdwc-living-windows', 1, 'linen'],
+  ];
+  /** `picture` with a pair of `curtain` panels hung either side of the window `box` (fidelity-real-set.ts). */
+  const hang = async (picture: Buffer, box: readonly number[], curtain: Curtain) => {
+    const { width = 0, height = 0 } = await sharp(picture).metadata();
+    return withCurtains(dir, picture, { width, height }, box, CURTAINS[curtain]);
+  };
+  const windowOf = (id: string, index: number) => {
+    const { entry, bytes } = photoOfSet(id);
+    const window = entry.openings?.filter((opening) => opening.type === 'window')[index];
+    if (!window) throw new Error(`${id} has no window ${index}`);
+    return { entry, bytes, box: window.box };
+  };
+  it('passes', async () => {
+    for (const [id, index, curtain] of HUNG) {
+      const { bytes, box } = windowOf(id, index);
+      const { score } = await scoreFidelity(bytes, await hang(bytes, box, curtain));
+      expect(score, `${curtain} at ${id}'s window ${index}`).toBeGreaterThanOrEqual(FIDELITY_MIN);
+    }
+  });
+  it('refuses the same pairs either side of the window painted over', async () => {
+    for (const [id, index, curtain] of HUNG) {
+      const { entry, bytes, box } = windowOf(id, index);
+      const img = await load(join(dir, entry.file));
+      paintOver(img, box, () => 0.5);
+      const result = await scoreFidelity(bytes, await hang(await jpegOf(img), box, curtain));
+      expect(result.score, `${curtain} at ${id}'s window ${index}`).toBeLessThan(FIDELITY_MIN);
+    }
+  });
+  it('refuses them either side of a real window pasted on a plain wall, which the photo does not have', async () => {
+    for (const [id, spot, window] of [
+      ['dd-red-dining', [40, 60, 90, 150], REAL_WINDOWS[0]],
+      ['hs-fireplace-living', [380, 180, 130, 180], REAL_WINDOWS[1]],
+    ] as const) {
+      const { bytes } = photoOfSet(id);
+      const [left, top, width, height] = spot;
+      const withIt = await withWindow(bytes, window, { width, height }, { left, top });
+      for (const curtain of ['floral', 'linen'] as const) {
+        const { score } = await scoreFidelity(bytes, await hang(withIt, spot, curtain));
+        expect(score, `${curtain} at ${id}`).toBeLessThan(FIDELITY_MIN);
+      }
+    }
+  });
+  it('refuses a pair of columns set up beside the window, from the ceiling line to the floor line', async () => {
+    // The probes' concrete pillar and built-in side, a quarter of the window wide, either side of it beside its frame:
+    // as alike as a pair of curtains, but on wall, covering none of the window's view. Four of these five passed
+    // (1.00) while curtains were not asked to hang over the window's sides.
+    const [pillar, builtIn] = PROBE_COLUMNS as [Column, Column];
+    for (const [id, index, column] of [
+      ['hs-panelled-bedroom', 0, pillar],
+      ['dd-billiard', 0, builtIn],
+      ['sdwc-living-windows', 0, pillar],
+      ['sdwc-living-windows', 0, builtIn],
+      ['sdwc-living-windows', 1, builtIn],
+    ] as const) {
+      const { entry, bytes, box } = windowOf(id, index);
+      const { score } = await scoreFidelity(bytes, await withColumnsBeside(dir, entry, box, column));
+      expect(score, `${column.name} at ${id}'s window ${index}`).toBeLessThan(FIDELITY_MIN);
+    }
+  });
+  it('refuses two lamps taken away either side of a bed, alike as they are, by the tool that blotted the ceiling', async () => {
+    // The set's FurNet pair: its nightstands and lamps, either side of the bed, are gone, and so are their outlines:
+    // taken away, they add next to nothing (0.94 when they were told as a pair of curtains).
+    const photo = readFileSync(join(dir, 'photos/furnet-bedroom-lamps.jpg'));
+    const output = readFileSync(join(dir, 'outputs/furnet-bedroom-lamps-removed.jpg'));
+    expect((await scoreFidelity(photo, output)).score).toBeLessThan(FIDELITY_MIN);
   });
 });
 
