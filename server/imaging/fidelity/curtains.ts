@@ -1,7 +1,7 @@
 /**
- * Curtains hung in pairs: a panel either side of a window, alike, with the window still there between them. Each
- * panel alone may read as a new opening or a wall line (a pale or patterned fabric on a pale wall shows neither a
- * colour of its own nor fabric's upright folds: appraise.ts, drape); the pair tells them apart.
+ * Curtains hung in pairs: a panel either side of a window and over its side, the two alike, with the window still
+ * there between them. Each panel alone may read as a new opening or a wall line (a pale or patterned fabric on a pale
+ * wall shows neither a colour of its own nor fabric's upright folds: appraise.ts, drape); the pair tells them apart.
  */
 import {
   type AddedEdges,
@@ -62,7 +62,8 @@ const PANEL_VIEW_GAIN = 0.2;
  * Curtains hang in front of the window, over its sides: the half of each panel that faces the window covered some of
  * its view in the photo, at least OVER_VIEW of that half (its glass, or its bright reveal). A pair of columns or
  * pilasters set up either side of a window stands beside its frame, on wall; as alike as a pair of curtains, they were
- * let through when this was not asked (refused 41 → 26 times of 60 on the probes' windows).
+ * let through when this was not asked (the probes' two columns set up so beside the set's windows: refused 26 times of
+ * 60 instead of 41).
  */
 const OVER_VIEW = 0.05;
 /**
