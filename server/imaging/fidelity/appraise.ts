@@ -1100,7 +1100,7 @@ function insetBox([x0, y0, x1, y1]: [number, number, number, number], share: num
 }
 
 /** The grey levels of `image` in the box `[x0, y0, x1, y1)`: how many, their mean and spread; null when it is empty. */
-function greyLevels(
+export function greyLevels(
   { data, width }: Grey,
   [x0, y0, x1, y1]: [number, number, number, number],
 ): { count: number; mean: number; spread: number } | null {

@@ -11,6 +11,7 @@ import {
   DRAPE_TALL,
   DRAPE_TOP,
   dividedIntoPanes,
+  greyLevels,
   hueApart,
   viewShare,
 } from './appraise.js';
@@ -207,17 +208,14 @@ function colourOf(image: Grey, [x0, y0, x1, y1]: Corners): [number[], number] {
   return [chromaticity(sum), grey / Math.max(1, (x1 - x0) * (y1 - y0))];
 }
 
-/** The photo's mean grey level over the rows `[top, bottom)` outside the columns `[from, to)`: the wall beside a pair. */
-function wallBeside({ data, width }: Grey, from: number, to: number, top: number, bottom: number): number {
-  let sum = 0;
-  let n = 0;
-  for (let y = top; y < bottom; y++)
-    for (let x = 0; x < width; x++) {
-      if (x >= from && x < to) continue;
-      sum += data[y * width + x] as number;
-      n++;
-    }
-  if (n) return sum / n;
-  for (let y = top; y < bottom; y++) for (let x = from; x < to; x++) sum += data[y * width + x] as number;
-  return sum / Math.max(1, (to - from) * (bottom - top));
+/**
+ * The photo's mean grey level over the rows `[top, bottom)` outside the columns `[from, to)`: the wall beside a pair
+ * (the pair's own columns where the pair spans the picture).
+ */
+function wallBeside(image: Grey, from: number, to: number, top: number, bottom: number): number {
+  const band = greyLevels(image, [0, top, image.width, bottom]);
+  const pair = greyLevels(image, [from, top, to, bottom]);
+  if (!band || !pair) return band?.mean ?? 0;
+  if (band.count === pair.count) return pair.mean;
+  return (band.mean * band.count - pair.mean * pair.count) / (band.count - pair.count);
 }
