@@ -464,14 +464,21 @@ function wallAt(
   room: RoomLines,
   daylight: number,
 ): Wall {
-  const back = { top: room.ceiling, bottom: room.floor };
-  if (x.to <= x.from) return back;
+  const found = { top: room.ceiling, bottom: room.floor };
+  if (x.to <= x.from) return found;
   const above = lineAbove();
+  // What rises past the back wall's ceiling line as found, with plain wall above it (risesPastCeiling), hangs on a
+  // wall whose top that line is not (a mantel shelf's edge, a soffit's, found where no ceiling is in view): the wall
+  // runs up to the first line above the thing.
+  const back = risesPastCeiling(y0, x, lineAbove, room)
+    ? { top: Math.min(found.top, above), bottom: found.bottom }
+    : found;
   // Measured against a nearer wall, decor may be as tall as a window on the back wall: only what shows less daylight
   // than panes with some daylight between them do (PANE_DAYLIGHT) is.
-  const near = daylight < PANE_DAYLIGHT ? nearWall(before, x, y0, above, room) : back;
+  const nearer = daylight < PANE_DAYLIGHT ? nearWall(before, x, y0, above, room) : back;
+  const near = nearer.bottom - nearer.top > back.bottom - back.top ? nearer : back;
   const bottom = firstLine(before, x, y1, 1);
-  const reach = SIDE_WALL_BELOW * (back.bottom - back.top);
+  const reach = SIDE_WALL_BELOW * (found.bottom - found.top);
   if (bottom <= back.bottom + reach) return near;
   const below = meanDifference(before, after, x, y1, Math.min(bottom, y1 + Math.max(2, Math.round(reach))));
   if (below > WALL_BELOW_SAME) return near;
