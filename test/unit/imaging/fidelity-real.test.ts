@@ -901,6 +901,29 @@ describe.skipIf(!present)('real framed decor hung large on a side wall whose cei
   });
 });
 
+/**
+ * Each of `cuts` of `kind` hung on `room`, `height` pixels tall at its own aspect ratio, centred on column `centre`
+ * with its top at row `top`, where it fits between columns `from` and `to`: how many fit, and how many of those pass.
+ */
+async function tallyHung(
+  room: Buffer,
+  cuts: readonly RealCut[],
+  kind: RealCut['kind'],
+  { height, centre, top, from, to }: { height: number; centre: number; top: number; from: number; to: number },
+): Promise<{ passed: number; count: number }> {
+  let passed = 0;
+  let count = 0;
+  for (const cut of cuts.filter((each) => each.kind === kind)) {
+    const width = Math.max(8, Math.round((height * cut.width) / cut.height));
+    const left = Math.round(centre - width / 2);
+    if (left < from || left + width > to) continue;
+    const scaled = await sharp(cut.image).resize(width, height, { fit: 'fill' }).png().toBuffer();
+    count++;
+    if ((await scoreFidelity(room, await laidOn(room, [{ input: scaled, left, top }]))).score >= FIDELITY_MIN) passed++;
+  }
+  return { passed, count };
+}
+
 describe.skipIf(!present)('real framed decor hung high where no ceiling is in view', () => {
   // dd-kids-room shows no ceiling: the back wall's ceiling line is found on the wall, below where prints hang. Framed
   // decor crossed by lines of its own that rose above that line was taken for the building's (as a column set from
@@ -915,25 +938,8 @@ describe.skipIf(!present)('real framed decor hung high where no ceiling is in vi
   beforeAll(async () => {
     cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== 'dd-kids-room');
   });
-  /** `cut` 96 pixels tall at its own aspect ratio, centred at 560, 144; null where it would leave the picture. */
-  const hung = async (cut: RealCut) => {
-    const width = Math.max(8, Math.round((96 * cut.width) / cut.height));
-    const left = Math.round(560 - width / 2);
-    if (left < 0 || left + width > 640) return null;
-    const scaled = await sharp(cut.image).resize(width, 96, { fit: 'fill' }).png().toBuffer();
-    return laidOn(room(), [{ input: scaled, left, top: 96 }]);
-  };
-  const tally = async (kind: RealCut['kind']) => {
-    let passed = 0;
-    let count = 0;
-    for (const cut of cuts.filter((each) => each.kind === kind)) {
-      const pasted = await hung(cut);
-      if (!pasted) continue;
-      count++;
-      if ((await scoreFidelity(room(), pasted)).score >= FIDELITY_MIN) passed++;
-    }
-    return { passed, count };
-  };
+  const tally = (kind: RealCut['kind']) =>
+    tallyHung(room(), cuts, kind, { height: 96, centre: 560, top: 96, from: 0, to: 640 });
   it('passes', async () => {
     expect(await tally('decor')).toEqual({ passed: 15, count: 17 });
   });
@@ -958,25 +964,8 @@ describe.skipIf(!present)('real framed decor hung large above a real mantel shel
   beforeAll(async () => {
     cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== 'jt-roomgpt-living');
   });
-  /** `cut` HEIGHT pixels tall at its own aspect ratio, centred at 1325, 240; null where it would leave the wall. */
-  const hung = async (cut: RealCut) => {
-    const width = Math.max(8, Math.round((HEIGHT * cut.width) / cut.height));
-    const left = Math.round(1325 - width / 2);
-    if (left < 1150 || left + width > 1500) return null;
-    const scaled = await sharp(cut.image).resize(width, HEIGHT, { fit: 'fill' }).png().toBuffer();
-    return laidOn(room(), [{ input: scaled, left, top: 240 - HEIGHT / 2 }]);
-  };
-  const tally = async (kind: RealCut['kind']) => {
-    let passed = 0;
-    let count = 0;
-    for (const cut of cuts.filter((each) => each.kind === kind)) {
-      const pasted = await hung(cut);
-      if (!pasted) continue;
-      count++;
-      if ((await scoreFidelity(room(), pasted)).score >= FIDELITY_MIN) passed++;
-    }
-    return { passed, count };
-  };
+  const tally = (kind: RealCut['kind']) =>
+    tallyHung(room(), cuts, kind, { height: HEIGHT, centre: 1325, top: 240 - HEIGHT / 2, from: 1150, to: 1500 });
   it('passes', async () => {
     expect(await tally('decor')).toEqual({ passed: 13, count: 14 });
   });
