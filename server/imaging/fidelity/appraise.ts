@@ -730,6 +730,8 @@ const GLAZED_VIEW = 0.12;
 /**
  * Whether the box `[x0, y0, x1, y1)` (bottom and right exclusive) holds a new window rather than a piece of furniture
  * or decor: see GLAZED_FILL. `added` is where the output has edges the photo does not; `room` the photo's lines.
+ * With the pictures swapped and the edges the output lost for `added`, whether the photo's window there was taken
+ * away: furniture taken away from before a window leaves more of its view, not less.
  */
 export function glazed(
   before: Grey,

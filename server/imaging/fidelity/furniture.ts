@@ -53,9 +53,10 @@ export interface FurniturePiece {
  * over a bed that no row cuts apart: appraise.ts, hungAboveFurniture), and a low change floating just above a piece
  * (the top edge of a headboard over its flat front). Changes that float on the wall (a window) or reach up to door
  * or ceiling height (a door, a wall corner) keep the mask's weight, and so does one that `isOpening` recognises
- * however low it stands (a window pasted with its sill on the floor line or on a chair: appraise.ts, glazed).
- * Returns the weights, the pieces' bounds (whose shadows are no recoloured floor: surfaces.ts), and the bounds of what
- * stood as furniture would but `isOpening` recognised (a new window there, which caps the score: index.ts).
+ * however low it stands (a window pasted with its sill on the floor line or on a chair, or one standing so that was
+ * painted over: appraise.ts, glazed, index.ts). Returns the weights, the pieces' bounds (whose shadows are no
+ * recoloured floor: surfaces.ts), and the bounds of what stood as furniture would but `isOpening` recognised (a new
+ * window there caps the score: index.ts).
  */
 export function withoutFurniture(
   mask: Float32Array,

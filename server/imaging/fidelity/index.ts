@@ -233,7 +233,11 @@ function compare(
         width,
         height,
         room,
-        (piece) => glazed(before, after, added, [piece.left, piece.top, piece.right, piece.bottom], room),
+        // A window is told where it was added and, the pictures' roles swapped, where it was taken away.
+        (piece) => {
+          const box: [number, number, number, number] = [piece.left, piece.top, piece.right, piece.bottom];
+          return glazed(before, after, added, box, room) || glazed(after, before, lost, box, room);
+        },
         (piece, above, high) =>
           hungAboveFurniture(before, after, { lost, added, weights: mask }, curve, room, piece, above, high),
       )

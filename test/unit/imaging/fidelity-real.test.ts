@@ -1343,7 +1343,7 @@ describe.skipIf(!present)('real cardboard boxes stacked before a real glass door
   });
 });
 
-describe.skipIf(!present)('a tall real window standing on the floor, cloned over from the wall either side', () => {
+describe.skipIf(!present)('a tall real window standing on the floor, painted over', () => {
   // The fireplace living room's lower window (the manifest's first opening) stands on the floor and ends just under
   // furniture height on its back wall. Painted out the way the set's edits do (make-real-edits.ts, paintOver: rows
   // cloned from the strips of wall either side, here the plain wall and the fireplace's cladding), the patch's top edge
@@ -1361,6 +1361,38 @@ describe.skipIf(!present)('a tall real window standing on the floor, cloned over
       expect(result.score, `patch drawn at ${draw}`).toBeLessThan(FIDELITY_MIN);
       expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
     }
+  });
+  // Painted over flat in the colour of the wall beside it, the window leaves no edge above furniture height: all it
+  // loses stands on the floor below that height, as furniture taken away does, and weighed nothing (1.00). A window
+  // is recognised where it was taken away as where it was added, by its panes and daylight (appraise.ts, glazed, with
+  // the pictures' roles swapped), and what it lost keeps its weight.
+  const asRegion = ([left, top, width, height]: Rect) => ({ left, top, width, height });
+  it("is refused painted over flat in its wall's colour, as an opening removed", async () => {
+    const { entry, bytes } = photoOfSet('hs-fireplace-living');
+    const window = entry.openings?.[0];
+    const wall = entry.walls?.[0];
+    if (window?.type !== 'window' || !wall) throw new Error("the fireplace living room's lower window is missing");
+    const result = await scoreFidelity(bytes, await paintedOver(bytes, asRegion(wall), asRegion(window.box), 90));
+    expect(result.score).toBeLessThan(FIDELITY_MIN);
+    expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
+  });
+  it('passes moving boxes stood before it in the photo and taken away, which leaves the window whole', async () => {
+    // The herringbone office's stack of moving boxes (the decluttered pair's first cutout, cut along its outline),
+    // two of them before the window's lower half: taken away, they lose their outline and the window shows more of its
+    // view, not less.
+    const { bytes } = photoOfSet('hs-fireplace-living');
+    const cutout = readManifest().pairs.find((pair) => pair.id === 'mx-herringbone-office-decluttered')?.cutouts?.[0];
+    if (!cutout?.outline?.[0]) throw new Error("the herringbone office's boxes are missing");
+    const box = asRegion(cutout.box);
+    const outline = cutout.outline[0].map(([x, y]) => [x - box.left, y - box.top] as const);
+    const stack = async (width: number, left: number, bottom: number) => {
+      const height = Math.round((width * box.height) / box.width);
+      const input = await cutOut('photos/mx-herringbone-office.jpg', box, { width, height }, outline);
+      return { input, left, top: bottom - height };
+    };
+    const cluttered = await laidOn(bytes, [await stack(150, 70, 690), await stack(170, 150, 720)]);
+    const result = await scoreFidelity(cluttered, bytes);
+    expect(result.score, JSON.stringify(result.changes)).toBeGreaterThanOrEqual(FIDELITY_MIN);
   });
 });
 
