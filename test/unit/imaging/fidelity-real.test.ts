@@ -92,6 +92,23 @@ interface Box {
 /** A piece's outline: the corners of a polygon, in pixels of the box it is cut from. */
 type Outline = ReadonlyArray<readonly [number, number]>;
 
+/** A box as the manifest writes it (left, top, width, height) as sharp takes it. */
+const boxOf = ([left, top, width, height]: Rect): Box => ({ left, top, width, height });
+
+/**
+ * The herringbone office's stack of moving boxes (the decluttered pair's first cutout, cut along its outline from the
+ * photo), `width` pixels wide at its own aspect ratio, laid with its left side at `left` and its foot at `bottom`.
+ */
+async function movingBoxes(width: number, left: number, bottom: number) {
+  const cutout = readManifest().pairs.find((pair) => pair.id === 'mx-herringbone-office-decluttered')?.cutouts?.[0];
+  if (!cutout?.outline?.[0]) throw new Error("the herringbone office's boxes are missing");
+  const box = boxOf(cutout.box);
+  const outline = cutout.outline[0].map(([x, y]) => [x - box.left, y - box.top] as const);
+  const height = Math.round((width * box.height) / box.width);
+  const input = await cutOut('photos/mx-herringbone-office.jpg', box, { width, height }, outline);
+  return { input, left, top: bottom - height };
+}
+
 /**
  * The `box` of one of the set's pictures (`file`, under the set's folder: photos/… or outputs/…) stretched to `size`,
  * as a PNG with alpha; cut as an ellipse (`'oval'`: a round mirror) or along an outline (a sofa) when `shape` says so.
@@ -1299,43 +1316,31 @@ describe.skipIf(!present)('real cardboard boxes stacked before a real glass door
   // door, and the door is painted over with the colour of the wall sample beside it. The stack's flat faces add few
   // edges while the door's frame behind it is lost, as when furniture is taken away; the door removed must still be
   // found.
-  const asBox = ([left, top, width, height]: Rect) => ({ left, top, width, height });
   let photo: Buffer;
-  let boxes: { box: Box; outline: Outline };
   let door: Box;
   let wall: Box;
   beforeAll(() => {
-    const manifest = readManifest();
-    const room = manifest.photos.find((each) => each.id === 'mx-tiled-living');
-    const cutout = manifest.pairs.find((pair) => pair.id === 'mx-herringbone-office-decluttered')?.cutouts?.[0];
+    const room = readManifest().photos.find((each) => each.id === 'mx-tiled-living');
     const opening = room?.openings?.find((each) => each.type === 'door');
-    if (!room || !cutout?.outline?.[0] || !opening)
-      throw new Error('the living room, its door or the boxes are missing');
-    const [left, top] = cutout.box;
-    boxes = { box: asBox(cutout.box), outline: cutout.outline[0].map(([x, y]) => [x - left, y - top] as const) };
-    door = asBox(opening.box);
+    if (!room || !opening) throw new Error('the living room or its door is missing');
+    door = boxOf(opening.box);
     // The wall sample that ends nearest the door on its left.
     const beside = room.walls
       .filter(([x, , w]) => x + w <= door.left)
       .sort(([xa, , wa], [xb, , wb]) => xb + wb - (xa + wa))[0];
     if (!beside) throw new Error('no wall sample left of the living room’s door');
-    wall = asBox(beside);
+    wall = boxOf(beside);
     photo = readFileSync(join(dir, room.file));
   });
   it('is refused as a door removed', async () => {
-    const stack = async (width: number, left: number, bottom: number) => {
-      const height = Math.round((width * boxes.box.height) / boxes.box.width);
-      const input = await cutOut('photos/mx-herringbone-office.jpg', boxes.box, { width, height }, boxes.outline);
-      return { input, left, top: bottom - height };
-    };
     const { dominant } = await sharp(photo).extract(wall).stats();
     const paint = await sharp({ create: { width: door.width, height: door.height, channels: 3, background: dominant } })
       .png()
       .toBuffer();
     const output = await laidOn(photo, [
       { input: paint, left: door.left, top: door.top },
-      await stack(313, 380, 993),
-      await stack(346, 247, 1280),
+      await movingBoxes(313, 380, 993),
+      await movingBoxes(346, 247, 1280),
     ]);
     const result = await scoreFidelity(photo, output);
     expect(result.score).toBeLessThan(FIDELITY_MIN);
@@ -1366,31 +1371,20 @@ describe.skipIf(!present)('a tall real window standing on the floor, painted ove
   // loses stands on the floor below that height, as furniture taken away does, and weighed nothing (1.00). A window
   // is recognised where it was taken away as where it was added, by its panes and daylight (appraise.ts, glazed, with
   // the pictures' roles swapped), and what it lost keeps its weight.
-  const asRegion = ([left, top, width, height]: Rect) => ({ left, top, width, height });
   it("is refused painted over flat in its wall's colour, as an opening removed", async () => {
     const { entry, bytes } = photoOfSet('hs-fireplace-living');
     const window = entry.openings?.[0];
     const wall = entry.walls?.[0];
     if (window?.type !== 'window' || !wall) throw new Error("the fireplace living room's lower window is missing");
-    const result = await scoreFidelity(bytes, await paintedOver(bytes, asRegion(wall), asRegion(window.box), 90));
+    const result = await scoreFidelity(bytes, await paintedOver(bytes, boxOf(wall), boxOf(window.box), 90));
     expect(result.score).toBeLessThan(FIDELITY_MIN);
     expect(result.changes.map((change) => change.kind)).toContain('opening_removed');
   });
   it('passes moving boxes stood before it in the photo and taken away, which leaves the window whole', async () => {
-    // The herringbone office's stack of moving boxes (the decluttered pair's first cutout, cut along its outline),
-    // two of them before the window's lower half: taken away, they lose their outline and the window shows more of its
-    // view, not less.
+    // Two stacks of moving boxes before the window's lower half: taken away, they lose their outline and the window
+    // shows more of its view, not less.
     const { bytes } = photoOfSet('hs-fireplace-living');
-    const cutout = readManifest().pairs.find((pair) => pair.id === 'mx-herringbone-office-decluttered')?.cutouts?.[0];
-    if (!cutout?.outline?.[0]) throw new Error("the herringbone office's boxes are missing");
-    const box = asRegion(cutout.box);
-    const outline = cutout.outline[0].map(([x, y]) => [x - box.left, y - box.top] as const);
-    const stack = async (width: number, left: number, bottom: number) => {
-      const height = Math.round((width * box.height) / box.width);
-      const input = await cutOut('photos/mx-herringbone-office.jpg', box, { width, height }, outline);
-      return { input, left, top: bottom - height };
-    };
-    const cluttered = await laidOn(bytes, [await stack(150, 70, 690), await stack(170, 150, 720)]);
+    const cluttered = await laidOn(bytes, [await movingBoxes(150, 70, 690), await movingBoxes(170, 150, 720)]);
     const result = await scoreFidelity(cluttered, bytes);
     expect(result.score, JSON.stringify(result.changes)).toBeGreaterThanOrEqual(FIDELITY_MIN);
   });
