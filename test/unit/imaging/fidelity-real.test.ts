@@ -993,6 +993,31 @@ describe.skipIf(!present)('real framed decor hung large above a real mantel shel
   });
 });
 
+describe.skipIf(!present)('real prints on white paper hung on a dim wall', () => {
+  // dd-bathroom's back wall is beige in warm lamplight. A print's white paper or a white jersey hung there is a third
+  // brighter than the wall and nearly grey, as daylight is, and framed decor that shows daylight was read as a window
+  // added. It is lit by the same lamps as the tub beside it, though: its brightest tenth is at most four fifths as
+  // bright as the photo's brightest hundredth, where a view is daylight. Hung 72 pixels tall on that wall, 12 of the
+  // set's 17 pieces of decor pass (7 before); of its 30 windows 25 are refused: the dim ones pass as prints here as
+  // they do elsewhere (the red dining room's two onto a lit room, the dance studio's behind its blinds, which is
+  // new, the hall's and the low-light study's).
+  let cuts: RealCut[];
+  const room = () => readFileSync(join(dir, 'photos', 'dd-bathroom.jpg'));
+  beforeAll(async () => {
+    cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== 'dd-bathroom');
+  });
+  const tally = (kind: RealCut['kind']) =>
+    tallyHung(room(), cuts, kind, { height: 72, centre: 170, top: 36, from: 64, to: 282 });
+  it('passes', async () => {
+    expect(await tally('decor')).toEqual({ passed: 12, count: 17 });
+  });
+  it('refuses the windows that show daylight, a sky band or a view there', async () => {
+    const { passed, count } = await tally('window');
+    expect(count).toBe(30);
+    expect(count - passed).toBeGreaterThanOrEqual(25);
+  });
+});
+
 describe.skipIf(!present)('real landscape decor hung large on a real wall', () => {
   // The set's landscape pieces of decor hung 0.28 of the picture tall on the hallway's wall sample: the back wall's
   // lines found there make each of them taller than framed decor may be, and they read as windows added (0.00). In one
