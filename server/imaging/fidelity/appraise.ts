@@ -1,5 +1,5 @@
 /** Changes of edges that are no change of the building: a new tone, or decor hung on plain wall. */
-import { EDGE_MIN, gradientAt, UPRIGHT } from './edges.js';
+import { binOfRank, EDGE_MIN, gradientAt, UPRIGHT } from './edges.js';
 import type { FurniturePiece } from './furniture.js';
 import type { Grey } from './picture.js';
 import type { RoomLines } from './room-lines.js';
@@ -1014,13 +1014,7 @@ function greyQuantile({ data, width }: Grey, [x0, y0, x1, y1]: [number, number, 
       const level = Math.min(255, Math.max(0, Math.round(data[i] as number)));
       counts[level] = (counts[level] as number) + 1;
     }
-  const wanted = q * (x1 - x0) * (y1 - y0);
-  let seen = 0;
-  for (let level = 0; level < 256; level++) {
-    seen += counts[level] as number;
-    if (seen >= wanted) return level;
-  }
-  return 255;
+  return binOfRank(counts, Math.ceil(q * (x1 - x0) * (y1 - y0)) - 1);
 }
 
 /** Whether pixel `i` of `image`, on a wall as bright as `wall`, shows daylight: much brighter than it (or near white), nearly grey. */

@@ -321,7 +321,12 @@ export function toneCurve(before: Float32Array, after: Float32Array, weights: Fl
  * The bin of a histogram (`length` bins from `offset` in `histogram`) that holds the value of rank `rank` (0 for the
  * smallest; a fractional rank, the one below it): the first whose running count passes it, the last bin at most.
  */
-function binOfRank(histogram: ArrayLike<number>, rank: number, offset = 0, length = histogram.length - offset): number {
+export function binOfRank(
+  histogram: ArrayLike<number>,
+  rank: number,
+  offset = 0,
+  length = histogram.length - offset,
+): number {
   let seen = 0;
   let bin = 0;
   while (bin < length - 1 && seen + (histogram[offset + bin] as number) <= rank)
