@@ -941,6 +941,31 @@ async function tallyHung(
   return { passed, count };
 }
 
+/**
+ * The two tests of a wall the set's decor and windows are hung on (tallyHung): with every other photo's cuts hung on
+ * photo `id` at `place`, `decor` as many pieces of decor fit and pass, and of `windows.count` windows that fit at
+ * least `windows.refused` are refused.
+ */
+function hungOnWall(
+  id: string,
+  place: Parameters<typeof tallyHung>[3],
+  { decor, windows }: { decor: { passed: number; count: number }; windows: { count: number; refused: number } },
+): void {
+  let cuts: RealCut[];
+  const room = () => readFileSync(join(dir, 'photos', `${id}.jpg`));
+  beforeAll(async () => {
+    cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== id);
+  });
+  it('passes', async () => {
+    expect(await tallyHung(room(), cuts, 'decor', place)).toEqual(decor);
+  });
+  it('refuses the windows that show daylight, a sky band or a view there', async () => {
+    const { passed, count } = await tallyHung(room(), cuts, 'window', place);
+    expect(count).toBe(windows.count);
+    expect(count - passed).toBeGreaterThanOrEqual(windows.refused);
+  });
+}
+
 describe.skipIf(!present)('real framed decor hung high where no ceiling is in view', () => {
   // dd-kids-room shows no ceiling: the back wall's ceiling line is found on the wall, below where prints hang. Framed
   // decor crossed by lines of its own that rose above that line was taken for the building's (as a column set from
@@ -950,21 +975,14 @@ describe.skipIf(!present)('real framed decor hung high where no ceiling is in vi
   // their darker middle); of its 29 uncovered windows 25 are refused (all of them before; the HomeStagePro photos'
   // four, which joined the set later, are refused): the dim ones pass as prints there as they do lower down (the red
   // dining room's two, which look into a lit room, the dance studio's behind its blinds and the low-light study's).
-  let cuts: RealCut[];
-  const room = () => readFileSync(join(dir, 'photos', 'dd-kids-room.jpg'));
-  beforeAll(async () => {
-    cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== 'dd-kids-room');
-  });
-  const tally = (kind: RealCut['kind']) =>
-    tallyHung(room(), cuts, kind, { height: 96, centre: 560, top: 96, from: 0, to: 640 });
-  it('passes', async () => {
-    expect(await tally('decor')).toEqual({ passed: 15, count: 17 });
-  });
-  it('refuses the windows that show daylight, a sky band or a view there', async () => {
-    const { passed, count } = await tally('window');
-    expect(count).toBe(29);
-    expect(count - passed).toBeGreaterThanOrEqual(25);
-  });
+  hungOnWall(
+    'dd-kids-room',
+    { height: 96, centre: 560, top: 96, from: 0, to: 640 },
+    {
+      decor: { passed: 15, count: 17 },
+      windows: { count: 29, refused: 25 },
+    },
+  );
 });
 
 describe.skipIf(!present)('real framed decor hung large above a real mantel shelf', () => {
@@ -976,21 +994,14 @@ describe.skipIf(!present)('real framed decor hung large above a real mantel shel
   // dim ones pass as prints there as they do lower down (the red dining room's two, which look into a lit room, the
   // dance studio's behind its blinds, the classroom's and the low-light study's).
   const HEIGHT = 260;
-  let cuts: RealCut[];
-  const room = () => readFileSync(join(dir, 'photos', 'jt-roomgpt-living.jpg'));
-  beforeAll(async () => {
-    cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== 'jt-roomgpt-living');
-  });
-  const tally = (kind: RealCut['kind']) =>
-    tallyHung(room(), cuts, kind, { height: HEIGHT, centre: 1325, top: 240 - HEIGHT / 2, from: 1150, to: 1500 });
-  it('passes', async () => {
-    expect(await tally('decor')).toEqual({ passed: 13, count: 14 });
-  });
-  it('refuses the windows that show daylight, a sky band or a view there', async () => {
-    const { passed, count } = await tally('window');
-    expect(count).toBe(27);
-    expect(count - passed).toBeGreaterThanOrEqual(22);
-  });
+  hungOnWall(
+    'jt-roomgpt-living',
+    { height: HEIGHT, centre: 1325, top: 240 - HEIGHT / 2, from: 1150, to: 1500 },
+    {
+      decor: { passed: 13, count: 14 },
+      windows: { count: 27, refused: 22 },
+    },
+  );
 });
 
 describe.skipIf(!present)('real prints on white paper hung on a dim wall', () => {
@@ -1001,21 +1012,14 @@ describe.skipIf(!present)('real prints on white paper hung on a dim wall', () =>
   // set's 17 pieces of decor pass (7 before); of its 30 windows 25 are refused: the dim ones pass as prints here as
   // they do elsewhere (the red dining room's two onto a lit room, the dance studio's behind its blinds, which is
   // new, the hall's and the low-light study's).
-  let cuts: RealCut[];
-  const room = () => readFileSync(join(dir, 'photos', 'dd-bathroom.jpg'));
-  beforeAll(async () => {
-    cuts = (await realCuts(dir, readManifest().photos)).filter((cut) => cut.from !== 'dd-bathroom');
-  });
-  const tally = (kind: RealCut['kind']) =>
-    tallyHung(room(), cuts, kind, { height: 72, centre: 170, top: 36, from: 64, to: 282 });
-  it('passes', async () => {
-    expect(await tally('decor')).toEqual({ passed: 12, count: 17 });
-  });
-  it('refuses the windows that show daylight, a sky band or a view there', async () => {
-    const { passed, count } = await tally('window');
-    expect(count).toBe(30);
-    expect(count - passed).toBeGreaterThanOrEqual(25);
-  });
+  hungOnWall(
+    'dd-bathroom',
+    { height: 72, centre: 170, top: 36, from: 64, to: 282 },
+    {
+      decor: { passed: 12, count: 17 },
+      windows: { count: 30, refused: 25 },
+    },
+  );
 });
 
 describe.skipIf(!present)('real landscape decor hung large on a real wall', () => {
