@@ -158,6 +158,13 @@ const MULLION_SPAN = 0.8;
  * than red by FOLIAGE_GREEN and no less green than blue) on at least OUTDOOR_GREEN of it, or sky (bluer than red by
  * SKY_BLUE) on at least OUTDOOR_SKY. A window onto a grey street, into a lit room or onto autumn leaves (as yellow as
  * red) shows neither, and passes as a print when it is as dark as one.
+ * Framed decor that no bar divides at its middle is a print, however green (a painted landscape, a botanical print),
+ * unless a bar crosses it inside its frame (OUTDOOR_INSET in: a casement's bars beside fixed panes stand nearer its
+ * sides than a mullion) with a view on both sides of it (foliage or sky on at least GLAZED_VIEW of the frame's inside
+ * either side), and it is as bright against the wall as a view is (VIEW_SKY). A painted landscape's deep greens and
+ * dusk sky are darker (0.64–0.68 of the wall measured in the probes); windows barred so, pasted on the set's walls,
+ * 0.76 and brighter. Two green prints hung side by side are one change whose "bar" is a mat's inner edge, with the
+ * print on one side of it and the white mat on the other.
  */
 const OUTDOOR_INSET = 0.15;
 const FOLIAGE_GREEN = 5;
@@ -213,6 +220,14 @@ const CUT_ROUND_BULGE = 0.9;
 export interface AddedEdges {
   added: Uint8Array;
   weights: Float32Array;
+}
+
+/** A change's added edges counted per column and per row of its box, and how many columns and rows hold any. */
+interface PaneCounts {
+  perColumn: Uint16Array;
+  perRow: Uint16Array;
+  filledRows: number;
+  filledColumns: number;
 }
 
 /**
@@ -396,7 +411,14 @@ function appraisal(
   // and prints hung high cross it: what rises clearly above that line (CLEAR_ABOVE), with as much plain wall between
   // its top and the first line above it in the photo, hangs below the ceiling.
   const belowCeiling = () => !room || y0 >= wallOf().top || risesPastCeiling(y0, columns, above, room);
-  const print = framed && (!divided || (belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])));
+  // What no bar divides at its middle may still be a window whose bars stand nearer its sides (a casement beside
+  // fixed panes), as bright as a view: a bar inside its frame with a view on both sides of it (viewBesideBar).
+  const panes = { perColumn, perRow, filledRows, filledColumns };
+  const print =
+    framed &&
+    (divided
+      ? belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])
+      : bright < VIEW_SKY || !viewBesideBar(after, [x0, y0, x1, y1], panes));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean, before);
@@ -818,19 +840,50 @@ function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, 
   return pixels > 0 && edges >= FOLD_DENSE * pixels && upright >= FOLD_VERTICAL * edges;
 }
 
-/** Whether some line of `counts` (added edge pixels per column, or per row) away from the margins spans the box. */
-export function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
-  const from = Math.ceil(MULLION_MARGIN * counts.length);
-  const to = Math.floor((1 - MULLION_MARGIN) * counts.length);
+/**
+ * Whether some line of `counts` (added edge pixels per column, or per row) away from the margins (`margin` of the box
+ * on either side) spans the box.
+ */
+export function dividedIntoPanes(counts: Uint16Array, across: number, margin = MULLION_MARGIN): boolean {
+  return barsAcross(counts, across, margin).length > 0;
+}
+
+/** Where (indices into `counts`) the lines that dividedIntoPanes looks for lie, first to last. */
+function barsAcross(counts: Uint16Array, across: number, margin: number): number[] {
+  const from = Math.ceil(margin * counts.length);
+  const to = Math.floor((1 - margin) * counts.length);
+  const bars: number[] = [];
   for (let k = Math.max(1, from); k < Math.min(counts.length - 1, to); k++) {
     // A line one pixel off straight still counts: the neighbour's pixels are taken with it, once.
     const line = Math.max(
       (counts[k] as number) + Math.max(counts[k - 1] as number, counts[k + 1] as number),
       counts[k] as number,
     );
-    if (line >= MULLION_SPAN * across) return true;
+    if (line >= MULLION_SPAN * across) bars.push(k);
   }
-  return false;
+  return bars;
+}
+
+/**
+ * Whether a bar crosses the box `[x0, y0, x1, y1)` of `image` inside its frame (OUTDOOR_INSET in; `perColumn` and
+ * `perRow` are its added edges, `filledRows` and `filledColumns` the rows and columns holding any) with a view on
+ * both sides of it: foliage or sky on at least GLAZED_VIEW of the frame's inside either side of the bar.
+ */
+function viewBesideBar(
+  image: Grey,
+  box: [number, number, number, number],
+  { perColumn, perRow, filledRows, filledColumns }: PaneCounts,
+): boolean {
+  const [ix0, iy0, ix1, iy1] = insetBox(box, OUTDOOR_INSET);
+  const view = (side: [number, number, number, number]) =>
+    side[2] > side[0] && side[3] > side[1] && outdoorShares(image, side, 0).either >= GLAZED_VIEW;
+  // The bar's own line and the neighbour taken with it belong to neither side.
+  const upright = barsAcross(perColumn, filledRows, OUTDOOR_INSET).map((k) => box[0] + k);
+  const level = barsAcross(perRow, filledColumns, OUTDOOR_INSET).map((k) => box[1] + k);
+  return (
+    upright.some((x) => view([ix0, iy0, x - 1, iy1]) && view([x + 2, iy0, ix1, iy1])) ||
+    level.some((y) => view([ix0, iy0, ix1, y - 1]) && view([ix0, y + 2, ix1, iy1]))
+  );
 }
 
 /**
@@ -945,15 +998,16 @@ function looksOutdoors(image: Grey, box: [number, number, number, number]): bool
 }
 
 /**
- * Shares of the box `[x0, y0, x1, y1)` of `image`, OUTDOOR_INSET in from its sides (`inside` pixels), that show
- * foliage, sky, and either (OUTDOOR_*); all 0 for a grey picture.
+ * Shares of the box `[x0, y0, x1, y1)` of `image`, `inset` (OUTDOOR_INSET unless given) in from its sides (`inside`
+ * pixels), that show foliage, sky, and either (OUTDOOR_*); all 0 for a grey picture.
  */
 function outdoorShares(
   image: Grey,
   [x0, y0, x1, y1]: [number, number, number, number],
+  inset = OUTDOOR_INSET,
 ): { foliage: number; sky: number; either: number; inside: number } {
   const { data, channels } = image.colour;
-  const [ix0, iy0, ix1, iy1] = insetBox([x0, y0, x1, y1], OUTDOOR_INSET);
+  const [ix0, iy0, ix1, iy1] = insetBox([x0, y0, x1, y1], inset);
   let inside = 0;
   let foliage = 0;
   let sky = 0;

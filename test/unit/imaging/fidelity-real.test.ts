@@ -1063,6 +1063,39 @@ describe.skipIf(!present)('real landscape decor hung large on a real wall', () =
   });
 });
 
+describe.skipIf(!present)('a real window barred near its sides, hung on real walls', () => {
+  // da2-sunroom's wide window is a casement between fixed panes: its bars stand a fifth of its width in from its sides,
+  // not across its middle, so nothing divided it into panes and, framed on the wall, it passed as a print (1.00 on
+  // hs-fireplace-living's wall). A bar crossing it inside its frame with a view between (trees, as bright against
+  // the wall as a view is) makes it a window. jt-roomgpt-living's painted landscape, greens and sky darker than the
+  // wall, still passes on dd-bedroom's (the larger of its two pieces of decor; the other is a round mirror).
+  let cuts: RealCut[];
+  beforeAll(async () => {
+    cuts = await realCuts(dir, readManifest().photos);
+  });
+  // The scores of `from`'s cuts of `kind` that are `chosen` and fit on `room`'s wall, hung mid and high there.
+  const scores = async (room: string, from: string, kind: RealCut['kind'], chosen: (cut: RealCut) => boolean) => {
+    const { entry, bytes } = photoOfSet(room);
+    const out: number[] = [];
+    for (const cut of cuts.filter((each) => each.from === from && each.kind === kind && chosen(each)))
+      for (const place of ['mid', 'high'] as const) {
+        const pasted = await withPasted(bytes, entry, cut, place);
+        if (pasted) out.push((await scoreFidelity(bytes, pasted)).score);
+      }
+    expect(out).toHaveLength(2);
+    return out;
+  };
+  it('refuses the window', async () => {
+    const wide = (cut: RealCut) => cut.width > cut.height;
+    for (const score of await scores('hs-fireplace-living', 'da2-sunroom', 'window', wide))
+      expect(score).toBeLessThan(FIDELITY_MIN);
+  });
+  it('passes the painted landscape', async () => {
+    for (const score of await scores('dd-bedroom', 'jt-roomgpt-living', 'decor', (cut) => cut.width > 200))
+      expect(score).toBeGreaterThanOrEqual(FIDELITY_MIN);
+  });
+});
+
 describe.skipIf(!present)('real framed prints crossed by lines of their own, hung on real walls', () => {
   // Two matted photographs from iop-dance-studio's wall and a print from dicm-hall's, hung on dd-conference's walls:
   // a mat's inner edge or the print's own lines cross the middle of the frame like a glazing bar, and they read as
