@@ -277,6 +277,17 @@ function compare(
         newWindow = true;
       } else newWindow ||= glazed(before, after, added, corners(change.box), room);
     }
+  // ...and so is one recognised there whose edges weigh nothing at all: below the floor line found (a window sill or
+  // a low wall's top read as the floor) nothing is compared, and a window pasted there left no change to name. (One
+  // that left a change the appraisal excused, a print over a mantel, is judged by that.)
+  if (room)
+    for (const piece of openings) {
+      if (found.some((change) => centredIn(change.box, piece))) continue;
+      const box = [piece.left, piece.top, piece.right - piece.left, piece.bottom - piece.top] as const;
+      const kind = glazed(before, after, added, corners(box), room) ? 'opening_added' : 'opening_removed';
+      structural.push({ kind, box: [...box], size: 0, lost: 0, added: 0 });
+      newWindow = true;
+    }
   if (newWindow) score = Math.min(score, GLAZED_SCORE);
   const surfaces = recolouredSurfaces(before, after, surfaceMask, lost, added, pieces);
   if (surfaces.length) {
