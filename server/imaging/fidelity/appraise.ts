@@ -56,7 +56,9 @@ const DRAPE_HUE = 0.03;
  * by a window: at least FOLD_WINDOW of the photo, across the panel and its own width on either side, shows daylight
  * (a window at night, or behind blinds, shows none). A pale panel on a pale wall away from any window could as well
  * be a column or a casing added. A panel told only by its added edges (DRAPE_*) must hang by a window: on a plain
- * wall, a concrete pillar's or a built-in's side draws upright edges in a colour of its own just as well.
+ * wall, a concrete pillar's or a built-in's side draws upright edges in a colour of its own just as well. Where the
+ * photo showed plain wall, a panel that shows daylight on more of it than framed decor may (FRAMED_DAYLIGHT) and is
+ * brighter than the wall (SOLID_BRIGHT) is a tall window's panes, not fabric, which the room lights.
  */
 const FOLD_EDGE = 40;
 const FOLD_DENSE = 0.55;
@@ -457,7 +459,12 @@ function appraisal(
   // colour of its own, by a window. A column added (a concrete pillar, a built-in's side) draws upright edges in a
   // colour of its own too, but on a plain wall and without fabric's density.
   const ownShade = bright <= FOLD_DARK;
-  const drape = (folds && (ownColour || ownShade || byWindow)) || (addedFolds && ownColour && byWindow);
+  // Fabric hung where the photo showed plain wall is lit by the room: a tall narrow window pasted near the ceiling
+  // draws upright lines as densely, but shows daylight on more of it than framed decor may and is brighter than the
+  // wall (SOLID_BRIGHT).
+  const daylitPanel = plainBefore && daylight > FRAMED_DAYLIGHT && bright > SOLID_BRIGHT;
+  const drape =
+    !daylitPanel && ((folds && (ownColour || ownShade || byWindow)) || (addedFolds && ownColour && byWindow));
   return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, solid, drape };
 }
 
