@@ -847,15 +847,15 @@ function hangingFolds({ data, width, height }: Grey, [x0, y0, x1, y1]: [number, 
   return pixels > 0 && edges >= FOLD_DENSE * pixels && upright >= FOLD_VERTICAL * edges;
 }
 
-/**
- * Whether some line of `counts` (added edge pixels per column, or per row) away from the margins (`margin` of the box
- * on either side) spans the box.
- */
-export function dividedIntoPanes(counts: Uint16Array, across: number, margin = MULLION_MARGIN): boolean {
-  return barsAcross(counts, across, margin).length > 0;
+/** Whether some line of `counts` (added edge pixels per column, or per row) away from the margins spans the box. */
+export function dividedIntoPanes(counts: Uint16Array, across: number): boolean {
+  return barsAcross(counts, across, MULLION_MARGIN).length > 0;
 }
 
-/** Where (indices into `counts`) the lines that dividedIntoPanes looks for lie, first to last. */
+/**
+ * Where (indices into `counts`) lines that span the box lie, first to last, `margin` of its length or more in from
+ * either end (dividedIntoPanes).
+ */
 function barsAcross(counts: Uint16Array, across: number, margin: number): number[] {
   const from = Math.ceil(margin * counts.length);
   const to = Math.floor((1 - margin) * counts.length);
