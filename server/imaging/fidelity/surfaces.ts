@@ -291,10 +291,14 @@ export function recolouredSurfaces(
     );
   }
 
-  /** Whether a region (its cells, and its bounds in cells) lies within a new piece's reach, no larger than it. */
+  /**
+   * Whether a region (its cells, and its bounds in cells) lies within a new piece's reach, no larger than it. Its top
+   * row of cells may be the one above the row that holds the piece's top: a piece's top edge blurs into that row, or
+   * lies on a line the piece stands against (a flat sofa flush with the skirting), where it is no change and the
+   * piece found begins at its next changed edge, up to a cell and a half lower.
+   */
   function byPiece(cells: number[], [left, top, right, bottom]: [number, number, number, number]): boolean {
     const x0 = left * COLOUR_CELL;
-    const y0 = top * COLOUR_CELL;
     const x1 = (right + 1) * COLOUR_CELL;
     const y1 = (bottom + 1) * COLOUR_CELL;
     return pieces.some((piece) => {
@@ -304,7 +308,7 @@ export function recolouredSurfaces(
         cells.length * COLOUR_CELL * COLOUR_CELL <= w * h &&
         x0 >= piece.left - SHADOW_SIDE * w &&
         x1 <= piece.right + SHADOW_SIDE * w &&
-        y0 >= piece.top &&
+        top >= Math.floor(piece.top / COLOUR_CELL) - 1 &&
         y1 <= piece.bottom + SHADOW_BELOW * h
       );
     });

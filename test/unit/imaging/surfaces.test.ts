@@ -75,6 +75,19 @@ describe('a floor region whose colour moved, by new furniture', () => {
     expect(surfaces(before, await decodeSmall(await withRug()), [pieceOver(1.2)])).toEqual([]);
   });
 
+  it('is a flat piece standing against a line, whose top edge lies on the line and is found no change', async () => {
+    // The piece found begins at its first changed edge, up to a cell and a half under its true top (the drawn room's
+    // skirting under a flat sofa flush with it, in the fakes' declutter pictures); the region's top row of cells may be
+    // the one above the piece's own. The piece as found: the rug's width and a little more, down past the rug.
+    const before = await decodeSmall(set('photos/mx-herringbone-office.jpg'));
+    const after = await decodeSmall(await withRug());
+    const rug = pieceOver(1);
+    const found = (lower: number) => ({ ...pieceOver(1.2), top: rug.top + lower, bottom: rug.bottom + 24 });
+    for (const lower of [4, 8, 12]) expect(surfaces(before, after, [found(lower)]), `${lower} px lower`).toEqual([]);
+    // Two cells and more under it, the region reaches above the piece: a wall or a floor recoloured behind it.
+    expect(surfaces(before, after, [found(24)]).map((change) => change.kind)).toEqual(['surface_recoloured']);
+  });
+
   it("is still a floor recoloured when it keeps the photo's grain, or reaches past the furniture", async () => {
     const before = await decodeSmall(set('photos/mx-herringbone-office.jpg'));
     const stain = surfaces(before, await decodeSmall(await restained()), [pieceOver(1.2)]);
