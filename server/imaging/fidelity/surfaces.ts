@@ -32,11 +32,9 @@ const OUTLINE_SHARE = 0.5;
 const SAME_TEXTURE = 0.6;
 /**
  * What a new piece of furniture lays on the floor or the wall behind it (byPiece), within SHADOW_SIDE of its width
- * on either side of it, SHADOW_SIDE of its height above it and SHADOW_BELOW of its height below it, and no larger
- * than it: its shadow (onlyDarker: darker by a factor of at most SHADOW_DARKER, its colour otherwise kept within
- * SHADOW_TINT levels a cell), or, with no grain of the photo's, a rug laid under it or its reflection in a polished
- * floor. Above it: a shadow on the wall behind it rises past its top, and a piece's top edge that lies on a line it
- * stands against (a flat sofa flush with the skirting) is no change, so the piece is found beginning lower.
+ * on either side of it and SHADOW_BELOW of its height below it, and no larger than it: its shadow (onlyDarker: darker
+ * by a factor of at most SHADOW_DARKER, its colour otherwise kept within SHADOW_TINT levels a cell), or, with no grain
+ * of the photo's, a rug laid under it or its reflection in a polished floor.
  */
 const SHADOW_DARKER = 0.95;
 const SHADOW_TINT = 20;
@@ -294,8 +292,10 @@ export function recolouredSurfaces(
   }
 
   /**
-   * Whether a region (its cells, and its bounds in cells) lies within a new piece's reach, no larger than it; its top
-   * row of cells need only reach into it (a cell holds parts of both).
+   * Whether a region (its cells, and its bounds in cells) lies within a new piece's reach, no larger than it. Its top
+   * row of cells may be the one above the row that holds the piece's top: a piece's top edge blurs into that row, or
+   * lies on a line the piece stands against (a flat sofa flush with the skirting), where it is no change and the
+   * piece found begins at its next changed edge, up to a cell and a half lower.
    */
   function byPiece(cells: number[], [left, top, right, bottom]: [number, number, number, number]): boolean {
     const x0 = left * COLOUR_CELL;
@@ -308,7 +308,7 @@ export function recolouredSurfaces(
         cells.length * COLOUR_CELL * COLOUR_CELL <= w * h &&
         x0 >= piece.left - SHADOW_SIDE * w &&
         x1 <= piece.right + SHADOW_SIDE * w &&
-        (top + 1) * COLOUR_CELL > piece.top - SHADOW_SIDE * h &&
+        top >= Math.floor(piece.top / COLOUR_CELL) - 1 &&
         y1 <= piece.bottom + SHADOW_BELOW * h
       );
     });
