@@ -77,7 +77,7 @@ describe('a floor region whose colour moved, by new furniture', () => {
 
   it('is a flat piece standing against a line, whose top edge lies on the line and is found no change', async () => {
     // The piece found begins at its first changed edge, up to a cell and a half under its true top (the drawn room's
-    // skirting under a flat sofa flush with it, in the fakes' declutter pictures); the region's top row of cells may be
+    // skirting under a flat sofa flush with it, as the fakes' declutter pictures drew it); the region's top row may be
     // the one above the piece's own. The piece as found: the rug's width and a little more, down past the rug.
     const before = await decodeSmall(set('photos/mx-herringbone-office.jpg'));
     const after = await decodeSmall(await withRug());
