@@ -173,6 +173,14 @@ const FOLIAGE_GREEN = 5;
 const OUTDOOR_GREEN = 0.05;
 const OUTDOOR_SKY = 0.1;
 /**
+ * Told against the wall the decor hangs on, a view is lit by day: its sky is at least SKY_LIT of the wall's
+ * brightness (a sky is often darker than a white wall beside it, but a blue suit, sofa or bedspread in a picture or on
+ * a screen is darker still), and its foliage at least LEAF_LIT (trees in shade are dark, but a near-black pixel's hue
+ * is noise: a screen's dark greens).
+ */
+const SKY_LIT = 0.6;
+const LEAF_LIT = 0.1;
+/**
  * A television hung on a wall: a compact thing (FRAMED_MIN, FRAMED_ASPECT) of mostly new edges on what was plain wall,
  * whose middle half (SCREEN_CORE of its width and height in from each side) is dark, on average at most SCREEN_DARK of
  * the wall around it, and even, its grey levels spread (standard deviation) at most SCREEN_EVEN of that wall's
@@ -419,7 +427,7 @@ function appraisal(
   const print =
     framed &&
     (divided
-      ? belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1])
+      ? belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1], ringMean)
       : bright < VIEW_SKY || !viewBesideBar(after, [x0, y0, x1, y1], panes));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
@@ -436,7 +444,7 @@ function appraisal(
     (!room || y1 < room.floor - SOLID_FLOOR * (room.floor - room.ceiling)) &&
     daylight <= FRAMED_DAYLIGHT &&
     noSky() &&
-    !looksOutdoors(after, [x0, y0, x1, y1]);
+    !looksOutdoors(after, [x0, y0, x1, y1], ringMean);
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const fabric = chromaticity(boxAfter);
@@ -996,22 +1004,27 @@ function daylightShare(image: Grey, [x0, y0, x1, y1]: [number, number, number, n
   return count / Math.max(1, (x1 - x0) * (y1 - y0));
 }
 
-/** Whether the box `[x0, y0, x1, y1)` of `image`, inside its frame, shows foliage or sky as a view does (OUTDOOR_*). */
-function looksOutdoors(image: Grey, box: [number, number, number, number]): boolean {
+/**
+ * Whether the box `[x0, y0, x1, y1)` of `image`, inside its frame, shows foliage or sky as a view does (OUTDOOR_*),
+ * lit as a view is against a wall as bright as `wall` where that is given (SKY_LIT, LEAF_LIT).
+ */
+function looksOutdoors(image: Grey, box: [number, number, number, number], wall?: number): boolean {
   // A grey picture shows no colour to tell by: what is divided into panes stays a window.
   if (image.colour.channels < 3) return true;
-  const { foliage, sky, inside } = outdoorShares(image, box);
+  const { foliage, sky, inside } = outdoorShares(image, box, OUTDOOR_INSET, wall);
   return !inside || foliage >= OUTDOOR_GREEN || sky >= OUTDOOR_SKY;
 }
 
 /**
  * Shares of the box `[x0, y0, x1, y1)` of `image`, `inset` (OUTDOOR_INSET unless given) in from its sides (`inside`
- * pixels), that show foliage, sky, and either (OUTDOOR_*); all 0 for a grey picture.
+ * pixels), that show foliage, sky, and either (OUTDOOR_*); all 0 for a grey picture. With `wall`, only what is lit as
+ * a view is against a wall that bright counts (SKY_LIT, LEAF_LIT).
  */
 function outdoorShares(
   image: Grey,
   [x0, y0, x1, y1]: [number, number, number, number],
   inset = OUTDOOR_INSET,
+  wall = 0,
 ): { foliage: number; sky: number; either: number; inside: number } {
   const { data, channels } = image.colour;
   const [ix0, iy0, ix1, iy1] = insetBox([x0, y0, x1, y1], inset);
@@ -1025,8 +1038,9 @@ function outdoorShares(
         const red = data[j] as number;
         const green = data[j + 1] as number;
         const blue = data[j + 2] as number;
-        const leaf = green > red + FOLIAGE_GREEN && green >= blue;
-        const blueSky = blue > red + SKY_BLUE;
+        const level = image.data[y * image.width + x] as number;
+        const leaf = green > red + FOLIAGE_GREEN && green >= blue && level >= LEAF_LIT * wall;
+        const blueSky = blue > red + SKY_BLUE && level >= SKY_LIT * wall;
         inside++;
         if (leaf) foliage++;
         if (blueSky) sky++;
