@@ -103,6 +103,20 @@ const SOLID_WIDE = 0.45;
 const SOLID_FLOOR = 0.05;
 const SOLID_BRIGHT = 1.1;
 /**
+ * A thing set in front of the wall, drawn in no straight line: the building is drawn in straight lines (a window's
+ * frame and bars, a door's jambs, a wall's corner, a beam; in perspective at any angle), a plant, dried branches or a
+ * lamp's open frame in none. Something new with no straight run among its added edges as long as FREE_FORM_LINE of
+ * its longer side (or its whole chord, in any direction looked at every FREE_FORM_STEP degrees, a pixel's slack either
+ * side), on what was plain wall, compact and at most SOLID_WIDE of the picture wide, reaching below the ceiling line,
+ * showing no daylight and nothing outdoors, through which the photo shows (the output within SEE_SAME grey levels of
+ * the photo under the tone curve) on at least SEE_THROUGH of its box, is decor: an opening hides the wall inside its
+ * frame, a new surface covers it whole.
+ */
+const FREE_FORM_LINE = 0.4;
+const FREE_FORM_STEP = 3;
+const SEE_THROUGH = 0.35;
+const SEE_SAME = 12;
+/**
  * ...and showing no sky: the band between SKY_FROM and SKY_TO of its height, SKY_INSET in from either side (inside a
  * frame), mostly blue (SKY_SHARE of its pixels bluer than red by SKY_BLUE levels) and smooth (grey levels spread at
  * most SKY_EVEN of the wall's brightness). A window's view has a sky at its top more often than a picture has a smooth
@@ -473,7 +487,19 @@ function appraisal(
   const daylitPanel = plainBefore && daylight > FRAMED_DAYLIGHT && bright > SOLID_BRIGHT;
   const drape =
     !daylitPanel && ((folds && (ownColour || ownShade || byWindow)) || (addedFolds && ownColour && byWindow));
-  return { tone, hung: hung && !daylitPanes, shaped: print || round || screen, solid, drape };
+  // Decor drawn in no straight line (FREE_FORM_*), looked for only where nothing above excused the change: it walks
+  // the box's added edges in every direction.
+  const freeForm =
+    !(tone || (hung && !daylitPanes) || print || round || screen || solid || drape) &&
+    newOnPlainWall &&
+    compact &&
+    w <= SOLID_WIDE * width &&
+    (!room || y1 > room.ceiling) &&
+    daylight <= FRAMED_DAYLIGHT &&
+    !looksOutdoors(after, [x0, y0, x1, y1], ringMean) &&
+    seeThrough(before, after, [x0, y0, x1, y1], toned) >= SEE_THROUGH &&
+    !straightRun(added, weights, [x0, y0, x1, y1], width);
+  return { tone, hung: hung && !daylitPanes, shaped: print || round || screen || freeForm, solid, drape };
 }
 
 /**
@@ -994,6 +1020,97 @@ function cutRound(
   let middle = 0;
   for (let k = from; k < to; k++) middle = Math.max(middle, reach[k] as number);
   return middle >= CUT_ROUND_BULGE * farthest;
+}
+
+/**
+ * Whether the added edges (of weight above 0) in the box `[x0, y0, x1, y1)` hold a straight run in some direction
+ * (every FREE_FORM_STEP degrees, a pixel's slack either side of the line) as long as FREE_FORM_LINE of the box's
+ * longer side, or as the whole box is across in that direction.
+ */
+function straightRun(
+  added: Uint8Array,
+  weights: Float32Array,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  width: number,
+): boolean {
+  const on = (x: number, y: number) => {
+    const px = Math.round(x);
+    const py = Math.round(y);
+    const i = py * width + px;
+    return px >= x0 && px < x1 && py >= y0 && py < y1 && added[i] === 1 && (weights[i] as number) > 0;
+  };
+  const cx = (x0 + x1) / 2;
+  const cy = (y0 + y1) / 2;
+  const half = Math.hypot(x1 - x0, y1 - y0) / 2;
+  for (let degrees = 0; degrees < 180; degrees += FREE_FORM_STEP) {
+    const dx = Math.cos((degrees * Math.PI) / 180);
+    const dy = Math.sin((degrees * Math.PI) / 180);
+    const across = Math.min(
+      Math.abs(dx) > 1e-6 ? (x1 - x0) / Math.abs(dx) : Number.POSITIVE_INFINITY,
+      Math.abs(dy) > 1e-6 ? (y1 - y0) / Math.abs(dy) : Number.POSITIVE_INFINITY,
+    );
+    const long = Math.min(across, FREE_FORM_LINE * Math.max(x1 - x0, y1 - y0));
+    // Lines along (dx, dy) a pixel apart, offset along the normal (-dy, dx) from the box's middle, each walked where
+    // it crosses the box (and only where that is long enough).
+    for (let offset = -half; offset <= half; offset++) {
+      const ox = cx - dy * offset;
+      const oy = cy + dx * offset;
+      const [from, to] = crossing(ox, oy, dx, dy, [x0, y0, x1, y1], half);
+      if (to - from + 1 < long) continue;
+      for (let t = from, run = 0; t <= to; t++) {
+        const x = ox + dx * t;
+        const y = oy + dy * t;
+        run = on(x, y) || on(x - dy, y + dx) || on(x + dy, y - dx) ? run + 1 : 0;
+        if (run >= long) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The stretch `[from, to]` of `t`, within ±`half` and a whole number of pixels from -half, over which the point
+ * `(ox, oy) + t (dx, dy)` rounds to a pixel of the box.
+ */
+function crossing(
+  ox: number,
+  oy: number,
+  dx: number,
+  dy: number,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  half: number,
+): [number, number] {
+  let from = -half;
+  let to = half;
+  for (const [origin, step, low, high] of [
+    [ox, dx, x0 - 0.5, x1 - 0.5],
+    [oy, dy, y0 - 0.5, y1 - 0.5],
+  ] as const) {
+    if (Math.abs(step) < 1e-6) {
+      if (origin < low || origin >= high) return [1, 0];
+      continue;
+    }
+    const a = (low - origin) / step;
+    const b = (high - origin) / step;
+    from = Math.max(from, Math.min(a, b));
+    to = Math.min(to, Math.max(a, b));
+  }
+  // On the steps of a whole pixel from -half.
+  return [-half + Math.ceil(from + half), -half + Math.floor(to + half)];
+}
+
+/** Share of the box `[x0, y0, x1, y1)` where the output shows the photo as it was (SEE_SAME, under the tone curve). */
+function seeThrough(
+  before: Grey,
+  after: Grey,
+  [x0, y0, x1, y1]: [number, number, number, number],
+  toned: (v: number) => number,
+): number {
+  let same = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0, i = y * before.width + x0; x < x1; x++, i++)
+      if (Math.abs((after.data[i] as number) - toned(before.data[i] as number)) <= SEE_SAME) same++;
+  return same / Math.max(1, (x1 - x0) * (y1 - y0));
 }
 
 /** Share of the box `[x0, y0, x1, y1)` in `image` showing daylight: much brighter than `wall` (or near white), nearly grey. */
