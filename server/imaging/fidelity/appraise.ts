@@ -1033,34 +1033,50 @@ function straightRun(
   [x0, y0, x1, y1]: [number, number, number, number],
   width: number,
 ): boolean {
-  const on = (x: number, y: number) => {
-    const px = Math.round(x);
-    const py = Math.round(y);
-    const i = py * width + px;
-    return px >= x0 && px < x1 && py >= y0 && py < y1 && added[i] === 1 && (weights[i] as number) > 0;
+  // The box's added edges (`on`), and where one lies within a pixel each way (`near`): a sample whose pixel has none
+  // near has none on it or on either side of the line either.
+  const w = x1 - x0;
+  const h = y1 - y0;
+  const on = new Uint8Array(w * h);
+  const near = new Uint8Array(w * h);
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++) {
+      const i = y * width + x;
+      if (added[i] !== 1 || (weights[i] as number) <= 0) continue;
+      on[(y - y0) * w + (x - x0)] = 1;
+      for (let ny = Math.max(0, y - y0 - 1); ny <= Math.min(h - 1, y - y0 + 1); ny++)
+        for (let nx = Math.max(0, x - x0 - 1); nx <= Math.min(w - 1, x - x0 + 1); nx++) near[ny * w + nx] = 1;
+    }
+  const hit = (x: number, y: number) => {
+    const px = Math.floor(x + 0.5) - x0;
+    const py = Math.floor(y + 0.5) - y0;
+    return px >= 0 && px < w && py >= 0 && py < h && on[py * w + px] === 1;
   };
   const cx = (x0 + x1) / 2;
   const cy = (y0 + y1) / 2;
-  const half = Math.hypot(x1 - x0, y1 - y0) / 2;
+  const half = Math.hypot(w, h) / 2;
+  const span: [number, number] = [0, 0];
   for (let degrees = 0; degrees < 180; degrees += FREE_FORM_STEP) {
     const dx = Math.cos((degrees * Math.PI) / 180);
     const dy = Math.sin((degrees * Math.PI) / 180);
     const across = Math.min(
-      Math.abs(dx) > 1e-6 ? (x1 - x0) / Math.abs(dx) : Number.POSITIVE_INFINITY,
-      Math.abs(dy) > 1e-6 ? (y1 - y0) / Math.abs(dy) : Number.POSITIVE_INFINITY,
+      Math.abs(dx) > 1e-6 ? w / Math.abs(dx) : Number.POSITIVE_INFINITY,
+      Math.abs(dy) > 1e-6 ? h / Math.abs(dy) : Number.POSITIVE_INFINITY,
     );
-    const long = Math.min(across, FREE_FORM_LINE * Math.max(x1 - x0, y1 - y0));
+    const long = Math.min(across, FREE_FORM_LINE * Math.max(w, h));
     // Lines along (dx, dy) a pixel apart, offset along the normal (-dy, dx) from the box's middle, each walked where
-    // it crosses the box (and only where that is long enough).
+    // it crosses the box, as long as a run that long may still start.
     for (let offset = -half; offset <= half; offset++) {
       const ox = cx - dy * offset;
       const oy = cy + dx * offset;
-      const [from, to] = crossing(ox, oy, dx, dy, [x0, y0, x1, y1], half);
-      if (to - from + 1 < long) continue;
-      for (let t = from, run = 0; t <= to; t++) {
+      const [from, to] = crossing(ox, oy, dx, dy, [x0, y0, x1, y1], half, span);
+      for (let t = from, run = 0; t <= to && run + to - t + 1 >= long; t++) {
         const x = ox + dx * t;
         const y = oy + dy * t;
-        run = on(x, y) || on(x - dy, y + dx) || on(x + dy, y - dx) ? run + 1 : 0;
+        const px = Math.floor(x + 0.5) - x0;
+        const py = Math.floor(y + 0.5) - y0;
+        const close = near[py * w + px] === 1;
+        run = close && (hit(x, y) || hit(x - dy, y + dx) || hit(x + dy, y - dx)) ? run + 1 : 0;
         if (run >= long) return true;
       }
     }
@@ -1079,6 +1095,7 @@ function crossing(
   dy: number,
   [x0, y0, x1, y1]: [number, number, number, number],
   half: number,
+  span: [number, number],
 ): [number, number] {
   let from = -half;
   let to = half;
@@ -1096,7 +1113,9 @@ function crossing(
     to = Math.min(to, Math.max(a, b));
   }
   // On the steps of a whole pixel from -half.
-  return [-half + Math.ceil(from + half), -half + Math.floor(to + half)];
+  span[0] = -half + Math.ceil(from + half);
+  span[1] = -half + Math.floor(to + half);
+  return span;
 }
 
 /** Share of the box `[x0, y0, x1, y1)` where the output shows the photo as it was (SEE_SAME, under the tone curve). */
