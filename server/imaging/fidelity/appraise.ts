@@ -1034,7 +1034,7 @@ function straightRun(
   width: number,
 ): boolean {
   // The box's added edges (`on`), and where one lies within a pixel each way (`near`): a sample whose pixel has none
-  // near has none on it or on either side of the line either.
+  // near has none on it or on either side of the line either (each rounds at most a pixel away).
   const w = x1 - x0;
   const h = y1 - y0;
   const on = new Uint8Array(w * h);
@@ -1075,7 +1075,8 @@ function straightRun(
         const y = oy + dy * t;
         const px = Math.floor(x + 0.5) - x0;
         const py = Math.floor(y + 0.5) - y0;
-        const close = near[py * w + px] === 1;
+        // (A sample rounding just outside the box, where the walk's ends meet its sides, is looked at in full.)
+        const close = px < 0 || px >= w || py < 0 || py >= h || near[py * w + px] === 1;
         run = close && (hit(x, y) || hit(x - dy, y + dx) || hit(x + dy, y - dx)) ? run + 1 : 0;
         if (run >= long) return true;
       }
