@@ -1055,7 +1055,6 @@ function straightRun(
   const cx = (x0 + x1) / 2;
   const cy = (y0 + y1) / 2;
   const half = Math.hypot(w, h) / 2;
-  const span: [number, number] = [0, 0];
   for (let degrees = 0; degrees < 180; degrees += FREE_FORM_STEP) {
     const dx = Math.cos((degrees * Math.PI) / 180);
     const dy = Math.sin((degrees * Math.PI) / 180);
@@ -1069,7 +1068,7 @@ function straightRun(
     for (let offset = -half; offset <= half; offset++) {
       const ox = cx - dy * offset;
       const oy = cy + dx * offset;
-      const [from, to] = crossing(ox, oy, dx, dy, [x0, y0, x1, y1], half, span);
+      const [from, to] = crossing(ox, oy, dx, dy, [x0, y0, x1, y1], half);
       for (let t = from, run = 0; t <= to && run + to - t + 1 >= long; t++) {
         const x = ox + dx * t;
         const y = oy + dy * t;
@@ -1096,7 +1095,6 @@ function crossing(
   dy: number,
   [x0, y0, x1, y1]: [number, number, number, number],
   half: number,
-  span: [number, number],
 ): [number, number] {
   let from = -half;
   let to = half;
@@ -1114,9 +1112,7 @@ function crossing(
     to = Math.min(to, Math.max(a, b));
   }
   // On the steps of a whole pixel from -half.
-  span[0] = -half + Math.ceil(from + half);
-  span[1] = -half + Math.floor(to + half);
-  return span;
+  return [-half + Math.ceil(from + half), -half + Math.floor(to + half)];
 }
 
 /** Share of the box `[x0, y0, x1, y1)` where the output shows the photo as it was (SEE_SAME, under the tone curve). */
