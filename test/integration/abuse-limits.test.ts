@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { signUp, signUpWithKey } from '../fixtures/api-client.js';
 import { describeEachDatabase } from '../helpers/each-database.js';
 import { fetchImage, imageForm, onServer, roomJpeg } from '../fixtures/images.js';
-import { useTestServer } from '../helpers/server.js';
+import { startOfNextMinute, useTestServer } from '../helpers/server.js';
 import { useImagingServer } from '../helpers/staging.js';
 import { browserAgent, fetchFrom, loopbackAddress } from '../fixtures/ads.js';
 
@@ -107,8 +107,7 @@ describeEachDatabase('Abuse limits', (dialect) => {
     const second = await signUp(server.api);
     const attempt = (token: string, path: string, code: string) => server.api.post(path, { token, json: { code } });
     // The budget is per minute: start from a fresh window so the test does not straddle two.
-    const windowLeft = 60_000 - (server.clock.now() % 60_000);
-    if (windowLeft < 10_000) server.clock.advance(windowLeft);
+    server.clock.advanceTo(startOfNextMinute(server.clock));
     const statuses = [];
     for (let i = 0; i < 3; i++)
       statuses.push((await attempt(first.token, '/api/v1/claim/preview', `RS-0000000${i}`)).status);
