@@ -386,6 +386,12 @@ function appraisal(
     sky ??= showsSky(after, [x0, y0, x1, y1], ringMean);
     return !sky;
   };
+  // ...and whether it looks out of doors (foliage or sky inside it), likewise looked for once.
+  let outdoors: boolean | undefined;
+  const looksOut = () => {
+    outdoors ??= looksOutdoors(after, [x0, y0, x1, y1], ringMean);
+    return outdoors;
+  };
   // Framed decor is measured against the wall it hangs on, which near the camera may be a side wall seen taller (the
   // small dark decor above keeps the back wall's measure: on a side wall a dim window then passes for it). Looked for
   // last, only for what is framed otherwise: it walks the box's columns in both pictures.
@@ -440,9 +446,7 @@ function appraisal(
   const panes = { perColumn, perRow, filledRows, filledColumns };
   const print =
     framed &&
-    (divided
-      ? belowCeiling() && !looksOutdoors(after, [x0, y0, x1, y1], ringMean)
-      : bright < VIEW_SKY || !viewBesideBar(after, [x0, y0, x1, y1], panes));
+    (divided ? belowCeiling() && !looksOut() : bright < VIEW_SKY || !viewBesideBar(after, [x0, y0, x1, y1], panes));
   const round =
     onPlainWall && sizable && roundOutline(added, weights, [x0, y0, x1, y1], perColumn, perRow, width, height);
   const screen = newOnPlainWall && compact && !divided && darkScreen(after, [x0, y0, x1, y1], ringMean, before);
@@ -458,7 +462,7 @@ function appraisal(
     (!room || y1 < room.floor - SOLID_FLOOR * (room.floor - room.ceiling)) &&
     daylight <= FRAMED_DAYLIGHT &&
     noSky() &&
-    !looksOutdoors(after, [x0, y0, x1, y1], ringMean);
+    !looksOut();
   // A curtain: a tall panel of fabric hanging from near the ceiling line (DRAPE_*, FOLD_*). Where it covers part of a
   // window the window's edges are lost, which its own folds, added on the window's side, excuse.
   const fabric = chromaticity(boxAfter);
@@ -487,19 +491,23 @@ function appraisal(
   const daylitPanel = plainBefore && daylight > FRAMED_DAYLIGHT && bright > SOLID_BRIGHT;
   const drape =
     !daylitPanel && ((folds && (ownColour || ownShade || byWindow)) || (addedFolds && ownColour && byWindow));
+  // Small dark decor hung where no panes show daylight, and decor told by its shape (a frame filled with new edges, a
+  // round outline, a screen).
+  const hungDecor = hung && !daylitPanes;
+  const byShape = print || round || screen;
   // Decor drawn in no straight line (FREE_FORM_*), looked for only where nothing above excused the change: it walks
   // the box's added edges in every direction.
   const freeForm =
-    !(tone || (hung && !daylitPanes) || print || round || screen || solid || drape) &&
+    !(tone || hungDecor || byShape || solid || drape) &&
     newOnPlainWall &&
     compact &&
     w <= SOLID_WIDE * width &&
     (!room || y1 > room.ceiling) &&
     daylight <= FRAMED_DAYLIGHT &&
-    !looksOutdoors(after, [x0, y0, x1, y1], ringMean) &&
+    !looksOut() &&
     seeThrough(before, after, [x0, y0, x1, y1], toned) >= SEE_THROUGH &&
     !straightRun(added, weights, [x0, y0, x1, y1], width);
-  return { tone, hung: hung && !daylitPanes, shaped: print || round || screen || freeForm, solid, drape };
+  return { tone, hung: hungDecor, shaped: byShape || freeForm, solid, drape };
 }
 
 /**
