@@ -19,9 +19,10 @@
  * (Sobel edges and how they match), room-lines.ts (the back wall's ceiling and floor lines, the default mask),
  * furniture.ts (what stands on the floor), structure.ts (edge changes grouped and named), appraise.ts (changes that
  * are no change of the building, and a new window told from furniture and decor), curtains.ts (curtains hung in
- * pairs), colour-model.ts and surfaces.ts (recoloured walls, floors and ceilings), report.ts (the kinds of change and
- * their boxes in the photo).
+ * pairs), taken-away.ts (a person taken out of the picture), colour-model.ts and surfaces.ts (recoloured walls,
+ * floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
  */
+import { type Cv, openCv } from '../opencv.js';
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed, hungAboveFurniture } from './appraise.js';
 import { curtainPairs } from './curtains.js';
@@ -32,6 +33,7 @@ import { corners, type FidelityChange, inPhoto } from './report.js';
 import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
 import { type EdgeChange, structuralChanges } from './structure.js';
 import { recolouredSurfaces } from './surfaces.js';
+import { peopleTakenAway } from './taken-away.js';
 
 export { CHANGE_KINDS, type ChangeKind, type FidelityChange } from './report.js';
 
@@ -112,6 +114,7 @@ export async function scoreFidelity(
       checked: 0,
     };
   const toPhoto = { x: size.width / before.width, y: size.height / before.height };
+  const { cv } = await openCv();
   const room = options.allowed ? undefined : roomLines(before);
   const judge = ({ image, valid }: Registration) => {
     const after = greyOf(image);
@@ -127,8 +130,8 @@ export async function scoreFidelity(
     // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
     // a rug is told apart by its outline).
     const surfaces = ignored(allowedMask());
-    if (!room) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
-    return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
+    if (!room) return compare(cv, before, after, ignored(allowedMask()), surfaces, toPhoto);
+    return compare(cv, before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
   };
   const result = judge(registered);
   if (result.score >= FIDELITY_MIN) return result;
@@ -203,6 +206,7 @@ function clearRegions(
 }
 
 function compare(
+  cv: Cv,
   before: Grey,
   after: Grey,
   mask: Float32Array,
@@ -263,6 +267,11 @@ function compare(
     if (curtains.has(change) || appraise(change, before, after, { added, weights }, curve, room))
       excused += change.size;
     else structural.push(change);
+  }
+  // A passer-by the photo showed and the output no longer does is a declutter too (taken-away.ts).
+  for (const person of peopleTakenAway(cv, before, after, structural)) {
+    excused += person.size;
+    structural.splice(structural.indexOf(person), 1);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
   // A new window, told by its panes and daylight, is a new opening however small it looks from the camera. So is what
