@@ -22,7 +22,6 @@
  * pairs), taken-away.ts (a person taken out of the picture), colour-model.ts and surfaces.ts (recoloured walls,
  * floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
  */
-import { type Cv, openCv } from '../opencv.js';
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed, hungAboveFurniture } from './appraise.js';
 import { curtainPairs } from './curtains.js';
@@ -114,7 +113,6 @@ export async function scoreFidelity(
       checked: 0,
     };
   const toPhoto = { x: size.width / before.width, y: size.height / before.height };
-  const { cv } = await openCv();
   const room = options.allowed ? undefined : roomLines(before);
   const judge = ({ image, valid }: Registration) => {
     const after = greyOf(image);
@@ -130,15 +128,15 @@ export async function scoreFidelity(
     // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
     // a rug is told apart by its outline).
     const surfaces = ignored(allowedMask());
-    if (!room) return compare(cv, before, after, ignored(allowedMask()), surfaces, toPhoto);
-    return compare(cv, before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
+    if (!room) return compare(before, after, ignored(allowedMask()), surfaces, toPhoto);
+    return compare(before, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
   };
-  const result = judge(registered);
+  const result = await judge(registered);
   if (result.score >= FIDELITY_MIN) return result;
   // Refused on a fitted homography: the features it was fitted to may have left it a few pixels off where they are
   // sparse, which reads as the room's lines moved. The registration refined on every pixel is judged instead.
   const refined = await refineRegistration(before.colour, registered);
-  return refined ? judge(refined) : result;
+  return refined ? await judge(refined) : result;
 }
 
 /** Whether the middle of the box `[x, y, width, height]` lies within `piece`. */
@@ -205,15 +203,14 @@ function clearRegions(
   return mask;
 }
 
-function compare(
-  cv: Cv,
+async function compare(
   before: Grey,
   after: Grey,
   mask: Float32Array,
   surfaceMask: Float32Array,
   toPhoto: { x: number; y: number },
   room?: RoomLines,
-): FidelityResult {
+): Promise<FidelityResult> {
   const { width, height } = before;
   const gain = contrastGain(before, after, mask);
   const edgesBefore = sobel(before, 1);
@@ -269,7 +266,7 @@ function compare(
     else structural.push(change);
   }
   // A passer-by the photo showed and the output no longer does is a declutter too (taken-away.ts).
-  for (const person of peopleTakenAway(cv, before, after, structural)) {
+  for (const person of await peopleTakenAway(before, after, structural)) {
     excused += person.size;
     structural.splice(structural.indexOf(person), 1);
   }

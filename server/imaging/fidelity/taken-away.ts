@@ -5,7 +5,7 @@
  * change of the building; the edges a person leaves read as an opening painted over (a torso against blinds is as
  * tall and as framed as a window).
  */
-import type { Cv } from '../opencv.js';
+import { type Cv, openCv } from '../opencv.js';
 import type { Grey } from './picture.js';
 import { corners } from './report.js';
 import type { EdgeChange } from './structure.js';
@@ -117,13 +117,21 @@ const PERSON_LOOKS = 3;
 /**
  * The changes that are a person the photo showed and the output no longer shows (the detector's response at least
  * PERSON_SEEN in the photo, below its own threshold in the output): a declutter, not a change of the building.
+ * OpenCV is loaded only when some change could be a person (an output on the photo's own grid needs it for nothing
+ * else).
  */
-export function peopleTakenAway(cv: Cv, before: Grey, after: Grey, changes: readonly EdgeChange[]): Set<EdgeChange> {
+export async function peopleTakenAway(
+  before: Grey,
+  after: Grey,
+  changes: readonly EdgeChange[],
+): Promise<Set<EdgeChange>> {
   const people = new Set<EdgeChange>();
   const candidates = changes
     .filter(({ box: [, , w, h], lost, added }) => lost >= added && h >= PERSON_MIN && h >= PERSON_UPRIGHT * w)
     .sort((a, b) => b.size - a.size)
     .slice(0, PERSON_LOOKS);
+  if (!candidates.length) return people;
+  const { cv } = await openCv();
   for (const change of candidates) {
     const box = corners(change.box);
     if (personAt(cv, before, box) >= PERSON_SEEN && personAt(cv, after, box) < 0) people.add(change);
