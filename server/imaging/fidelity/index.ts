@@ -32,7 +32,7 @@ import { corners, type FidelityChange, inPhoto } from './report.js';
 import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
 import { type EdgeChange, structuralChanges } from './structure.js';
 import { recolouredSurfaces } from './surfaces.js';
-import { peopleTakenAway } from './taken-away.js';
+import { peopleTakenAway, roundThingsTakenAway } from './taken-away.js';
 
 export { CHANGE_KINDS, type ChangeKind, type FidelityChange } from './report.js';
 
@@ -265,10 +265,12 @@ async function compare(
       excused += change.size;
     else structural.push(change);
   }
-  // A passer-by the photo showed and the output no longer does is a declutter too (taken-away.ts).
-  for (const person of await peopleTakenAway(before, after, structural)) {
-    excused += person.size;
-    structural.splice(structural.indexOf(person), 1);
+  // A passer-by or a round thing (a paper lantern, a pendant's globe) the photo showed and the output no longer shows
+  // is a declutter too (taken-away.ts).
+  const people = await peopleTakenAway(before, after, structural);
+  for (const thing of new Set([...people, ...roundThingsTakenAway(before, after, structural)])) {
+    excused += thing.size;
+    structural.splice(structural.indexOf(thing), 1);
   }
   let score = Math.min(1, Math.max(0, 1 - (lostLength + addedLength - excused) / FULL_CHANGE));
   // A new window, told by its panes and daylight, is a new opening however small it looks from the camera. So is what

@@ -1,12 +1,14 @@
 /**
- * A person the photo showed in front of the room that the output no longer shows, named by what they were rather than
- * by the edges they left: OpenCV's HOG people detector (Dalal and Triggs' linear SVM trained on upright pedestrians,
- * which ships inside OpenCV: nothing is downloaded). Taking a passer-by out of a listing photo is a declutter, not a
- * change of the building; the edges a person leaves read as an opening painted over (a torso against blinds is as
- * tall and as framed as a window).
+ * What the photo showed in front of the room and the output no longer shows, named by what it was rather than by the
+ * edges it left: a person (OpenCV's HOG people detector, Dalal and Triggs' linear SVM trained on upright pedestrians,
+ * which ships inside OpenCV: nothing is downloaded), or a round thing hanging there (its outline drawn all round a
+ * circle). Taking a passer-by or a paper lantern out of a listing photo is a declutter, not a change of the building;
+ * the edges they leave read as an opening painted over or added (a torso against blinds is as tall and as framed as a
+ * window; the rafters filled in where a lantern hung are as busy as a view).
  */
 import { type Cv, openCv } from '../opencv.js';
 import type { Grey } from './picture.js';
+import { EDGE_MIN, gradientAt } from './edges.js';
 import { corners } from './report.js';
 import type { EdgeChange } from './structure.js';
 
@@ -137,4 +139,135 @@ export async function peopleTakenAway(
     if (personAt(cv, before, box) >= PERSON_SEEN && personAt(cv, after, box) < 0) people.add(change);
   }
   return people;
+}
+
+/**
+ * A round thing the photo showed and the output no longer shows: a paper lantern, a pendant's globe, a round mirror or
+ * clock taken away. It is told by its outline, drawn all round a circle in the photo: of ROUND_POINTS points on the
+ * circle, the photo has an edge running along the circle (its gradient within ROUND_RADIAL of the radius, a pixel either
+ * way of it) at at least ROUND_SEEN of those inside the picture. A window or a door painted out holds circles touching
+ * its frame and its bars, but such a circle runs along them only near where it touches them: at most 0.65 of its points
+ * on the set's openings. In the output the same circle holds such an edge at at most ROUND_GONE of its points, and what
+ * fills it is no brighter than the ring around it (ROUND_BRIGHT: a window pasted where a globe hung would be daylight).
+ */
+const ROUND_POINTS = 48;
+const ROUND_RADIAL = Math.cos((10 * Math.PI) / 180);
+const ROUND_SEEN = 0.7;
+const ROUND_GONE = 0.35;
+const ROUND_BRIGHT = 1.1;
+/**
+ * A change looked at is compact (at most ROUND_ASPECT times as long as wide) and at least ROUND_MIN work pixels across:
+ * a smaller circle (a knob, a switch, a pane's corner) is drawn by too few pixels to tell its outline from noise.
+ */
+const ROUND_ASPECT = 1.5;
+const ROUND_MIN = 16;
+/** Circles are tried in steps of the change's shorter side over ROUND_STEPS (at least a pixel), then a quarter step. */
+const ROUND_STEPS = 16;
+
+/** Share of the circle's points inside the picture where `image` has an edge running along it (see ROUND_POINTS). */
+function roundness(
+  { data, width, height }: Grey,
+  cx: number,
+  cy: number,
+  r: number,
+): { share: number; inside: number } {
+  let along = 0;
+  let inside = 0;
+  for (let k = 0; k < ROUND_POINTS; k++) {
+    const angle = (2 * Math.PI * k) / ROUND_POINTS;
+    const ux = Math.cos(angle);
+    const uy = Math.sin(angle);
+    const x = Math.round(cx + r * ux);
+    const y = Math.round(cy + r * uy);
+    if (x < 2 || y < 2 || x >= width - 2 || y >= height - 2) continue;
+    inside++;
+    for (let d = -1; d <= 1; d++) {
+      const i = Math.round(cy + (r + d) * uy) * width + Math.round(cx + (r + d) * ux);
+      const [gx, gy] = gradientAt(data, i, width);
+      const magnitude = Math.hypot(gx, gy);
+      if (magnitude >= EDGE_MIN && Math.abs(gx * ux + gy * uy) >= ROUND_RADIAL * magnitude) {
+        along++;
+        break;
+      }
+    }
+  }
+  return { share: inside ? along / inside : 0, inside: inside / ROUND_POINTS };
+}
+
+/** Mean grey level of `image` inside the circle (to 0.8 of its radius) against the ring from 1.1 to 1.5 radii. */
+function insideAgainstRing({ data, width, height }: Grey, cx: number, cy: number, r: number): number {
+  let inside = 0;
+  let n = 0;
+  let ring = 0;
+  let m = 0;
+  const reach = 1.5 * r;
+  for (let y = Math.max(0, Math.floor(cy - reach)); y < Math.min(height, Math.ceil(cy + reach)); y++)
+    for (let x = Math.max(0, Math.floor(cx - reach)); x < Math.min(width, Math.ceil(cx + reach)); x++) {
+      const d = Math.hypot(x - cx, y - cy);
+      if (d < 0.8 * r) {
+        inside += data[y * width + x] as number;
+        n++;
+      } else if (d > 1.1 * r && d < reach) {
+        ring += data[y * width + x] as number;
+        m++;
+      }
+    }
+  return n && m && ring > 0 ? inside / n / (ring / m) : 1;
+}
+
+interface Circle {
+  cx: number;
+  cy: number;
+  r: number;
+  share: number;
+}
+
+/**
+ * The circle about `box` (its middle moved by at most a fifth of its size, its radius from 0.35 of its shorter side to
+ * 0.65 of its longer) whose outline the photo draws best, at least two thirds of it inside the picture.
+ */
+function bestCircle(image: Grey, [bx, by, bw, bh]: readonly [number, number, number, number]): Circle | undefined {
+  let best: Circle | undefined;
+  const tryCircle = (cx: number, cy: number, r: number) => {
+    const seen = roundness(image, cx, cy, r);
+    if (seen.inside >= 2 / 3 && seen.share > (best?.share ?? 0)) best = { cx, cy, r, share: seen.share };
+  };
+  const step = Math.max(1, Math.min(bw, bh) / ROUND_STEPS);
+  for (let r = 0.35 * Math.min(bw, bh); r <= 0.65 * Math.max(bw, bh); r += step)
+    for (let dx = -0.2 * bw; dx <= 0.2 * bw; dx += step)
+      for (let dy = -0.2 * bh; dy <= 0.2 * bh; dy += step) tryCircle(bx + bw / 2 + dx, by + bh / 2 + dy, r);
+  const coarse = best;
+  if (coarse)
+    for (let r = coarse.r - step; r <= coarse.r + step; r += step / 4)
+      for (let dx = -step; dx <= step; dx += step / 4)
+        for (let dy = -step; dy <= step; dy += step / 4) tryCircle(coarse.cx + dx, coarse.cy + dy, r);
+  return best;
+}
+
+/**
+ * The changes that lie on a round thing taken away (see ROUND_POINTS): for each compact change the circle the photo
+ * draws best about its box is looked for, and with it every change whose middle lies in that circle's square is a
+ * declutter too (a lantern's outline and the timber the fill drew where it hung are found as changes apart).
+ */
+export function roundThingsTakenAway(before: Grey, after: Grey, changes: readonly EdgeChange[]): Set<EdgeChange> {
+  const taken = new Set<EdgeChange>();
+  for (const change of changes) {
+    const [, , bw, bh] = change.box;
+    if (taken.has(change) || Math.min(bw, bh) < ROUND_MIN || Math.max(bw, bh) > ROUND_ASPECT * Math.min(bw, bh))
+      continue;
+    const circle = bestCircle(before, change.box);
+    if (
+      !circle ||
+      circle.share < ROUND_SEEN ||
+      roundness(after, circle.cx, circle.cy, circle.r).share > ROUND_GONE ||
+      insideAgainstRing(after, circle.cx, circle.cy, circle.r) > ROUND_BRIGHT
+    )
+      continue;
+    const reach = 1.1 * circle.r;
+    for (const other of changes) {
+      const [ox, oy, ow, oh] = other.box;
+      if (Math.abs(ox + ow / 2 - circle.cx) <= reach && Math.abs(oy + oh / 2 - circle.cy) <= reach) taken.add(other);
+    }
+  }
+  return taken;
 }
