@@ -144,11 +144,12 @@ export async function peopleTakenAway(
 /**
  * A round thing the photo showed and the output no longer shows: a paper lantern, a pendant's globe, a round mirror or
  * clock taken away. It is told by its outline, drawn all round a circle in the photo: of ROUND_POINTS points on the
- * circle, the photo has an edge running along the circle (its gradient within ROUND_RADIAL of the radius, a pixel either
- * way of it) at at least ROUND_SEEN of those inside the picture. A window or a door painted out holds circles touching
- * its frame and its bars, but such a circle runs along them only near where it touches them: at most 0.63 of its points
- * on the set's openings. In the output the same circle holds such an edge at at most ROUND_GONE of its points, and what
- * fills it is no brighter than the ring around it (ROUND_BRIGHT: a window pasted where a globe hung would be daylight).
+ * circle, the photo has an edge running along the circle (its gradient within 10° of the radius, ROUND_RADIAL its
+ * cosine; a pixel either way of it) at at least ROUND_SEEN of those inside the picture. A window or a door painted out
+ * holds circles touching its frame and its bars, but such a circle runs along them only near where it touches them: at
+ * most 0.63 of its points on the set's openings. In the output the same circle holds such an edge at at most ROUND_GONE
+ * of its points, and what fills it is no brighter than the ring around it (ROUND_BRIGHT: a window pasted where a globe
+ * hung would be daylight).
  */
 const ROUND_POINTS = 48;
 const ROUND_RADIAL = Math.cos((10 * Math.PI) / 180);
@@ -185,6 +186,10 @@ function gradientField(image: Grey): { gx: Float32Array; gy: Float32Array } {
   return field;
 }
 
+/** The directions of the circle's points from its middle. */
+const COS = Array.from({ length: ROUND_POINTS }, (_, k) => Math.cos((2 * Math.PI * k) / ROUND_POINTS));
+const SIN = Array.from({ length: ROUND_POINTS }, (_, k) => Math.sin((2 * Math.PI * k) / ROUND_POINTS));
+
 /** Share of the circle's points inside the picture where `image` has an edge running along it (see ROUND_POINTS). */
 function roundness(image: Grey, cx: number, cy: number, r: number): { share: number; inside: number } {
   const { width, height } = image;
@@ -212,8 +217,6 @@ function roundness(image: Grey, cx: number, cy: number, r: number): { share: num
   }
   return { share: inside ? along / inside : 0, inside: inside / ROUND_POINTS };
 }
-const COS = Array.from({ length: ROUND_POINTS }, (_, k) => Math.cos((2 * Math.PI * k) / ROUND_POINTS));
-const SIN = Array.from({ length: ROUND_POINTS }, (_, k) => Math.sin((2 * Math.PI * k) / ROUND_POINTS));
 
 /** Mean grey level of `image` inside the circle (to 0.8 of its radius) against the ring from 1.1 to 1.5 radii. */
 function insideAgainstRing({ data, width, height }: Grey, cx: number, cy: number, r: number): number {
