@@ -19,8 +19,8 @@
  * (Sobel edges and how they match), room-lines.ts (the back wall's ceiling and floor lines, the default mask),
  * furniture.ts (what stands on the floor), structure.ts (edge changes grouped and named), appraise.ts (changes that
  * are no change of the building, and a new window told from furniture and decor), curtains.ts (curtains hung in
- * pairs), taken-away.ts (a person taken out of the picture), colour-model.ts and surfaces.ts (recoloured walls,
- * floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
+ * pairs), taken-away.ts (a person taken out of the picture, a round thing taken down), colour-model.ts and surfaces.ts
+ * (recoloured walls, floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
  */
 import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed, hungAboveFurniture } from './appraise.js';
