@@ -20,8 +20,11 @@
  *   picture tall or more), which must pass; the two columns above hung the same way, over the window's sides, and set
  *   up either side of it beside its frame from the ceiling line to the floor line (a pair of pilasters), which must be
  *   refused: a pair of curtains is told by its two panels alike with the window kept between them, and a pair of
- *   columns is as alike.
- * The whole run took 4 minutes 55 seconds on 2026-12-01, making the edits about two of them.
+ *   columns is as alike;
+ * - each of those windows made 1.3 and 1.5 times as wide about its middle (its own picture stretched across: the
+ *   window resized), which must be refused.
+ * The whole run took 4 minutes 55 seconds on 2026-12-01, making the edits about two of them; 7 minutes 43 seconds on
+ * 2026-12-06 with the windows widened, other work running beside it.
  * Prints each probe's share right, and with PROBES_VERBOSE=1 one line per case.
  */
 import { readFileSync } from 'node:fs';
@@ -41,10 +44,13 @@ import {
   withColumnsBeside,
   withCurtains,
   withPasted,
+  withWindowWidened,
 } from '../test/fixtures/fidelity-real-set.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 
 const verbose = process.env.PROBES_VERBOSE === '1';
+/** How much wider the windows-widened probe draws each window. */
+const WIDENED = [1.3, 1.5];
 const jpeg = (image: ReturnType<typeof sharp>) => image.jpeg({ quality: 90 }).toBuffer();
 
 async function main() {
@@ -104,6 +110,10 @@ async function main() {
           hung,
           true,
         );
+      }
+      for (const factor of WIDENED) {
+        const widened = await withWindowWidened(original, photo, window, factor);
+        if (widened) await count(`windows widened ×${factor} (refuse)`, photo.id, original, widened, false);
       }
       for (const column of PROBE_COLUMNS) {
         const hung = await withCurtains(dir, original, photo, window, column);
