@@ -11,7 +11,8 @@
  * of one flat colour along an output of another shape (padding to a square) are cut off before anything else.
  * Most engines return the photo's own framing: an output of the photo's size whose every quarter already lines up
  * with the photo (linesUp) is taken as it is before any feature is looked for, which saves the features' cost (about
- * 15 ms of a check) and gives the result the features would have given (the plain stretch).
+ * 15 ms of a check) and gives the result the features would have given (the plain stretch). An output taken so and
+ * refused may still be zoomed by a per cent or two: registerByLines places it by the room's own lines.
  */
 import { type Cv, openCv } from './opencv.js';
 
@@ -121,6 +122,10 @@ const INPLACE_EDGES = 0.05;
 /** A quarter with fewer strong edges than this decides nothing, and at least 3 quarters must decide. */
 const INPLACE_MIN_EDGES = 40;
 const GRADIENT_MAX = 2 * 255;
+/** registerByLines: the farthest shift looked for (work pixels), the largest zoom taken, and the least shift seen. */
+const ZOOM_REACH = 6;
+const ZOOM_MAX = 0.04;
+const ZOOM_LEAST = 1;
 
 /**
  * `output` placed on `before`'s grid, or null when it cannot be placed (another shape and no consistent features, or
@@ -510,6 +515,77 @@ function plausible(m: number[], after: Raster, before: Raster): boolean {
 }
 
 /**
+ * An output of the photo's size placed by the room's own lines: in the picture's left and right thirds, and in its top
+ * and bottom thirds, the shift (up to ZOOM_REACH pixels; to a fraction of one, by a parabola through the best and its neighbours) under which the photo's strongest
+ * edges meet the output's best; the two shifts across, and the two down, give a zoom and a shift along each axis. For
+ * an output zoomed by a per cent or two that `linesUp` took as it is: too little for its quarters to show (their
+ * middles move a pixel), enough to put the lines near the picture's sides 2–4 pixels off, beyond edge matching's reach;
+ * and an empty room staged has too few features in common with its output for a homography. Null when nothing moves,
+ * a third has too few strong edges to say, or the zoom is more than ZOOM_MAX.
+ */
+export async function registerByLines(before: Raster, output: Raster): Promise<Registration | null> {
+  const { width, height } = before;
+  if (output.width !== width || output.height !== height) return null;
+  const a = gradient(before);
+  const b = gradient(output);
+  const threshold = strongestEdges(a);
+  const r = ZOOM_REACH;
+  // The best shift (dx or dy) of the output against the photo within the box [x0, x1) × [y0, y1), sub-pixel.
+  const shiftIn = (x0: number, x1: number, y0: number, y1: number, across: boolean): number | null => {
+    const scores = new Float64Array(2 * r + 1);
+    let edges = 0;
+    for (let y = Math.max(r + 1, Math.round(y0)); y < Math.min(height - r - 1, Math.round(y1)); y++)
+      for (
+        let x = Math.max(r + 1, Math.round(x0)), i = y * width + x;
+        x < Math.min(width - r - 1, Math.round(x1));
+        x++, i++
+      ) {
+        const m = a[i] as number;
+        if (m <= threshold) continue;
+        edges++;
+        const step = across ? 1 : width;
+        for (let d = -r; d <= r; d++) scores[d + r] = (scores[d + r] as number) + m * (b[i + d * step] as number);
+      }
+    if (edges < INPLACE_MIN_EDGES) return null;
+    let best = 0;
+    for (let k = 1; k < scores.length; k++) if ((scores[k] as number) > (scores[best] as number)) best = k;
+    if (best === 0 || best === scores.length - 1) return null;
+    const [p, q, s] = [scores[best - 1] as number, scores[best] as number, scores[best + 1] as number];
+    const bend = p - 2 * q + s;
+    return best - r + (bend < 0 ? (0.5 * (p - s)) / bend : 0);
+  };
+  const third = { x: width / 3, y: height / 3 };
+  const left = shiftIn(0, third.x, 0, height, true);
+  const right = shiftIn(2 * third.x, width, 0, height, true);
+  const top = shiftIn(0, width, 0, third.y, false);
+  const bottom = shiftIn(0, width, 2 * third.y, height, false);
+  if (left === null || right === null || top === null || bottom === null) return null;
+  // Output coordinate = (1 + k) × photo coordinate + d, from the shifts at the thirds' middles.
+  const axis = (near: number, far: number, length: number) => {
+    const k = (far - near) / ((2 / 3) * length);
+    return { k, d: near - k * (length / 6) };
+  };
+  const h = axis(left, right, width);
+  const v = axis(top, bottom, height);
+  if (Math.abs(h.k) > ZOOM_MAX || Math.abs(v.k) > ZOOM_MAX) return null;
+  if (Math.max(Math.abs(left), Math.abs(right), Math.abs(top), Math.abs(bottom)) < ZOOM_LEAST) return null;
+  const matrix = [1 / (1 + h.k), 0, -h.d / (1 + h.k), 0, 1 / (1 + v.k), -v.d / (1 + v.k), 0, 0, 1];
+  const { cv } = await openCv();
+  // Fitted to no features: what it agrees with is the room's lines.
+  return { ...warp(cv, output, matrix, before), warped: true, fit: { matrix, output, inliers: [] } };
+}
+
+/** The gradient above which a picture's strongest INPLACE_EDGES share of pixels lie. */
+function strongestEdges(gradients: Uint16Array): number {
+  const counts = new Uint32Array(GRADIENT_MAX + 1);
+  for (const v of gradients) counts[v] = (counts[v] as number) + 1;
+  let threshold = counts.length - 1;
+  for (let seen = 0; threshold > 1 && seen < INPLACE_EDGES * gradients.length; threshold--)
+    seen += counts[threshold] as number;
+  return threshold;
+}
+
+/**
  * Whether `after` (the photo's size) lies on the photo as it is: in each quarter of the picture, the photo's strongest
  * edges meet the output's edges best with no shift (see INPLACE_REACH).
  */
@@ -518,10 +594,7 @@ function linesUp(before: Raster, after: Raster): boolean {
   const a = gradient(before);
   const b = gradient(after);
   // The threshold for the photo's strongest edges: the INPLACE_EDGES quantile of its gradients, from a histogram.
-  const counts = new Uint32Array(GRADIENT_MAX + 1);
-  for (const v of a) counts[v] = (counts[v] as number) + 1;
-  let threshold = counts.length - 1;
-  for (let seen = 0; threshold > 1 && seen < INPLACE_EDGES * a.length; threshold--) seen += counts[threshold] as number;
+  const threshold = strongestEdges(a);
   let decided = 0;
   const r = INPLACE_REACH;
   for (const [qx, qy] of [

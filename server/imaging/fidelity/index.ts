@@ -22,7 +22,7 @@
  * pairs), taken-away.ts (a person taken out of the picture, a round thing taken down), colour-model.ts and surfaces.ts
  * (recoloured walls, floors and ceilings), report.ts (the kinds of change and their boxes in the photo).
  */
-import { asItIs, type Registration, refineRegistration, registerOutput } from '../register.js';
+import { asItIs, registerByLines, type Registration, refineRegistration, registerOutput } from '../register.js';
 import { appraise, glazed, hungAboveFurniture } from './appraise.js';
 import { curtainPairs } from './curtains.js';
 import { contrastGain, flattenedByTone, localContrastGain, sobel, toneCurve, unmatched } from './edges.js';
@@ -133,6 +133,17 @@ export async function scoreFidelity(
   };
   const result = await judge(registered);
   if (result.score >= FIDELITY_MIN) return result;
+  // Refused as it is: an output of the photo's size whose quarters lined up with the photo may still be zoomed by a
+  // per cent or two, which puts the lines near the picture's sides a few pixels off; an empty room staged often has
+  // too few features in common with its output to fit a homography. It is placed again by the room's own lines, and
+  // judged on whichever placement fits it better.
+  if (!registered.warped && sameSize && !options.onPhotoGrid) {
+    const byLines = await registerByLines(before.colour, decoded.colour);
+    if (byLines) {
+      const again = await judge(byLines);
+      return again.score > result.score ? again : result;
+    }
+  }
   // Refused on a fitted homography: the features it was fitted to may have left it a few pixels off where they are
   // sparse, which reads as the room's lines moved. The registration refined on every pixel is judged instead.
   const refined = await refineRegistration(before.colour, registered);
