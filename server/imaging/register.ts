@@ -122,7 +122,10 @@ const INPLACE_EDGES = 0.05;
 /** A quarter with fewer strong edges than this decides nothing, and at least 3 quarters must decide. */
 const INPLACE_MIN_EDGES = 40;
 const GRADIENT_MAX = 2 * 255;
-/** registerByLines: the farthest shift looked for (work pixels), the largest zoom taken, and the least shift seen. */
+/**
+ * registerByLines: the farthest shift looked for (work pixels), the largest zoom taken, and the least shift (in some
+ * third, work pixels) that counts as moved.
+ */
 const ZOOM_REACH = 6;
 const ZOOM_MAX = 0.04;
 const ZOOM_LEAST = 1;
@@ -516,12 +519,14 @@ function plausible(m: number[], after: Raster, before: Raster): boolean {
 
 /**
  * An output of the photo's size placed by the room's own lines: in the picture's left and right thirds, and in its top
- * and bottom thirds, the shift (up to ZOOM_REACH pixels; to a fraction of one, by a parabola through the best and its neighbours) under which the photo's strongest
- * edges meet the output's best; the two shifts across, and the two down, give a zoom and a shift along each axis. For
- * an output zoomed by a per cent or two that `linesUp` took as it is: too little for its quarters to show (their
- * middles move a pixel), enough to put the lines near the picture's sides 2–4 pixels off, beyond edge matching's reach;
- * and an empty room staged has too few features in common with its output for a homography. Null when nothing moves,
- * a third has too few strong edges to say, or the zoom is more than ZOOM_MAX.
+ * and bottom thirds, the shift (up to ZOOM_REACH pixels; to a fraction of one, by a parabola through the best shift and
+ * its neighbours) under which the photo's strongest edges meet the output's best; the two shifts across, and the two
+ * down, give a zoom and a shift along each axis. For an output zoomed by a per cent or two that `linesUp` took as it
+ * is: too little for its quarters to show (their middles move a pixel), enough to put the lines near the picture's
+ * sides 2–4 pixels off, beyond edge matching's reach; and an empty room staged has too few features in common with its
+ * output for a homography. Null when no third moves by ZOOM_LEAST, a third has too few strong edges to say or its best
+ * shift is at the reach, or the zoom is more than ZOOM_MAX. No turn is placed: an output placed on features is left
+ * to them (placing those by the lines too let levelled building changes through).
  */
 export async function registerByLines(before: Raster, output: Raster): Promise<Registration | null> {
   const { width, height } = before;

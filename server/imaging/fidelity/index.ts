@@ -136,7 +136,7 @@ export async function scoreFidelity(
   // Refused as it is: an output of the photo's size whose quarters lined up with the photo may still be zoomed by a
   // per cent or two, which puts the lines near the picture's sides a few pixels off; an empty room staged often has
   // too few features in common with its output to fit a homography. It is placed again by the room's own lines, and
-  // judged on whichever placement fits it better.
+  // judged on whichever placement scores it higher.
   if (!registered.warped && sameSize && !options.onPhotoGrid) {
     const byLines = await registerByLines(before.colour, decoded.colour);
     if (byLines) {
