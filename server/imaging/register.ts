@@ -537,20 +537,15 @@ export async function registerByLines(before: Raster, output: Raster): Promise<R
   const r = ZOOM_REACH;
   // The best shift (dx or dy) of the output against the photo within the box [x0, x1) × [y0, y1), sub-pixel.
   const shiftIn = (x0: number, x1: number, y0: number, y1: number, across: boolean): number | null => {
-    const scores = new Float64Array(2 * r + 1);
-    let edges = 0;
-    for (let y = Math.max(r + 1, Math.round(y0)); y < Math.min(height - r - 1, Math.round(y1)); y++)
-      for (
-        let x = Math.max(r + 1, Math.round(x0)), i = y * width + x;
-        x < Math.min(width - r - 1, Math.round(x1));
-        x++, i++
-      ) {
-        const m = a[i] as number;
-        if (m <= threshold) continue;
-        edges++;
-        const step = across ? 1 : width;
-        for (let d = -r; d <= r; d++) scores[d + r] = (scores[d + r] as number) + m * (b[i + d * step] as number);
-      }
+    const step = across ? 1 : width;
+    const box = [
+      Math.max(r + 1, Math.round(x0)),
+      Math.min(width - r - 1, Math.round(x1)),
+      Math.max(r + 1, Math.round(y0)),
+      Math.min(height - r - 1, Math.round(y1)),
+    ] as const;
+    const shifts = Array.from({ length: 2 * r + 1 }, (_, k) => (k - r) * step);
+    const { scores, edges } = edgesMet(a, b, width, threshold, box, shifts);
     if (edges < INPLACE_MIN_EDGES) return null;
     let best = 0;
     for (let k = 1; k < scores.length; k++) if ((scores[k] as number) > (scores[best] as number)) best = k;
@@ -602,6 +597,11 @@ function linesUp(before: Raster, after: Raster): boolean {
   const threshold = strongestEdges(a);
   let decided = 0;
   const r = INPLACE_REACH;
+  // Every shift of up to r pixels either way, row by row: the middle one is no shift.
+  const shifts = Array.from(
+    { length: (2 * r + 1) ** 2 },
+    (_, k) => (Math.floor(k / (2 * r + 1)) - r) * width + (k % (2 * r + 1)) - r,
+  );
   for (const [qx, qy] of [
     [0, 0],
     [1, 0],
@@ -612,17 +612,7 @@ function linesUp(before: Raster, after: Raster): boolean {
     const x1 = Math.min(width - r - 1, (qx + 1) * (width >> 1));
     const y0 = Math.max(r + 1, qy * (height >> 1));
     const y1 = Math.min(height - r - 1, (qy + 1) * (height >> 1));
-    const scores = new Float64Array((2 * r + 1) ** 2);
-    let edges = 0;
-    for (let y = y0; y < y1; y++)
-      for (let x = x0, i = y * width + x0; x < x1; x++, i++) {
-        const m = a[i] as number;
-        if (m <= threshold) continue;
-        edges++;
-        for (let dy = -r, k = 0; dy <= r; dy++)
-          for (let dx = -r; dx <= r; dx++, k++)
-            scores[k] = (scores[k] as number) + m * (b[i + dy * width + dx] as number);
-      }
+    const { scores, edges } = edgesMet(a, b, width, threshold, [x0, x1, y0, y1], shifts);
     if (edges < INPLACE_MIN_EDGES) continue;
     const centre = scores[(scores.length - 1) / 2] as number;
     // A flat output meets none of them under any shift: that is no lining up.
@@ -631,6 +621,32 @@ function linesUp(before: Raster, after: Raster): boolean {
     decided++;
   }
   return decided >= 3;
+}
+
+/**
+ * How well the photo's strongest edges (`a` above `threshold`) in the box [x0, x1) × [y0, y1) meet the output's edges
+ * (`b`) under each of `shifts` (steps in the pictures' pixel index, kept inside them by the box): per shift, the sum of
+ * the two gradients' products; and how many of the photo's edges were weighed.
+ */
+function edgesMet(
+  a: Uint16Array,
+  b: Uint16Array,
+  width: number,
+  threshold: number,
+  [x0, x1, y0, y1]: readonly [number, number, number, number],
+  shifts: readonly number[],
+): { scores: Float64Array; edges: number } {
+  const scores = new Float64Array(shifts.length);
+  let edges = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0, i = y * width + x0; x < x1; x++, i++) {
+      const m = a[i] as number;
+      if (m <= threshold) continue;
+      edges++;
+      for (let k = 0; k < shifts.length; k++)
+        scores[k] = (scores[k] as number) + m * (b[i + (shifts[k] as number)] as number);
+    }
+  return { scores, edges };
 }
 
 /** |gx| + |gy| of the grey levels (central differences), 0 on the border: at most GRADIENT_MAX. */
