@@ -74,7 +74,17 @@ async function main() {
   const pairs = [];
   for (let i = 0; i < timed; i++)
     pairs.push(await makeCase(i % 2 ? 'window_moved' : 'furniture_blobs', 77_000 + i, TWELVE_MP));
-  for (const pair of pairs.slice(0, WARM_UP)) await scoreFidelity(pair.input, pair.output, { allowed: pair.allowed });
+  // Each warm-up pair is also scored cropped, so that registration by features runs before the timing too: OpenCV's
+  // WebAssembly is compiled function by function as first called, and a first fit cost 350 ms here, a long-running
+  // server's first reframed output long ago.
+  for (const pair of pairs.slice(0, WARM_UP)) {
+    await scoreFidelity(pair.input, pair.output, { allowed: pair.allowed });
+    const [width, height] = TWELVE_MP;
+    const crop = { left: width / 20, top: height / 20, width: (width * 9) / 10, height: (height * 9) / 10 };
+    await scoreFidelity(pair.input, await sharp(pair.output).extract(crop).jpeg().toBuffer(), {
+      allowed: pair.allowed,
+    });
+  }
   const times: number[] = [];
   const decodeTimes: number[] = [];
   // CPU time (all threads) next to wall time: on a shared machine the wall clock also measures the neighbours.
