@@ -649,8 +649,24 @@ function edgesMet(
   return { scores, edges };
 }
 
+/**
+ * Each raster's gradients, worked out once: linesUp and registerByLines both look at the photo and at an output taken
+ * as it is.
+ */
+const gradients = new WeakMap<Raster, Uint16Array>();
+
 /** |gx| + |gy| of the grey levels (central differences), 0 on the border: at most GRADIENT_MAX. */
-function gradient({ data, width, height, channels }: Raster): Uint16Array {
+function gradient(raster: Raster): Uint16Array {
+  let out = gradients.get(raster);
+  if (!out) {
+    out = gradientOf(raster);
+    gradients.set(raster, out);
+  }
+  return out;
+}
+
+/** gradient's work, for a raster not seen before. */
+function gradientOf({ data, width, height, channels }: Raster): Uint16Array {
   const grey = new Uint8Array(width * height);
   const g = channels >= 3 ? 1 : 0;
   const b = channels >= 3 ? 2 : 0;

@@ -92,7 +92,9 @@ export function sobel({ data, width, height }: Grey, gain: number): Edges {
       const ax = Math.abs(gx);
       const ay = Math.abs(gy);
       magnitude[i] = gain * (ax + ay);
-      // 0: across is horizontal, 1: vertical, 2 and 3: the diagonals.
+      // Only an edge's direction is asked for (below, of the magnitude as stored, in single precision). 0: across is
+      // horizontal, 1: vertical, 2 and 3: the diagonals.
+      if ((magnitude[i] as number) < EDGE_MIN) continue;
       direction[i] = ax > UPRIGHT * ay ? 0 : ay > UPRIGHT * ax ? 1 : gx * gy > 0 ? 2 : 3;
     }
   }

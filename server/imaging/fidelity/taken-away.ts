@@ -68,8 +68,11 @@ function personAt(cv: Cv, { data, width, height }: Grey, [x0, y0, x1, y1]: Box):
   // HOG's window must fit in the padded region (OpenCV's WebAssembly build reads past a smaller one).
   if (Math.round(rw * scale) + 2 * PERSON_PAD < HOG_WINDOW.width) return PERSON_FLOOR;
   const crop = new cv.Mat(rh, rw, cv.CV_8UC1);
+  // The Mat's bytes, looked up once: each `.data` makes a new view of the WebAssembly memory (a view per pixel took
+  // half as long as the detector itself, and left that many objects to collect).
+  const pixels = crop.data;
   for (let y = 0; y < rh; y++)
-    for (let x = 0; x < rw; x++) crop.data[y * rw + x] = Math.round(data[(ry0 + y) * width + rx0 + x] as number);
+    for (let x = 0; x < rw; x++) pixels[y * rw + x] = Math.round(data[(ry0 + y) * width + rx0 + x] as number);
   const sized = new cv.Mat();
   const padded = new cv.Mat();
   const rects = new cv.RectVector();
