@@ -15,6 +15,7 @@
  * refused may still be zoomed by a per cent or two: registerByLines places it by the room's own lines.
  */
 import { type Cv, openCv } from './opencv.js';
+import { filled } from './filled.js';
 
 /** A small decode: width × height pixels of `channels` interleaved bytes. */
 export interface Raster {
@@ -279,7 +280,7 @@ function withoutBars(image: Raster): Raster {
   const h = height - top - bottom;
   if ((top === 0 && bottom === 0 && left === 0 && right === 0) || w < BAR_KEEP * width || h < BAR_KEEP * height)
     return image;
-  const out = new Uint8Array(w * h * channels);
+  const out = filled(Uint8Array, w * h * channels);
   for (let y = 0; y < h; y++)
     out.set(
       data.subarray(((top + y) * width + left) * channels, ((top + y) * width + left + w) * channels),
@@ -290,7 +291,7 @@ function withoutBars(image: Raster): Raster {
 
 /** An output of the photo's size, taken on the photo's grid as it is. */
 export function asItIs(after: Raster): Registration {
-  return { image: after, valid: new Uint8Array(after.width * after.height).fill(1), warped: false };
+  return { image: after, valid: filled(Uint8Array, after.width * after.height, 1), warped: false };
 }
 
 /** A Mat holding a copy of the raster's bytes. */
@@ -667,12 +668,12 @@ function gradient(raster: Raster): Uint16Array {
 
 /** gradient's work, for a raster not seen before. */
 function gradientOf({ data, width, height, channels }: Raster): Uint16Array {
-  const grey = new Uint8Array(width * height);
+  const grey = filled(Uint8Array, width * height);
   const g = channels >= 3 ? 1 : 0;
   const b = channels >= 3 ? 2 : 0;
   for (let i = 0, j = 0; i < grey.length; i++, j += channels)
     grey[i] = (77 * (data[j] as number) + 150 * (data[j + g] as number) + 29 * (data[j + b] as number)) >> 8;
-  const out = new Uint16Array(width * height);
+  const out = filled(Uint16Array, width * height);
   for (let y = 1; y < height - 1; y++)
     for (let x = 1, i = y * width + 1; x < width - 1; x++, i++)
       out[i] =
@@ -691,10 +692,11 @@ function warp(cv: Cv, after: Raster, m: number[], before: Raster): { image: Rast
   try {
     cv.warpPerspective(source, out, matrix, size, cv.INTER_LINEAR, cv.BORDER_REPLICATE, new cv.Scalar());
     cv.warpPerspective(ones, cover, matrix, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
-    return {
-      image: { data: Uint8Array.from(out.data), width: before.width, height: before.height, channels: after.channels },
-      valid: Uint8Array.from(cover.data),
-    };
+    const image = filled(Uint8Array, out.data.length);
+    image.set(out.data);
+    const valid = filled(Uint8Array, cover.data.length);
+    valid.set(cover.data);
+    return { image: { data: image, width: before.width, height: before.height, channels: after.channels }, valid };
   } finally {
     for (const object of [source, ones, matrix, out, cover]) object.delete();
   }

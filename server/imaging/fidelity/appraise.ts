@@ -4,6 +4,7 @@ import type { FurniturePiece } from './furniture.js';
 import type { Grey } from './picture.js';
 import type { RoomLines } from './room-lines.js';
 import type { EdgeChange } from './structure.js';
+import { filled } from '../filled.js';
 
 /**
  * Grey-level correlation of the two pictures in a change's box (blockCorrelation) from which it is the same content
@@ -686,7 +687,7 @@ export function hungAboveFurniture(
   const right = Math.min(width - 2, piece.right);
   // Where an upright edge was added or lost, in the piece's columns and one beside them on either side.
   const span = right - left + 2;
-  const upright = new Uint8Array(span * (bottom - top));
+  const upright = filled(Uint8Array, span * (bottom - top));
   for (let y = top; y < bottom; y++)
     for (let x = left - 1; x <= right; x++) {
       const i = y * width + x;
@@ -1045,8 +1046,8 @@ function straightRun(
   // near has none on it or on either side of the line either (each rounds at most a pixel away).
   const w = x1 - x0;
   const h = y1 - y0;
-  const on = new Uint8Array(w * h);
-  const near = new Uint8Array(w * h);
+  const on = filled(Uint8Array, w * h);
+  const near = filled(Uint8Array, w * h);
   for (let y = y0; y < y1; y++)
     for (let x = x0; x < x1; x++) {
       const i = y * width + x;

@@ -1,5 +1,7 @@
 /** Grids of cells over the working picture, and the connected regions the check groups them into. */
 
+import { filled } from '../filled.js';
+
 /** A connected region of cells: its cells (index `cy * cellsX + cx`) and its bounding box in cells. */
 export interface CellRegion {
   cells: number[];
@@ -36,7 +38,7 @@ export function cellRegions(
   cellsY: number,
   member: (cell: number) => boolean,
   neighbours: Neighbourhood,
-  label: Int32Array = new Int32Array(cellsX * cellsY),
+  label: Int32Array = filled(Int32Array, cellsX * cellsY),
 ): CellRegion[] {
   label.fill(-1);
   const regions: CellRegion[] = [];

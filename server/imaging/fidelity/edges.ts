@@ -1,6 +1,7 @@
 /** Edges of the working picture (Sobel, thinned to lines) and whether each has a counterpart in the other picture. */
 import { cellRegions, square } from './cells.js';
 import type { Grey } from './picture.js';
+import { filled } from '../filled.js';
 
 /** Sobel magnitude (|gx| + |gy| of grey levels) of an edge worth keeping: a step of about 8 grey levels. */
 export const EDGE_MIN = 32;
@@ -84,8 +85,8 @@ export function gradientAt(data: Float32Array, i: number, width: number): [numbe
 }
 
 export function sobel({ data, width, height }: Grey, gain: number): Edges {
-  const magnitude = new Float32Array(width * height);
-  const direction = new Uint8Array(width * height);
+  const magnitude = filled(Float32Array, width * height);
+  const direction = filled(Uint8Array, width * height);
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
       const [gx, gy] = gradientAt(data, i, width);
@@ -98,9 +99,9 @@ export function sobel({ data, width, height }: Grey, gain: number): Edges {
       direction[i] = ax > UPRIGHT * ay ? 0 : ay > UPRIGHT * ax ? 1 : gx * gy > 0 ? 2 : 3;
     }
   }
-  const line = new Uint8Array(width * height);
+  const line = filled(Uint8Array, width * height);
   const steps = [1, width, width + 1, width - 1];
-  const across = new Int32Array(width * height);
+  const across = filled(Int32Array, width * height);
   for (let y = 2; y < height - 2; y++) {
     for (let x = 2, i = y * width + 2; x < width - 2; x++, i++) {
       const m = magnitude[i] as number;
@@ -133,7 +134,7 @@ export function unmatched(
   flattened?: (i: number) => boolean,
   localGain?: Float32Array,
 ): Uint8Array {
-  const out = new Uint8Array(width * height);
+  const out = filled(Uint8Array, width * height);
   const { line, magnitude } = edges;
   for (let y = BORDER; y < height - BORDER; y++) {
     for (let x = BORDER, i = y * width + BORDER; x < width - BORDER; x++, i++) {
@@ -171,7 +172,7 @@ export function localContrastGain(before: Edges, after: Edges, width: number, he
   // bins per doubling up to GAIN_MAX, one bin above it; only a median between those ends matters. (Pooling and
   // sorting each block's ratios with its neighbours' cost about 20 ms a check; these histograms, under one.)
   const bins = Math.ceil(Math.log2(GAIN_MAX) * GAIN_BINS_PER_DOUBLING) + 2;
-  const own = new Uint16Array(blocksX * blocksY * bins);
+  const own = filled(Uint16Array, blocksX * blocksY * bins);
   const { line: afterLine, magnitude: afterMagnitude } = after;
   const { line: beforeLine, magnitude: beforeMagnitude } = before;
   for (let y = 0; y < height; y++) {
@@ -185,8 +186,8 @@ export function localContrastGain(before: Edges, after: Edges, width: number, he
     }
   }
   // Summed over the GAIN_REACH blocks on either side: along each row of blocks, then down each column.
-  const across = new Uint32Array(own.length);
-  const around = new Uint32Array(own.length);
+  const across = filled(Uint32Array, own.length);
+  const around = filled(Uint32Array, own.length);
   for (let by = 0; by < blocksY; by++)
     for (let bx = 0; bx < blocksX; bx++)
       for (let nx = Math.max(0, bx - GAIN_REACH); nx <= Math.min(blocksX - 1, bx + GAIN_REACH); nx++)
@@ -196,7 +197,7 @@ export function localContrastGain(before: Edges, after: Edges, width: number, he
     for (let ny = Math.max(0, by - GAIN_REACH); ny <= Math.min(blocksY - 1, by + GAIN_REACH); ny++)
       for (let k = 0, to = by * blocksX * bins, from = ny * blocksX * bins; k < blocksX * bins; k++)
         around[to + k] = (around[to + k] as number) + (across[from + k] as number);
-  const gain = new Float32Array(width * height).fill(1);
+  const gain = filled(Float32Array, width * height, 1);
   for (let block = 0; block < blocksX * blocksY; block++) {
     const base = block * bins;
     let count = 0;

@@ -2,6 +2,7 @@
 import { cellRegions, type Neighbourhood, square } from './cells.js';
 import { HUNG_BOTTOM } from './appraise.js';
 import type { RoomLines } from './room-lines.js';
+import { filled } from '../filled.js';
 
 /** Changes are grouped on a grid of CLUSTER_CELL pixels; touching cells (8 neighbours) form one object. */
 const CLUSTER_CELL = 4;
@@ -70,7 +71,7 @@ export function withoutFurniture(
 ): { weights: Float32Array; pieces: FurniturePiece[]; openings: FurniturePiece[] } {
   const cellsX = Math.ceil(width / CLUSTER_CELL);
   const cellsY = Math.ceil(height / CLUSTER_CELL);
-  const changed = new Uint8Array(cellsX * cellsY);
+  const changed = filled(Uint8Array, cellsX * cellsY);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++)
       if (lost[y * width + x] || added[y * width + x])
@@ -88,7 +89,7 @@ export function withoutFurniture(
       visit(cx, cy - dy);
     }
   };
-  const label = new Int32Array(cellsX * cellsY);
+  const label = filled(Int32Array, cellsX * cellsY);
   for (const { cells, top, bottom, left, right } of cellRegions(
     cellsX,
     cellsY,
@@ -165,7 +166,8 @@ export function withoutFurniture(
     if (isOpening(object)) openings.push(object);
     else furniture[id] = true;
   });
-  const weights = Float32Array.from(mask);
+  const weights = filled(Float32Array, mask.length);
+  weights.set(mask);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const id = label[Math.floor(y / CLUSTER_CELL) * cellsX + Math.floor(x / CLUSTER_CELL)] as number;

@@ -33,6 +33,7 @@ import { defaultMask, type RoomLines, roomLines } from './room-lines.js';
 import { type EdgeChange, structuralChanges } from './structure.js';
 import { recolouredSurfaces } from './surfaces.js';
 import { peopleTakenAway, roundThingsTakenAway } from './taken-away.js';
+import { filled } from '../filled.js';
 
 export { CHANGE_KINDS, type ChangeKind, type FidelityChange } from './report.js';
 
@@ -178,7 +179,7 @@ function allOnes(mask: Uint8Array): boolean {
 
 /** 1 where `mask` is 1 at every pixel within COVER_MARGIN along the row (`alongRows`) or the column, else 0. */
 function erodeAlong(mask: Uint8Array, width: number, height: number, alongRows: boolean): Uint8Array {
-  const out = new Uint8Array(mask.length);
+  const out = filled(Uint8Array, mask.length);
   const length = alongRows ? width : height;
   const step = alongRows ? 1 : width;
   for (let i = 0; i < mask.length; i++) {
@@ -198,7 +199,7 @@ function maskFromRegions(
   height: number,
   size: { width: number; height: number },
 ): Float32Array {
-  return clearRegions(new Float32Array(width * height).fill(1), regions, width, height, size);
+  return clearRegions(filled(Float32Array, width * height, 1), regions, width, height, size);
 }
 
 /** Sets `mask` to 0 inside each region (picture pixels, padded as scene boxes are), in place. */

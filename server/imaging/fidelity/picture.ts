@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import { MAX_PIXELS } from '../input-rules.js';
 import type { Raster } from '../register.js';
+import { filled } from '../filled.js';
 
 /** Long edge of the working picture, in pixels. */
 export const WORK_EDGE = 320;
@@ -36,7 +37,7 @@ export async function decodeSmall(image: Buffer): Promise<Grey> {
 /** The grey levels of a colour (or grey) raster. */
 export function greyOf(colour: Raster): Grey {
   const count = colour.width * colour.height;
-  const grey = new Float32Array(count);
+  const grey = filled(Float32Array, count);
   const { channels, data: bytes } = colour;
   const g = channels >= 3 ? 1 : 0;
   const b = channels >= 3 ? 2 : 0;

@@ -1,5 +1,6 @@
 /** The back wall's ceiling and floor lines, found in the photo, and the default mask they give. */
 import type { Grey } from './picture.js';
+import { filled } from '../filled.js';
 
 /**
  * Without a scene: furniture stands on the floor, and a piece lower than the camera never rises above the horizon,
@@ -72,7 +73,7 @@ function rowSteps({ width, height, colour }: Grey): Float64Array {
   // Columns are taken in blocks of ROW_STEP_BLOCK pixels: a line across the room spans hundreds of them anyway.
   const blocks = Math.max(1, Math.floor(width / ROW_STEP_BLOCK));
   // Column prefix sums per channel, one row of blocks at a time: sums[(y * blocks + c) * 3 + k] = Σ rows < y.
-  const sums = new Float64Array((height + 1) * blocks * 3);
+  const sums = filled(Float64Array, (height + 1) * blocks * 3);
   for (let y = 0; y < height; y++) {
     const from = y * blocks * 3;
     const to = from + blocks * 3;
@@ -129,7 +130,7 @@ function lineProminence(steps: Float64Array, window: number): Float64Array {
 
 export function defaultMask({ width, height }: Grey, { ceiling, floor }: RoomLines): Float32Array {
   const wall = Math.max(1, floor - ceiling);
-  const mask = new Float32Array(width * height);
+  const mask = filled(Float32Array, width * height);
   for (let y = 0; y < height; y++) {
     const t = ((y - ceiling) / wall - FULL_CHECK) / (NO_CHECK - FULL_CHECK);
     mask.fill(Math.min(1, Math.max(0, 1 - t)), y * width, (y + 1) * width);

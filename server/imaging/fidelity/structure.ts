@@ -2,6 +2,7 @@
 import { cellRegions, square } from './cells.js';
 import type { ChangeKind, WorkChange } from './report.js';
 import type { RoomLines } from './room-lines.js';
+import { filled } from '../filled.js';
 
 /** A structural change with its lost and added edge length (picture heights). */
 export type EdgeChange = WorkChange & { lost: number; added: number };
@@ -33,8 +34,8 @@ export function structuralChanges(
 ): EdgeChange[] {
   const cellsX = Math.ceil(width / REPORT_CELL);
   const cellsY = Math.ceil(height / REPORT_CELL);
-  const lostCells = new Float32Array(cellsX * cellsY);
-  const addedCells = new Float32Array(cellsX * cellsY);
+  const lostCells = filled(Float32Array, cellsX * cellsY);
+  const addedCells = filled(Float32Array, cellsX * cellsY);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
       const i = y * width + x;

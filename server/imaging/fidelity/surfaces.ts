@@ -5,6 +5,7 @@ import { colourResidual, fitColourModel, predictColour } from './colour-model.js
 import type { FurniturePiece } from './furniture.js';
 import type { Grey } from './picture.js';
 import type { WorkChange } from './report.js';
+import { filled } from '../filled.js';
 
 /** Colour cells: COLOUR_CELL work pixels square. */
 const COLOUR_CELL = 8;
@@ -96,7 +97,7 @@ export function recolouredSurfaces(
   const count = cellsX * cellsY;
   if (count < 16) return [];
   const stats = (colour: Raster) => {
-    const out = new Float32Array(count * 3);
+    const out = filled(Float32Array, count * 3);
     const { data, channels } = colour;
     const g = channels >= 3 ? 1 : 0;
     const b = channels >= 3 ? 2 : 0;
@@ -124,9 +125,9 @@ export function recolouredSurfaces(
   const a = stats(before.colour);
   const b = stats(after.colour);
   // Per cell: usable (checked, registered), and whether its edges changed (an outline added: an object) or not.
-  const usable = new Uint8Array(count);
-  const outline = new Uint8Array(count);
-  const changed = new Uint8Array(count);
+  const usable = filled(Uint8Array, count);
+  const outline = filled(Uint8Array, count);
+  const changed = filled(Uint8Array, count);
   for (let cy = 0; cy < cellsY; cy++)
     for (let cx = 0; cx < cellsX; cx++) {
       let weight = 0;
@@ -144,7 +145,7 @@ export function recolouredSurfaces(
       changed[cell] = addedHere + lostHere >= 2 ? 1 : 0;
     }
   // A cell next to changed edges is part of the change (the edges' own blur), not a surface.
-  const calm = new Uint8Array(count);
+  const calm = filled(Uint8Array, count);
   for (let cy = 0; cy < cellsY; cy++)
     for (let cx = 0; cx < cellsX; cx++)
       calm[cy * cellsX + cx] = usable[cy * cellsX + cx] && !setNear(changed, cellsX, cellsY, cx, cy) ? 1 : 0;
@@ -161,7 +162,7 @@ export function recolouredSurfaces(
   if (calmCells.length < 16) return [];
   const model = fitColourModel(a, b, calmCells);
   // A cell moved when its colour lies far from what the picture-wide change predicts; clipped cells are not judged.
-  const moved = new Uint8Array(count);
+  const moved = filled(Uint8Array, count);
   for (let cell = 0; cell < count; cell++) {
     if (!usable[cell] || clipped(a, cell) || clipped(b, cell)) continue;
     if (colourResidual(model, a, b, cell) > COLOUR_MOVED) moved[cell] = 1;

@@ -11,6 +11,7 @@ import type { Grey } from './picture.js';
 import { EDGE_MIN, gradientAt } from './edges.js';
 import { corners } from './report.js';
 import type { EdgeChange } from './structure.js';
+import { filled } from '../filled.js';
 
 type Box = readonly [number, number, number, number];
 
@@ -178,7 +179,7 @@ function gradientField(image: Grey): { gx: Float32Array; gy: Float32Array } {
   let field = gradients.get(image);
   if (field) return field;
   const { data, width, height } = image;
-  field = { gx: new Float32Array(width * height), gy: new Float32Array(width * height) };
+  field = { gx: filled(Float32Array, width * height), gy: filled(Float32Array, width * height) };
   for (let y = 1; y < height - 1; y++)
     for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
       const [gx, gy] = gradientAt(data, i, width);
