@@ -5,13 +5,15 @@
  * decor composites accepted) against the targets, then the time of one check of a 12-megapixel JPEG pair (both the
  * photo and the output at 4000 × 3000, decode included), median and p99, on this process's one thread of work; and
  * what refining a registration costs a refused output that was registered on features (the set's reframed edits).
+ * It runs on the allocator the cluster primary gives the app processes (jemalloc where the machine has it): the bench
+ * runs itself again with that environment (`rerunOnAppAllocator`) and prints which allocator it mapped.
  * Env: REAL_ROOMS_DIR, FIDELITY_REAL_TIMED (12 MP pairs timed, 60; 0 measures accuracy only), FIDELITY_REAL_SEED
  * (the edits' seed, 1), FIDELITY_REAL_VERBOSE=1 (one line per case).
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { intEnv, quantile, textColumns } from './lib.js';
+import { allocatorOf, intEnv, quantile, rerunOnAppAllocator, textColumns } from './lib.js';
 import { FIDELITY_MIN, scoreFidelity } from '../server/imaging/fidelity/index.js';
 import { decodeSmall } from '../server/imaging/fidelity/picture.js';
 import { refineRegistration, registerOutput } from '../server/imaging/register.js';
@@ -29,6 +31,7 @@ const TARGET_P99_MS = 150;
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 
 async function main() {
+  if (await rerunOnAppAllocator()) return;
   const dir = realRoomsDir();
   if (!realSetPresent(dir)) {
     console.error(`no real-photo set at ${dir} (manifest.json): set REAL_ROOMS_DIR`);
@@ -36,6 +39,7 @@ async function main() {
   }
   const { cases, edits } = await loadRealCases({ dir, seed: intEnv('FIDELITY_REAL_SEED', 1) });
   console.log(`fidelity on real photos: ${cases.length} cases from ${dir}, FIDELITY_MIN = ${FIDELITY_MIN}`);
+  console.log(`allocator: ${allocatorOf(process.pid)}, as the app processes run`);
   if (!edits) console.log('(no scripts/make-real-edits.ts found: the real pairs only)');
   const verbose = process.env.FIDELITY_REAL_VERBOSE === '1';
   const tally = new Map<RealGroup, { right: number; total: number; missed: string[] }>();
