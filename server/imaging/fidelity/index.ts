@@ -128,11 +128,11 @@ export async function scoreFidelity(
       for (let i = 0; i < cleared.length; i++) if (!covered[i]) cleared[i] = 0;
       return cleared;
     };
-    const allowedMask = () => maskFromRegions(options.allowed ?? [], before.width, before.height, size);
     // Surfaces are compared everywhere but where a scene put furniture: the floor too (a floor recoloured is refused;
-    // a rug is told apart by its outline).
-    const surfaces = ignored(allowedMask());
-    if (!room) return compare(before, edgesBefore, after, ignored(allowedMask()), surfaces, toPhoto);
+    // a rug is told apart by its outline). With a scene, that is also where edges are compared (compare only reads
+    // its masks, so one serves both).
+    const surfaces = ignored(maskFromRegions(options.allowed ?? [], before.width, before.height, size));
+    if (!room) return compare(before, edgesBefore, after, surfaces, surfaces, toPhoto);
     return compare(before, edgesBefore, after, ignored(defaultMask(before, room)), surfaces, toPhoto, room);
   };
   const result = await judge(registered);
