@@ -12,6 +12,7 @@
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { MAX_PIXELS } from './input-rules.js';
+import { filled } from './filled.js';
 
 const WORK_EDGE = 256;
 /** Sobel |gx| + |gy| of grey levels counted as an edge, and as a strong (structural) edge. */
@@ -73,7 +74,7 @@ export async function measureRoomPhoto(input: Buffer): Promise<RoomMeasures> {
     .toBuffer({ resolveWithObject: true });
   const { width, height, channels } = info;
   const count = width * height;
-  const grey = new Float32Array(count);
+  const grey = filled(Float32Array, count);
   let saturationSum = 0;
   let lit = 0;
   let vivid = 0;
@@ -94,7 +95,7 @@ export async function measureRoomPhoto(input: Buffer): Promise<RoomMeasures> {
   let strong = 0;
   let axis = 0;
   // Vertical edge pixels (gradient mostly across), for the long straight lines of walls, doors and windows.
-  const upright = new Uint8Array(count);
+  const upright = filled(Uint8Array, count);
   const tan = Math.tan((AXIS_DEGREES * Math.PI) / 180);
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < width - 1; x++) {
